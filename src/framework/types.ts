@@ -1,0 +1,73 @@
+//! Plugin interfaces and Status, named after kube-scheduler's extension points.
+import type { NodeInfo, PodInfo } from '../cluster/types.ts';
+
+/**
+ * Status codes: `Unschedulable` — the node does not fit now but preemption might help;
+ * `UnschedulableAndUnresolvable` — preemption cannot help; `Error` — something broke.
+ */
+export type Code = 'Success' | 'Unschedulable' | 'UnschedulableAndUnresolvable' | 'Error';
+
+/** The result of one plugin on one pod (and node). `reasons` are kube-scheduler strings. */
+export interface Status {
+  code: Code;
+  reasons: readonly string[];
+  /** Name of the plugin that produced a non-success status. */
+  plugin?: string;
+}
+
+/** Per-cycle scratch space shared by the plugins of one scheduling cycle. */
+export type CycleState = Map<string, unknown>;
+
+/** Runs once per pod per cycle before any Filter; may reject the pod outright. */
+export interface PreFilterPlugin {
+  readonly name: string;
+  preFilter(pod: PodInfo, state: CycleState): Status;
+}
+
+/**
+ * Decides whether `pod` may run on `node`. Pure: reads the node it is given and the
+ * cycle state, never looks other nodes up, never mutates anything.
+ */
+export interface FilterPlugin {
+  readonly name: string;
+  filter(pod: PodInfo, node: NodeInfo, state: CycleState): Status;
+}
+
+/**
+ * Scores a feasible node. `score` returns a raw number; `normalize`, when present,
+ * rewrites the scores of all feasible nodes in place to 0–100 (`maxNodeScore`).
+ * Without `normalize` the raw score must already be within 0–100.
+ */
+export interface ScorePlugin {
+  readonly name: string;
+  score(pod: PodInfo, node: NodeInfo, state: CycleState): number;
+  normalize?(pod: PodInfo, scores: number[], state: CycleState): void;
+}
+
+/** A score plugin with its weight in the profile. */
+export interface WeightedScorePlugin {
+  plugin: ScorePlugin;
+  weight: number;
+}
+
+/** The plugins of one scheduling profile, in the order they run. */
+export interface Profile {
+  preFilter: PreFilterPlugin[];
+  filter: FilterPlugin[];
+  score: WeightedScorePlugin[];
+}
+
+/** Highest normalised score a plugin may give. */
+export const maxNodeScore = 100;
+
+/** The shared success status (allocation-free). */
+export const success: Status = Object.freeze({ code: 'Success', reasons: Object.freeze([]) });
+
+/** Builds a non-success status. */
+export function status(
+  code: Exclude<Code, 'Success'>,
+  plugin: string,
+  ...reasons: string[]
+): Status {
+  return { code, reasons, plugin };
+}
