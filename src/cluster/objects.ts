@@ -1,4 +1,4 @@
-//! The trimmed Kubernetes object shapes that enter the event log: only what scheduling reads.
+// The trimmed Kubernetes object shapes that enter the event log: only what scheduling reads.
 
 /** A quantity as it appears in a manifest: a string ("100m", "2Gi") or a bare number. */
 export type RawQuantity = string | number;

@@ -1,4 +1,4 @@
-//! The parsed cluster model that the reducer maintains and the plugins read.
+// The parsed cluster model that the reducer maintains and the plugins read.
 import type { NodeSelectorTerm, PreferredSchedulingTerm, Taint, Toleration } from './objects.ts';
 
 /**

@@ -1,4 +1,4 @@
-//! The event vocabulary: everything that can influence a decision, and the decisions themselves.
+// The event vocabulary: everything that can influence a decision, and the decisions themselves.
 import type { NodeObject, PodObject } from '../cluster/objects.ts';
 
 /** The kinds of object berth lists and watches. */

@@ -1,4 +1,4 @@
-//! A small seeded pseudo-random generator (mulberry32): the core's only source of randomness.
+// A small seeded pseudo-random generator (mulberry32): the core's only source of randomness.
 
 /** Deterministic random source. The same seed always yields the same sequence. */
 export interface Rng {

@@ -1,4 +1,4 @@
-//! Plugin interfaces and Status, named after kube-scheduler's extension points.
+// Plugin interfaces and Status, named after kube-scheduler's extension points.
 import type { NodeInfo, PodInfo } from '../cluster/types.ts';
 
 /**
