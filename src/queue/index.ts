@@ -1,0 +1,5 @@
+// The queue stage: activeQ ordering, backoff math, the unschedulable pool, requeue hints.
+export * from './active-queue.ts';
+export * from './backoff.ts';
+export * from './requeue.ts';
+export * from './unschedulable-pool.ts';
