@@ -1,5 +1,5 @@
 // The Scheduler: folds the log into cluster state, drives pod machines and the queue, decides.
-import { type Actor, type Clock, createActor } from 'xstate';
+import { type Actor, type ActorOptions, createActor } from 'xstate';
 import type { PodEvent, PodMachine } from '../../machines/pod.machine.ts';
 import { podMachine } from '../../machines/pod.machine.ts';
 import { evolve, initialState } from '../cluster/reducer.ts';
@@ -40,6 +40,7 @@ export interface SchedulerOptions {
 }
 
 type PodActor = Actor<PodMachine>;
+type Clock = NonNullable<ActorOptions<PodMachine>['clock']>;
 
 interface PendingTimer {
   fire: () => void;

@@ -1,0 +1,75 @@
+// Consistency checks of a ClusterState: what the reducer must keep true after every event.
+import { absentNodes } from './charges.ts';
+import { addResources, resourcesEqual, zeroResources } from './resources.ts';
+import type { ClusterState, NodeInfo } from './types.ts';
+
+function checkNodeCharges(state: ClusterState, node: NodeInfo, where: string, out: string[]): void {
+  const sum = zeroResources();
+  const nonZero = { milliCPU: 0, memory: 0 };
+  for (const key of node.pods) {
+    const record = state.pods.get(key);
+    if (record === undefined) {
+      out.push(`${where} ${node.name} holds unknown pod ${key}`);
+      continue;
+    }
+    if (record.charge.kind === 'none' || record.charge.node !== node.name) {
+      out.push(`${where} ${node.name} holds ${key}, whose charge is elsewhere`);
+    }
+    addResources(sum, record.info.requests, 1);
+    nonZero.milliCPU += record.info.nonZeroRequests.milliCPU;
+    nonZero.memory += record.info.nonZeroRequests.memory;
+  }
+  if (!resourcesEqual(sum, node.requested)) {
+    out.push(
+      `${where} ${node.name}: requested ${JSON.stringify(node.requested)} ≠ sum of pods ${JSON.stringify(sum)}`,
+    );
+  }
+  if (
+    nonZero.milliCPU !== node.nonZeroRequested.milliCPU ||
+    nonZero.memory !== node.nonZeroRequested.memory
+  ) {
+    out.push(`${where} ${node.name}: nonZeroRequested ≠ sum of pods`);
+  }
+}
+
+/**
+ * Lists every broken invariant of `state` (empty when consistent): node order and index agree;
+ * each node's `requested`/`nonZeroRequested`/`pods` are exactly the sums over the pods charged
+ * to it; every charge points at a node (live or held while absent) that holds the pod; charges
+ * agree with pod fields (bound ⇔ nodeName set and not finished; assumed only without nodeName).
+ * O(nodes + pods): for tests and debugging, not for the hot path.
+ */
+export function checkClusterInvariants(state: ClusterState): string[] {
+  const out: string[] = [];
+  if (state.nodeOrder.length !== state.nodes.size || state.nodeIndex.size !== state.nodes.size) {
+    out.push('nodeOrder, nodeIndex and nodes differ in size');
+  }
+  state.nodeOrder.forEach((name, i) => {
+    if (state.nodeIndex.get(name) !== i) out.push(`nodeIndex of ${name} is not ${i}`);
+    if (!state.nodes.has(name)) out.push(`nodeOrder names unknown node ${name}`);
+  });
+  for (const node of state.nodes.values()) checkNodeCharges(state, node, 'node', out);
+  const absent = absentNodes(state);
+  for (const node of absent.values()) {
+    if (state.nodes.has(node.name)) out.push(`absent node ${node.name} is also live`);
+    if (node.pods.size === 0) out.push(`absent node ${node.name} holds no pods`);
+    checkNodeCharges(state, node, 'absent node', out);
+  }
+  for (const [key, { info, charge }] of state.pods) {
+    if (info.key !== key) out.push(`pod stored under ${key} has key ${info.key}`);
+    const finished = info.phase === 'Succeeded' || info.phase === 'Failed';
+    if (charge.kind === 'none') {
+      if (info.nodeName !== undefined && !finished) out.push(`bound pod ${key} is not charged`);
+      continue;
+    }
+    const node = state.nodes.get(charge.node) ?? absent.get(charge.node);
+    if (node?.pods.has(key) !== true) out.push(`pod ${key} is not held by ${charge.node}`);
+    if (charge.kind === 'bound' && (info.nodeName !== charge.node || finished)) {
+      out.push(`pod ${key} is charged as bound to ${charge.node} but is not`);
+    }
+    if (charge.kind === 'assumed' && info.nodeName !== undefined) {
+      out.push(`pod ${key} is assumed but already has a nodeName`);
+    }
+  }
+  return out;
+}

@@ -1,0 +1,104 @@
+// Builds the scheduling view of a Node (NodeInfo) from an untrusted object, totally.
+import { parseTaints } from './constraints.ts';
+import { emptyRecord, isRecord, nonEmptyString, stringEntries } from './fields.ts';
+import { parseQuantityAt, toMilli, toUnits } from './quantity.ts';
+import { RESOURCE_FIELDS, zeroResources } from './resources.ts';
+import type { Allocatable, NodeInfo } from './types.ts';
+
+/** Allocatable resources with nothing in them. */
+export function zeroAllocatable(): Allocatable {
+  return { ...zeroResources(), pods: 0 };
+}
+
+/**
+ * Reads `status.allocatable`, falling back to `status.capacity` only when allocatable is
+ * absent (the API server's own defaulting). A missing `pods` entry means 0 pods fit, as in
+ * kube-scheduler (NodeInfo.Allocatable.AllowedPodNumber stays 0 and NodeResourcesFit then
+ * reports "Too many pods"). An unparsable or negative quantity counts as 0 and is reported.
+ */
+function readAllocatable(status: Record<string, unknown>): {
+  allocatable: Allocatable;
+  invalid: string | undefined;
+} {
+  const allocatable = zeroAllocatable();
+  let invalid: string | undefined;
+  let field = 'status.allocatable';
+  let list: unknown = status.allocatable;
+  if (list === undefined || list === null) {
+    field = 'status.capacity';
+    list = status.capacity;
+  }
+  if (list === undefined || list === null) return { allocatable, invalid };
+  if (!isRecord(list)) return { allocatable, invalid: `${field} is not an object` };
+  for (const name of Object.keys(list)) {
+    const parsed = parseQuantityAt(list[name], `${field}.${name}`);
+    if (!parsed.ok) {
+      invalid ??= parsed.error;
+      continue;
+    }
+    const target = RESOURCE_FIELDS.get(name);
+    if (target === 'milliCPU') allocatable.milliCPU = toMilli(parsed.q);
+    else if (target !== undefined) allocatable[target] = toUnits(parsed.q);
+    else if (name === 'pods') allocatable.pods = toUnits(parsed.q);
+    else allocatable.scalar[name] = toUnits(parsed.q);
+  }
+  return { allocatable, invalid };
+}
+
+/**
+ * Parses a Node object into a NodeInfo with nothing charged (zero requested, no pods,
+ * generation 0). Never throws; rejects only a node without a non-empty string
+ * `metadata.name`. A malformed taint or allocatable sets `invalid`, naming the field.
+ */
+export function nodeInfoFromObject(obj: unknown): NodeInfo | { rejected: string } {
+  if (!isRecord(obj)) return { rejected: 'node is not an object' };
+  const meta = isRecord(obj.metadata) ? obj.metadata : emptyRecord<unknown>();
+  const name = nonEmptyString(meta.name);
+  if (name === undefined) return { rejected: 'node has no metadata.name' };
+  const spec = isRecord(obj.spec) ? obj.spec : emptyRecord<unknown>();
+  const status = isRecord(obj.status) ? obj.status : emptyRecord<unknown>();
+  const { allocatable, invalid: allocInvalid } = readAllocatable(status);
+  const taints = parseTaints(spec.taints, 'spec.taints');
+  return {
+    name,
+    labels: stringEntries(meta.labels),
+    taints: taints.ok ? taints.value : [],
+    unschedulable: spec.unschedulable === true,
+    allocatable,
+    invalid: taints.ok ? allocInvalid : taints.error,
+    requested: zeroResources(),
+    nonZeroRequested: { milliCPU: 0, memory: 0 },
+    pods: new Set(),
+    generation: 0,
+  };
+}
+
+/** A stand-in for a node the cluster does not (or no longer) have, to hold pods charged to it. */
+export function placeholderNode(name: string): NodeInfo {
+  return {
+    name,
+    labels: emptyRecord(),
+    taints: [],
+    unschedulable: true,
+    allocatable: zeroAllocatable(),
+    invalid: 'node not found',
+    requested: zeroResources(),
+    nonZeroRequested: { milliCPU: 0, memory: 0 },
+    pods: new Set(),
+    generation: 0,
+  };
+}
+
+/**
+ * Replaces the object part of `existing` (labels, taints, unschedulable, allocatable, invalid)
+ * with that of `parsed`, keeping its charges (requested, pods). Mutates and returns `existing`;
+ * the caller bumps `generation`.
+ */
+export function updateNodeObject(existing: NodeInfo, parsed: NodeInfo): NodeInfo {
+  existing.labels = parsed.labels;
+  existing.taints = parsed.taints;
+  existing.unschedulable = parsed.unschedulable;
+  existing.allocatable = parsed.allocatable;
+  existing.invalid = parsed.invalid;
+  return existing;
+}

@@ -1,0 +1,184 @@
+// Pins PodInfo parsing: defaults, identity, rejection, and invalid constraints named by field.
+import { describe, expect, it } from 'vitest';
+import { podObject } from '../../test/support/objects.ts';
+import { podInfoFromObject } from './pod-info.ts';
+import type { PodInfo } from './types.ts';
+
+function info(obj: unknown): PodInfo {
+  const r = podInfoFromObject(obj);
+  if ('rejected' in r) throw new Error(r.rejected);
+  return r;
+}
+
+describe('podInfoFromObject', () => {
+  it('fills the defaults of a minimal pod', () => {
+    const p = info({ metadata: { name: 'a' }, spec: {} });
+    expect(p).toMatchObject({
+      key: 'default/a',
+      namespace: 'default',
+      name: 'a',
+      uid: '',
+      schedulerName: 'default-scheduler',
+      priority: 0,
+      preemptionPolicy: 'PreemptLowerPriority',
+      creationMs: 0,
+      nodeName: undefined,
+      phase: 'Pending',
+      terminating: false,
+      invalid: undefined,
+      requiredNodeAffinity: undefined,
+      preferredNodeAffinity: [],
+      tolerations: [],
+    });
+    expect(p.labels).toEqual({});
+    expect(p.nodeSelector).toEqual({});
+  });
+
+  it('reads the fields scheduling uses', () => {
+    const p = info({
+      metadata: {
+        name: 'web',
+        namespace: 'shop',
+        uid: 'u1',
+        labels: { app: 'web', bad: 3 },
+        creationTimestamp: '2024-01-02T03:04:05Z',
+        deletionTimestamp: '2024-01-02T03:05:05Z',
+      },
+      spec: {
+        nodeName: 'n1',
+        schedulerName: 'berth',
+        priority: 1000,
+        preemptionPolicy: 'Never',
+        nodeSelector: { zone: 'a' },
+        tolerations: [{ key: 'k', operator: 'Exists', effect: 'NoSchedule' }, { key: 5 }, 'junk'],
+        containers: [{ resources: { requests: { cpu: '1' } } }],
+      },
+      status: { phase: 'Running' },
+    });
+    expect(p).toMatchObject({
+      key: 'shop/web',
+      uid: 'u1',
+      labels: { app: 'web' },
+      schedulerName: 'berth',
+      priority: 1000,
+      preemptionPolicy: 'Never',
+      creationMs: Date.UTC(2024, 0, 2, 3, 4, 5),
+      nodeName: 'n1',
+      phase: 'Running',
+      terminating: true,
+      nodeSelector: { zone: 'a' },
+      tolerations: [{ key: 'k', operator: 'Exists', effect: 'NoSchedule' }],
+    });
+    expect(p.requests.milliCPU).toBe(1000);
+  });
+
+  it.each([
+    ['a string priority', { priority: '5' }],
+    ['a NaN priority', { priority: Number.NaN }],
+    ['an infinite priority', { priority: Number.POSITIVE_INFINITY }],
+  ])('treats %s as 0', (_name, spec) => {
+    expect(info({ metadata: { name: 'a' }, spec }).priority).toBe(0);
+  });
+
+  it('treats an unparsable creationTimestamp as 0', () => {
+    expect(info({ metadata: { name: 'a', creationTimestamp: 'yesterday' } }).creationMs).toBe(0);
+  });
+
+  it.each([
+    ['null', null],
+    ['a number', 42],
+    ['a list', [1, 2]],
+    ['an object without metadata', {}],
+    ['a pod without a name', { metadata: { namespace: 'x' } }],
+    ['a pod with an empty name', { metadata: { name: '' } }],
+    ['a pod with a numeric name', { metadata: { name: 7 } }],
+  ])('rejects %s', (_name, obj) => {
+    expect(podInfoFromObject(obj)).toHaveProperty('rejected');
+  });
+
+  it('marks a pod invalid when a request is unparsable, naming the field', () => {
+    const p = info(podObject('a', { requests: { cpu: 'lots' } }));
+    expect(p.invalid).toBe(
+      'invalid quantity "lots" at spec.containers[0].resources.requests.cpu: no digits',
+    );
+  });
+
+  it('marks a pod invalid when a nodeSelector value is not a string', () => {
+    const p = info({ metadata: { name: 'a' }, spec: { nodeSelector: { zone: 1 } } });
+    expect(p.invalid).toBe('spec.nodeSelector["zone"] is not a string');
+  });
+});
+
+describe('podInfoFromObject node affinity', () => {
+  const withAffinity = (affinity: unknown) => info({ metadata: { name: 'a' }, spec: { affinity } });
+  const required = (nodeSelectorTerms: unknown) => ({
+    nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms } },
+  });
+
+  it('keeps well-formed required and preferred terms', () => {
+    const term = { matchExpressions: [{ key: 'zone', operator: 'In', values: ['a', 'b'] }] };
+    const p = withAffinity({
+      nodeAffinity: {
+        requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [term] },
+        preferredDuringSchedulingIgnoredDuringExecution: [
+          {
+            weight: 10,
+            preference: { matchFields: [{ key: 'metadata.name', operator: 'In', values: ['n1'] }] },
+          },
+          { weight: 'heavy', preference: term },
+          { weight: 5, preference: { matchExpressions: 'junk' } },
+        ],
+      },
+    });
+    expect(p.invalid).toBeUndefined();
+    expect(p.requiredNodeAffinity).toEqual([term]);
+    expect(p.preferredNodeAffinity).toEqual([
+      {
+        weight: 10,
+        preference: { matchFields: [{ key: 'metadata.name', operator: 'In', values: ['n1'] }] },
+      },
+    ]);
+  });
+
+  it('treats null affinity fields as absent', () => {
+    const p = withAffinity({ nodeAffinity: null });
+    expect(p.invalid).toBeUndefined();
+    expect(p.requiredNodeAffinity).toBeUndefined();
+  });
+
+  const path = 'spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution';
+  it.each([
+    ['affinity is not an object', 'x', 'spec.affinity is not an object'],
+    ['nodeAffinity is a list', { nodeAffinity: [] }, 'spec.affinity.nodeAffinity is not an object'],
+    [
+      'terms are missing',
+      { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: {} } },
+      `${path}.nodeSelectorTerms is not a list`,
+    ],
+    ['a term is not an object', required([3]), `${path}.nodeSelectorTerms[0] is not an object`],
+    [
+      'expressions are not a list',
+      required([{ matchExpressions: {} }]),
+      `${path}.nodeSelectorTerms[0].matchExpressions is not a list`,
+    ],
+    [
+      'a key is missing',
+      required([{ matchExpressions: [{ operator: 'Exists' }] }]),
+      `${path}.nodeSelectorTerms[0].matchExpressions[0].key is not a string`,
+    ],
+    [
+      'an operator is unknown',
+      required([{ matchExpressions: [{ key: 'k', operator: 'Near' }] }]),
+      `${path}.nodeSelectorTerms[0].matchExpressions[0].operator is not a known operator`,
+    ],
+    [
+      'values are not strings',
+      required([{ matchFields: [{ key: 'k', operator: 'In', values: [1] }] }]),
+      `${path}.nodeSelectorTerms[0].matchFields[0].values is not a list of strings`,
+    ],
+  ])('marks the pod invalid when %s', (_name, affinity, reason) => {
+    const p = withAffinity(affinity);
+    expect(p.invalid).toBe(reason);
+    expect(p.requiredNodeAffinity).toBeUndefined();
+  });
+});

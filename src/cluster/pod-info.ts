@@ -1,0 +1,63 @@
+// Builds the scheduling view of a Pod (PodInfo) from an untrusted object, totally.
+import { parseNodeAffinity, parseNodeSelector, parseTolerations } from './constraints.ts';
+import { emptyRecord, isRecord, nonEmptyString, stringEntries } from './fields.ts';
+import { computePodRequests } from './requests.ts';
+import type { PodInfo } from './types.ts';
+
+/** Scheduler name a pod gets when it names none (as the API server defaults it). */
+export const DEFAULT_SCHEDULER_NAME = 'default-scheduler';
+/** Preemption policy a pod gets when it names none. */
+export const DEFAULT_PREEMPTION_POLICY = 'PreemptLowerPriority';
+
+/** The `namespace/name` key of a pod. */
+export function podKey(namespace: string, name: string): string {
+  return `${namespace}/${name}`;
+}
+
+/**
+ * Parses a Pod object. Never throws. Rejects only a pod that cannot be identified (not an
+ * object, or no non-empty string `metadata.name`); every other defect is defaulted or, when
+ * it would change where the pod may run, reported in `invalid` naming the field.
+ */
+export function podInfoFromObject(obj: unknown): PodInfo | { rejected: string } {
+  if (!isRecord(obj)) return { rejected: 'pod is not an object' };
+  const meta = isRecord(obj.metadata) ? obj.metadata : emptyRecord<unknown>();
+  const name = nonEmptyString(meta.name);
+  if (name === undefined) return { rejected: 'pod has no metadata.name' };
+  const namespace = nonEmptyString(meta.namespace) ?? 'default';
+  const spec = isRecord(obj.spec) ? obj.spec : emptyRecord<unknown>();
+  const status = isRecord(obj.status) ? obj.status : emptyRecord<unknown>();
+
+  const reqs = computePodRequests(obj.spec);
+  let invalid = reqs.invalid;
+  const selector = parseNodeSelector(spec.nodeSelector, 'spec.nodeSelector');
+  if (!selector.ok) invalid ??= selector.error;
+  const affinity = parseNodeAffinity(spec.affinity, 'spec.affinity');
+  if (!affinity.ok) invalid ??= affinity.error;
+
+  const creation = typeof meta.creationTimestamp === 'string' ? meta.creationTimestamp : '';
+  const creationMs = Date.parse(creation);
+  const deletion = meta.deletionTimestamp;
+  return {
+    key: podKey(namespace, name),
+    namespace,
+    name,
+    uid: typeof meta.uid === 'string' ? meta.uid : '',
+    labels: stringEntries(meta.labels),
+    schedulerName: nonEmptyString(spec.schedulerName) ?? DEFAULT_SCHEDULER_NAME,
+    priority:
+      typeof spec.priority === 'number' && Number.isFinite(spec.priority) ? spec.priority : 0,
+    preemptionPolicy: nonEmptyString(spec.preemptionPolicy) ?? DEFAULT_PREEMPTION_POLICY,
+    creationMs: Number.isFinite(creationMs) ? creationMs : 0,
+    nodeName: nonEmptyString(spec.nodeName),
+    phase: nonEmptyString(status.phase) ?? 'Pending',
+    terminating: deletion !== undefined && deletion !== null && deletion !== '',
+    requests: reqs.requests,
+    nonZeroRequests: reqs.nonZeroRequests,
+    invalid,
+    nodeSelector: selector.ok ? selector.value : emptyRecord(),
+    requiredNodeAffinity: affinity.ok ? affinity.value.required : undefined,
+    preferredNodeAffinity: affinity.ok ? affinity.value.preferred : [],
+    tolerations: parseTolerations(spec.tolerations),
+  };
+}

@@ -1,0 +1,42 @@
+// Small helpers for resource vectors: zero values, in-place add/subtract, equality.
+import { emptyRecord } from './fields.ts';
+import type { Resources } from './types.ts';
+
+/** The `scalar` key of a resource name, or a fixed field for cpu, memory and ephemeral storage. */
+export type ResourceField = 'milliCPU' | 'memory' | 'ephemeralStorage';
+
+/** Kubernetes resource names that map to a fixed field of {@link Resources}. */
+export const RESOURCE_FIELDS: ReadonlyMap<string, ResourceField> = new Map([
+  ['cpu', 'milliCPU'],
+  ['memory', 'memory'],
+  ['ephemeral-storage', 'ephemeralStorage'],
+]);
+
+/** A fresh all-zero resource vector (its `scalar` map has no prototype). */
+export function zeroResources(): Resources {
+  return { milliCPU: 0, memory: 0, ephemeralStorage: 0, scalar: emptyRecord() };
+}
+
+/**
+ * Adds `sign × r` into `into`, in place. Scalar entries that return to zero are deleted, so
+ * a node's `requested.scalar` only names resources some charged pod asks for.
+ */
+export function addResources(into: Resources, r: Resources, sign: 1 | -1): void {
+  into.milliCPU += sign * r.milliCPU;
+  into.memory += sign * r.memory;
+  into.ephemeralStorage += sign * r.ephemeralStorage;
+  for (const name in r.scalar) {
+    const next = (into.scalar[name] ?? 0) + sign * (r.scalar[name] ?? 0);
+    if (next === 0) delete into.scalar[name];
+    else into.scalar[name] = next;
+  }
+}
+
+/** True when both vectors hold the same amounts (a missing scalar entry counts as zero). */
+export function resourcesEqual(a: Resources, b: Resources): boolean {
+  if (a.milliCPU !== b.milliCPU || a.memory !== b.memory) return false;
+  if (a.ephemeralStorage !== b.ephemeralStorage) return false;
+  for (const name in a.scalar) if ((a.scalar[name] ?? 0) !== (b.scalar[name] ?? 0)) return false;
+  for (const name in b.scalar) if ((a.scalar[name] ?? 0) !== (b.scalar[name] ?? 0)) return false;
+  return true;
+}

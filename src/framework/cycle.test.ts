@@ -1,0 +1,327 @@
+// Tests for one scheduling cycle: rotation, sampling stop, shortcut, tie-break, messages, scoring.
+import { describe, expect, it } from 'vitest';
+import {
+  chargePod,
+  Gi,
+  makeCluster,
+  makeNode,
+  makeNodeWith,
+  makePod,
+  type NodeInput,
+} from '../../test/support/builders.ts';
+import type { NodeInfo, PodInfo } from '../cluster/types.ts';
+import { defaultProfile, profileFromConfig } from '../plugins/registry.ts';
+import {
+  type CycleResult,
+  runFilterPlugins,
+  type SchedulingContext,
+  scheduleOne,
+} from './cycle.ts';
+import { seededRng } from './rng.ts';
+import {
+  type FilterPlugin,
+  type Profile,
+  type ScorePlugin,
+  type Status,
+  status,
+  success,
+} from './types.ts';
+
+function ctx(
+  profile: Profile,
+  next = 0,
+  seed = 1,
+  percentageOfNodesToScore = 0,
+): SchedulingContext {
+  return { profile, rng: seededRng(seed), cursor: { next }, percentageOfNodesToScore };
+}
+
+function nodes(count: number, input: NodeInput = {}): NodeInfo[] {
+  return Array.from({ length: count }, (_, i) => makeNode({ ...input, name: `n${i}` }));
+}
+
+/** A profile whose only filter records the node names it sees and rejects `fail` ones. */
+function recordingProfile(
+  seen: string[],
+  fail: ReadonlySet<string> = new Set(),
+  scored = true,
+): Profile {
+  const filter: FilterPlugin = {
+    name: 'Recorder',
+    filter(_pod: PodInfo, node: NodeInfo): Status {
+      seen.push(node.name);
+      return fail.has(node.name)
+        ? status('Unschedulable', 'Recorder', 'recorded failure')
+        : success;
+    },
+  };
+  const score: ScorePlugin = { name: 'Flat', score: () => 0 };
+  return { preFilter: [], filter: [filter], score: scored ? [{ plugin: score, weight: 1 }] : [] };
+}
+
+function scheduledNode(r: CycleResult): string {
+  if (r.kind !== 'Scheduled') throw new Error(`expected Scheduled, got: ${r.message}`);
+  return r.node;
+}
+
+describe('scheduleOne: no nodes and PreFilter', () => {
+  it('reports kube\u2019s ErrNoNodesAvailable text when the cluster has no nodes', () => {
+    const r = scheduleOne(makePod(), makeCluster([]), ctx(defaultProfile()));
+    expect(r).toMatchObject({
+      kind: 'Unschedulable',
+      message: 'no nodes available to schedule pods',
+    });
+  });
+
+  it('rejects an invalid pod at PreFilter with "0/N nodes are available: <reason>." and leaves the cursor', () => {
+    const c = ctx(defaultProfile(), 2);
+    const r = scheduleOne(
+      makePod({ invalid: 'spec.overhead.cpu: unparsable quantity "x"' }),
+      makeCluster(nodes(3)),
+      c,
+    );
+    expect(r).toMatchObject({
+      kind: 'Unschedulable',
+      message: '0/3 nodes are available: spec.overhead.cpu: unparsable quantity "x".',
+    });
+    if (r.kind === 'Unschedulable') {
+      expect(r.diagnosis.unresolvableNodes).toBe(3);
+      expect(r.diagnosis.nodeToStatus.size).toBe(0);
+    }
+    expect(c.cursor.next).toBe(2);
+  });
+});
+
+describe('scheduleOne: filtering walk', () => {
+  it('starts at the cursor, wraps around, and advances the cursor by the nodes processed', () => {
+    const seen: string[] = [];
+    const c = ctx(recordingProfile(seen), 150);
+    const r = scheduleOne(makePod(), makeCluster(nodes(200)), c);
+    // 200 nodes: max(100, 200·49/100 = 98) = 100 to find
+    expect(r).toMatchObject({ kind: 'Scheduled', evaluated: 100, feasible: 100 });
+    expect(seen.slice(0, 3)).toEqual(['n150', 'n151', 'n152']);
+    expect(seen[49]).toBe('n199');
+    expect(seen[50]).toBe('n0');
+    expect(c.cursor.next).toBe(50);
+  });
+
+  it('successive cycles rotate through the whole cluster', () => {
+    const seen: string[] = [];
+    const c = ctx(recordingProfile(seen));
+    const cluster = makeCluster(nodes(250));
+    const starts: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      starts.push(c.cursor.next);
+      scheduleOne(makePod(), cluster, c);
+    }
+    // 250 nodes: 250·48/100 = 120 to find
+    expect(starts).toEqual([0, 120, 240]);
+    expect(c.cursor.next).toBe(110);
+  });
+
+  it('stops once numFeasibleNodesToFind feasible nodes are held: the next feasible node is looked at and dropped', () => {
+    const seen: string[] = [];
+    const c = ctx(recordingProfile(seen));
+    const r = scheduleOne(makePod(), makeCluster(nodes(1000)), c);
+    // 1000 nodes: pct 42 → 420
+    expect(r).toMatchObject({ kind: 'Scheduled', evaluated: 420, feasible: 420 });
+    expect(seen).toHaveLength(421);
+    expect(c.cursor.next).toBe(420);
+  });
+
+  it('counts nodes that fail after the quota is met, up to the next feasible node (kube with one worker)', () => {
+    const seen: string[] = [];
+    const fail = new Set(['n100', 'n101', 'n102']);
+    const c = ctx(recordingProfile(seen, fail));
+    const r = scheduleOne(makePod(), makeCluster(nodes(200)), c);
+    expect(r).toMatchObject({ kind: 'Scheduled', evaluated: 103, feasible: 100 });
+    expect(seen.at(-1)).toBe('n103');
+    expect(c.cursor.next).toBe(103);
+  });
+
+  it('searches the whole cluster when fewer nodes fit than it looks for', () => {
+    const seen: string[] = [];
+    const fail = new Set(Array.from({ length: 150 }, (_, i) => `n${i}`));
+    const c = ctx(recordingProfile(seen, fail), 10);
+    const r = scheduleOne(makePod(), makeCluster(nodes(200)), c);
+    expect(r).toMatchObject({ kind: 'Scheduled', evaluated: 200, feasible: 50 });
+    expect(c.cursor.next).toBe(10);
+  });
+
+  it('looks for one feasible node only when the profile has no score plugins (kube\u2019s rule)', () => {
+    const seen: string[] = [];
+    const c = ctx(recordingProfile(seen, new Set(['n1']), false), 1);
+    const r = scheduleOne(makePod(), makeCluster(nodes(5)), c);
+    expect(r).toMatchObject({ kind: 'Scheduled', node: 'n2', evaluated: 2, feasible: 1 });
+    // the scorer-less search still peeks at the next node before stopping
+    expect(seen).toEqual(['n1', 'n2', 'n3']);
+    expect(c.cursor.next).toBe(3);
+  });
+
+  it('reduces a cursor beyond the node count modulo the node count', () => {
+    const seen: string[] = [];
+    const c = ctx(recordingProfile(seen), 7);
+    scheduleOne(makePod(), makeCluster(nodes(3)), c);
+    expect(seen).toEqual(['n1', 'n2', 'n0']);
+    expect(c.cursor.next).toBe(1);
+  });
+
+  it('skips names in nodeOrder that have no NodeInfo', () => {
+    const seen: string[] = [];
+    const cluster = makeCluster(nodes(3));
+    cluster.nodeOrder.splice(1, 0, 'ghost');
+    const r = scheduleOne(makePod(), cluster, ctx(recordingProfile(seen)));
+    expect(seen).toEqual(['n0', 'n1', 'n2']);
+    expect(r).toMatchObject({ kind: 'Scheduled', evaluated: 3, feasible: 3 });
+  });
+
+  it('stops a node\u2019s filters at the first failing plugin and names that plugin', () => {
+    const calls: string[] = [];
+    const mk = (n: string, ok: boolean): FilterPlugin => ({
+      name: n,
+      filter: () => {
+        calls.push(n);
+        return ok ? success : { code: 'Unschedulable', reasons: ['no'] };
+      },
+    });
+    const s = runFilterPlugins(
+      [mk('A', true), mk('B', false), mk('C', true)],
+      makePod(),
+      makeNode(),
+      new Map(),
+    );
+    expect(calls).toEqual(['A', 'B']);
+    expect(s).toEqual({ code: 'Unschedulable', reasons: ['no'], plugin: 'B' });
+  });
+});
+
+describe('scheduleOne: outcome', () => {
+  it('takes the only feasible node without scoring', () => {
+    let scored = 0;
+    const profile = defaultProfile();
+    profile.score = [{ plugin: { name: 'Spy', score: () => scored++ }, weight: 1 }];
+    const pod = makePod({ nodeSelector: { disk: 'ssd' } });
+    const cluster = makeCluster([
+      makeNode({ name: 'a' }),
+      makeNode({ name: 'b', labels: { disk: 'ssd' } }),
+      makeNode({ name: 'c' }),
+    ]);
+    const c = ctx(profile);
+    expect(scheduleOne(pod, cluster, c)).toEqual({
+      kind: 'Scheduled',
+      node: 'b',
+      evaluated: 3,
+      feasible: 1,
+    });
+    expect(scored).toBe(0);
+    expect(c.cursor.next).toBe(0);
+  });
+
+  it('aggregates every node\u2019s failure into kube\u2019s message (the "0/13" shape)', () => {
+    const pod = makePod({ requests: { milliCPU: 2000 }, nodeSelector: { pool: 'batch' } });
+    const list: NodeInfo[] = [];
+    for (let i = 0; i < 3; i++) {
+      list.push(
+        makeNodeWith({ name: `full-${i}`, labels: { pool: 'batch' } }, [
+          { requests: { milliCPU: 3000 } },
+        ]),
+      );
+    }
+    list.push(makeNode({ name: 'cordoned', labels: { pool: 'batch' }, unschedulable: true }));
+    for (let i = 0; i < 9; i++) list.push(makeNode({ name: `web-${i}`, labels: { pool: 'web' } }));
+    const c = ctx(defaultProfile(), 4);
+    const r = scheduleOne(pod, makeCluster(list), c);
+    expect(r.kind).toBe('Unschedulable');
+    if (r.kind !== 'Unschedulable') return;
+    expect(r.message).toBe(
+      "0/13 nodes are available: 1 node(s) were unschedulable, 3 Insufficient cpu, 9 node(s) didn't match Pod's node affinity/selector.",
+    );
+    expect(r.diagnosis.unresolvableNodes).toBe(10);
+    expect(r.diagnosis.nodeToStatus.size).toBe(13);
+    expect(r.diagnosis.nodeToStatus.get('full-0')?.plugin).toBe('NodeResourcesFit');
+    expect([...r.diagnosis.unschedulablePlugins].sort()).toEqual([
+      'NodeAffinity',
+      'NodeResourcesFit',
+      'NodeUnschedulable',
+    ]);
+    expect(c.cursor.next).toBe(4);
+  });
+
+  it('breaks ties deterministically with the seeded rng, and different seeds spread the pods', () => {
+    const pod = makePod({ requests: { milliCPU: 100, memory: 128 * 1024 * 1024 } });
+    const cluster = makeCluster(nodes(5));
+    const chosen = (seed: number) =>
+      scheduledNode(scheduleOne(pod, cluster, ctx(defaultProfile(), 0, seed)));
+    for (const seed of [1, 2, 3]) expect(chosen(seed)).toBe(chosen(seed));
+    const picks = new Set(Array.from({ length: 30 }, (_, seed) => chosen(seed)));
+    expect(picks.size).toBeGreaterThan(2);
+  });
+
+  it('prefers the emptier node', () => {
+    const pod = makePod({ requests: { milliCPU: 500, memory: 1 * Gi } });
+    const cluster = makeCluster([
+      makeNodeWith({ name: 'busy' }, [{ requests: { milliCPU: 2000, memory: 8 * Gi } }]),
+      makeNode({ name: 'idle' }),
+    ]);
+    for (const seed of [1, 2, 3, 4])
+      expect(scheduledNode(scheduleOne(pod, cluster, ctx(defaultProfile(), 0, seed)))).toBe('idle');
+  });
+
+  it('prefers the balanced node when LeastAllocated ties', () => {
+    const pod = makePod({ requests: { milliCPU: 1000, memory: 2 * Gi } });
+    const even = makeNode({ name: 'even', allocatable: { milliCPU: 4000, memory: 8 * Gi } });
+    chargePod(even, makePod({ requests: { milliCPU: 1000, memory: 2 * Gi } }));
+    const skewed = makeNode({ name: 'skewed', allocatable: { milliCPU: 4000, memory: 8 * Gi } });
+    chargePod(skewed, makePod({ requests: { milliCPU: 2000 }, nonZeroRequests: { memory: 0 } }));
+    // LeastAllocated: 50 on both; BalancedAllocation: 100 vs 75
+    for (const seed of [1, 2, 3, 4]) {
+      expect(
+        scheduledNode(
+          scheduleOne(pod, makeCluster([skewed, even]), ctx(defaultProfile(), 0, seed)),
+        ),
+      ).toBe('even');
+    }
+  });
+
+  it('applies the score weights', () => {
+    const pod = makePod({
+      preferredNodeAffinity: [
+        {
+          weight: 1,
+          preference: { matchExpressions: [{ key: 'zone', operator: 'In', values: ['a'] }] },
+        },
+      ],
+    });
+    const preferred = makeNodeWith({ name: 'preferred', labels: { zone: 'a' } }, [
+      { requests: { milliCPU: 3600, memory: 14 * Gi } },
+    ]);
+    const empty = makeNode({ name: 'empty', labels: { zone: 'b' } });
+    const cluster = makeCluster([preferred, empty]);
+    // default weights: 300 + 2·100 + 9 = 509 against 300 + 0 + 97 = 397
+    expect(scheduledNode(scheduleOne(pod, cluster, ctx(defaultProfile())))).toBe('preferred');
+    const resourceHeavy = profileFromConfig({
+      scores: [
+        { name: 'TaintToleration', weight: 3 },
+        { name: 'NodeAffinity', weight: 1 },
+        { name: 'NodeResourcesFit', weight: 3 },
+      ],
+    });
+    // 300 + 100 + 3·9 = 427 against 300 + 0 + 3·97 = 591
+    expect(scheduledNode(scheduleOne(pod, cluster, ctx(resourceHeavy)))).toBe('empty');
+  });
+
+  it('keeps off a PreferNoSchedule-tainted node when another fits equally', () => {
+    const pod = makePod();
+    const cluster = makeCluster([
+      makeNode({
+        name: 'tainted',
+        taints: [{ key: 'spot', value: 'true', effect: 'PreferNoSchedule' }],
+      }),
+      makeNode({ name: 'clean' }),
+    ]);
+    for (const seed of [1, 2, 3, 4])
+      expect(scheduledNode(scheduleOne(pod, cluster, ctx(defaultProfile(), 0, seed)))).toBe(
+        'clean',
+      );
+  });
+});

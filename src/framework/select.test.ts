@@ -1,0 +1,115 @@
+// Tests for weighted scoring and kube's reservoir-sampling host selection.
+import { describe, expect, it } from 'vitest';
+import { makeNode, makePod } from '../../test/support/builders.ts';
+import type { NodeInfo, PodInfo } from '../cluster/types.ts';
+import { seededRng } from './rng.ts';
+import { prioritizeNodes, selectHost } from './select.ts';
+import type { ScorePlugin } from './types.ts';
+
+function constant(
+  name: string,
+  byNode: Record<string, number>,
+  normalize?: ScorePlugin['normalize'],
+): ScorePlugin {
+  const p: ScorePlugin = { name, score: (_pod: PodInfo, node: NodeInfo) => byNode[node.name] ?? 0 };
+  if (normalize) p.normalize = normalize;
+  return p;
+}
+
+describe('prioritizeNodes', () => {
+  const nodes = ['a', 'b', 'c'].map((name) => makeNode({ name }));
+  const pod = makePod();
+
+  it('multiplies each plugin\u2019s score by its weight and sums per node', () => {
+    const totals = prioritizeNodes(
+      pod,
+      nodes,
+      [
+        { plugin: constant('x', { a: 10, b: 20, c: 30 }), weight: 3 },
+        { plugin: constant('y', { a: 50, b: 0, c: 10 }), weight: 1 },
+      ],
+      new Map(),
+    );
+    expect(totals).toEqual([80, 60, 100]);
+  });
+
+  it('normalises before weighting', () => {
+    const halve: ScorePlugin['normalize'] = (_p, s) => {
+      for (let i = 0; i < s.length; i++) s[i] = (s[i] as number) / 2;
+    };
+    const totals = prioritizeNodes(
+      pod,
+      nodes,
+      [{ plugin: constant('x', { a: 10, b: 20, c: 40 }, halve), weight: 2 }],
+      new Map(),
+    );
+    expect(totals).toEqual([10, 20, 40]);
+  });
+
+  it('gives every node 1 when there are no score plugins (kube\u2019s rule)', () => {
+    expect(prioritizeNodes(pod, nodes, [], new Map())).toEqual([1, 1, 1]);
+  });
+});
+
+describe('selectHost', () => {
+  it('picks the highest total without drawing from the rng', () => {
+    const rng = seededRng(1);
+    const draws = { n: 0 };
+    const counting = {
+      ...rng,
+      nextInt: (n: number) => {
+        draws.n++;
+        return rng.nextInt(n);
+      },
+    };
+    expect(selectHost([1, 5, 3], counting)).toBe(1);
+    expect(draws.n).toBe(0);
+  });
+
+  it('draws once per tie after the first, with the tie count as the bound', () => {
+    const bounds: number[] = [];
+    const rng = {
+      nextUint32: () => 0,
+      nextFloat: () => 0,
+      nextInt: (n: number) => {
+        bounds.push(n);
+        return 1;
+      },
+    };
+    // every draw returns 1 (≠ 0), so the first of the top scores is kept
+    expect(selectHost([7, 2, 7, 7, 1, 7], rng)).toBe(0);
+    expect(bounds).toEqual([2, 3, 4]);
+  });
+
+  it('replaces the pick when the draw is 0', () => {
+    const rng = { nextUint32: () => 0, nextFloat: () => 0, nextInt: () => 0 };
+    expect(selectHost([7, 2, 7, 7], rng)).toBe(3);
+  });
+
+  it('restarts the tie count when a higher total appears', () => {
+    const bounds: number[] = [];
+    const rng = {
+      nextUint32: () => 0,
+      nextFloat: () => 0,
+      nextInt: (n: number) => {
+        bounds.push(n);
+        return 1;
+      },
+    };
+    expect(selectHost([3, 3, 9, 9], rng)).toBe(2);
+    expect(bounds).toEqual([2, 2]);
+  });
+
+  it('is deterministic for a seed and spreads ties roughly uniformly', () => {
+    const totals = [5, 5, 5, 5];
+    const a = seededRng(42);
+    const b = seededRng(42);
+    const counts = [0, 0, 0, 0];
+    for (let i = 0; i < 4000; i++) {
+      const x = selectHost(totals, a);
+      expect(selectHost(totals, b)).toBe(x);
+      counts[x] = (counts[x] as number) + 1;
+    }
+    for (const c of counts) expect(c).toBeGreaterThan(850);
+  });
+});

@@ -1,0 +1,50 @@
+// The filter and score plugins, and the registry that builds profiles from them.
+
+// Per-plugin namespaces, as kube's packages: `TaintToleration.name`, `NodeName.ErrReason`, …
+export * as NodeAffinity from './node-affinity.ts';
+export {
+  matchesRequiredNodeAffinity,
+  nodeAffinity,
+  preferredAffinityScore,
+} from './node-affinity.ts';
+export * as NodeName from './node-name.ts';
+export { nodeName } from './node-name.ts';
+export * as NodeResourcesBalancedAllocation from './node-resources-balanced-allocation.ts';
+export {
+  balancedAllocationScore,
+  nodeResourcesBalancedAllocation,
+} from './node-resources-balanced-allocation.ts';
+export * as NodeResourcesFit from './node-resources-fit.ts';
+export {
+  fitsRequest,
+  leastRequestedScore,
+  mostRequestedScore,
+  type NodeResourcesFitArgs,
+  newNodeResourcesFit,
+  nodeResourcesFit,
+} from './node-resources-fit.ts';
+export { matchesAnyTerm, matchesNodeSelector, matchesTerm, parseInt64 } from './node-selector.ts';
+export * as NodeUnschedulable from './node-unschedulable.ts';
+export { nodeUnschedulable } from './node-unschedulable.ts';
+export { defaultNormalizeScore } from './normalize-score.ts';
+export * as PodValidity from './pod-validity.ts';
+export { podValidity } from './pod-validity.ts';
+export {
+  defaultFilters,
+  defaultProfile,
+  defaultScores,
+  type Plugin,
+  type PluginFactory,
+  type ProfileConfig,
+  profileFromConfig,
+  registry,
+  type ScoreConfig,
+} from './registry.ts';
+export * as TaintToleration from './taint-toleration.ts';
+export {
+  countIntolerablePreferNoSchedule,
+  findUntoleratedTaint,
+  taintToleration,
+  toleratesTaint,
+  tolerationsTolerateTaint,
+} from './taint-toleration.ts';

@@ -1,0 +1,50 @@
+// NodeResourcesBalancedAllocation score: favours nodes whose cpu and memory usage stay even.
+import type { NodeInfo, PodInfo } from '../cluster/types.ts';
+import { maxNodeScore, type ScorePlugin } from '../framework/types.ts';
+
+/** Name of the plugin in the registry and in profiles. */
+export const name = 'NodeResourcesBalancedAllocation';
+
+/**
+ * kube 1.34's balancedResourceScorer on cpu and memory, with useRequested=true: the
+ * node's actual requested plus the pod's actual requests (no non-zero defaults) over
+ * allocatable, each fraction capped at 1; resources with 0 allocatable are left out.
+ * With two fractions std = |f_cpu − f_mem| / 2, with fewer std = 0; the score is
+ * trunc((1 − std) × 100). A pod requesting no cpu and no memory is skipped (kube ≥ 1.33
+ * returns Skip from PreScore, kubernetes#130260): every node scores 0.
+ */
+export function balancedAllocationScore(pod: PodInfo, node: NodeInfo): number {
+  const podCPU = pod.requests.milliCPU;
+  const podMem = pod.requests.memory;
+  if (podCPU === 0 && podMem === 0) return 0;
+  let f0 = 0;
+  let f1 = 0;
+  let n = 0;
+  const allocCPU = node.allocatable.milliCPU;
+  if (allocCPU !== 0) {
+    f0 = Math.min(1, (node.requested.milliCPU + podCPU) / allocCPU);
+    n = 1;
+  }
+  const allocMem = node.allocatable.memory;
+  if (allocMem !== 0) {
+    const f = Math.min(1, (node.requested.memory + podMem) / allocMem);
+    if (n === 0) f0 = f;
+    else f1 = f;
+    n++;
+  }
+  const std = n === 2 ? Math.abs((f0 - f1) / 2) : 0;
+  return Math.trunc((1 - std) * maxNodeScore);
+}
+
+/** Score only; already 0–100, so no normalisation. */
+export const nodeResourcesBalancedAllocation = {
+  name,
+  score(pod: PodInfo, node: NodeInfo): number {
+    return balancedAllocationScore(pod, node);
+  },
+} satisfies ScorePlugin;
+
+/** Returns the plugin (kube's `resources` argument is fixed to cpu and memory here). */
+export function newNodeResourcesBalancedAllocation(): typeof nodeResourcesBalancedAllocation {
+  return nodeResourcesBalancedAllocation;
+}

@@ -1,0 +1,145 @@
+// Tests for the plugin registry, the default profile and profiles built from configuration.
+import { describe, expect, it } from 'vitest';
+import { makeNode, makePod } from '../../test/support/builders.ts';
+import { defaultProfile, profileFromConfig, registry } from './registry.ts';
+
+describe('registry', () => {
+  it('knows every plugin by its kube name', () => {
+    expect([...registry.keys()].sort()).toEqual([
+      'NodeAffinity',
+      'NodeName',
+      'NodeResourcesBalancedAllocation',
+      'NodeResourcesFit',
+      'NodeUnschedulable',
+      'PodValidity',
+      'TaintToleration',
+    ]);
+  });
+
+  it('every factory returns a plugin carrying its registry name', () => {
+    for (const [n, factory] of registry) expect(factory().name).toBe(n);
+  });
+});
+
+describe('defaultProfile', () => {
+  it('has kube\u2019s default order and weights', () => {
+    const p = defaultProfile();
+    expect(p.preFilter.map((x) => x.name)).toEqual(['PodValidity']);
+    expect(p.filter.map((x) => x.name)).toEqual([
+      'NodeUnschedulable',
+      'NodeName',
+      'TaintToleration',
+      'NodeAffinity',
+      'NodeResourcesFit',
+    ]);
+    expect(p.score.map((s) => [s.plugin.name, s.weight])).toEqual([
+      ['TaintToleration', 3],
+      ['NodeAffinity', 2],
+      ['NodeResourcesFit', 1],
+      ['NodeResourcesBalancedAllocation', 1],
+    ]);
+  });
+
+  it('keeps the normalising step of the plugins that have one', () => {
+    const p = defaultProfile();
+    expect(p.score.map((s) => s.plugin.normalize !== undefined)).toEqual([
+      true,
+      true,
+      false,
+      false,
+    ]);
+  });
+
+  it('shares one instance per plugin across extension points', () => {
+    const p = defaultProfile();
+    const filter = p.filter.find((f) => f.name === 'TaintToleration');
+    const score = p.score.find((s) => s.plugin.name === 'TaintToleration')?.plugin;
+    expect(filter).toBe(score);
+  });
+});
+
+describe('profileFromConfig', () => {
+  it('builds a profile from names and weights', () => {
+    const p = profileFromConfig({
+      filters: ['NodeResourcesFit'],
+      scores: [{ name: 'NodeResourcesFit', weight: 5 }],
+    });
+    expect(p.filter.map((f) => f.name)).toEqual(['NodeResourcesFit']);
+    expect(p.score.map((s) => [s.plugin.name, s.weight])).toEqual([['NodeResourcesFit', 5]]);
+  });
+
+  it('always runs PodValidity first, once', () => {
+    const p = profileFromConfig({ preFilters: ['PodValidity'], filters: [] });
+    expect(p.preFilter.map((x) => x.name)).toEqual(['PodValidity']);
+  });
+
+  it('defaults a missing weight to 1 and missing lists to the default profile', () => {
+    const p = profileFromConfig({ scores: [{ name: 'NodeAffinity' }] });
+    expect(p.score.map((s) => s.weight)).toEqual([1]);
+    expect(p.filter).toHaveLength(5);
+  });
+
+  it('passes plugin arguments to the factory', () => {
+    const p = profileFromConfig({
+      filters: [],
+      scores: [{ name: 'NodeResourcesFit', weight: 1 }],
+      pluginArgs: { NodeResourcesFit: { scoringStrategy: { type: 'MostAllocated' } } },
+    });
+    const fit = p.score[0]?.plugin;
+    const pod = makePod({ requests: { milliCPU: 2000, memory: 8 * 1024 ** 3 } });
+    // MostAllocated on the default 4 cpu / 16Gi node: 50 and 50
+    expect(fit?.score(pod, makeNode(), new Map())).toBe(50);
+  });
+
+  const errors: {
+    name: string;
+    config: Parameters<typeof profileFromConfig>[0];
+    message: RegExp;
+  }[] = [
+    {
+      name: 'an unknown plugin, listing the known ones',
+      config: { filters: ['NodePorts'] },
+      message: /unknown plugin "NodePorts" in filters; known plugins: NodeAffinity, NodeName/,
+    },
+    {
+      name: 'a score-only plugin listed as a filter',
+      config: { filters: ['NodeResourcesBalancedAllocation'] },
+      message: /plugin "NodeResourcesBalancedAllocation" has no Filter extension point/,
+    },
+    {
+      name: 'a filter-only plugin listed as a score',
+      config: { scores: [{ name: 'NodeName', weight: 1 }] },
+      message: /plugin "NodeName" has no Score extension point/,
+    },
+    {
+      name: 'a filter listed as a PreFilter',
+      config: { preFilters: ['NodeName'] },
+      message: /plugin "NodeName" has no PreFilter extension point/,
+    },
+    {
+      name: 'a duplicate',
+      config: { filters: ['NodeName', 'NodeName'] },
+      message: /plugin "NodeName" is listed twice in filters/,
+    },
+    {
+      name: 'a weight out of range',
+      config: { scores: [{ name: 'NodeAffinity', weight: 0 }] },
+      message: /integer weight 1–100, got 0/,
+    },
+    {
+      name: 'a fractional weight',
+      config: { scores: [{ name: 'NodeAffinity', weight: 1.5 }] },
+      message: /integer weight 1–100, got 1.5/,
+    },
+    {
+      name: 'bad plugin arguments',
+      config: { pluginArgs: { NodeResourcesFit: { scoringStrategy: { type: 'Nope' } } } },
+      message: /NodeResourcesFit: unknown scoringStrategy.type "Nope"/,
+    },
+  ];
+  for (const c of errors) {
+    it(`rejects ${c.name}`, () => {
+      expect(() => profileFromConfig(c.config)).toThrow(c.message);
+    });
+  }
+});

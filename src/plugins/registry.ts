@@ -1,0 +1,162 @@
+// The plugin registry (name → factory) and the profiles built from it.
+import type {
+  FilterPlugin,
+  PreFilterPlugin,
+  Profile,
+  ScorePlugin,
+  WeightedScorePlugin,
+} from '../framework/types.ts';
+import * as nodeAffinity from './node-affinity.ts';
+import * as nodeName from './node-name.ts';
+import * as nodeResourcesBalancedAllocation from './node-resources-balanced-allocation.ts';
+import * as nodeResourcesFit from './node-resources-fit.ts';
+import * as nodeUnschedulable from './node-unschedulable.ts';
+import * as podValidity from './pod-validity.ts';
+import * as taintToleration from './taint-toleration.ts';
+
+/** A plugin instance: any combination of the extension points berth runs. */
+export type Plugin = { readonly name: string } & Partial<
+  Pick<PreFilterPlugin, 'preFilter'> & Pick<FilterPlugin, 'filter'> & ScorePlugin
+>;
+
+/** Creates a plugin from its (optional, plugin-specific) arguments; throws on bad args. */
+export type PluginFactory = (args?: unknown) => Plugin;
+
+/** Every plugin berth knows, by name (kube's in-tree registry, trimmed). */
+export const registry: ReadonlyMap<string, PluginFactory> = new Map<string, PluginFactory>([
+  [podValidity.name, podValidity.newPodValidity],
+  [nodeUnschedulable.name, nodeUnschedulable.newNodeUnschedulable],
+  [nodeName.name, nodeName.newNodeName],
+  [taintToleration.name, taintToleration.newTaintToleration],
+  [nodeAffinity.name, nodeAffinity.newNodeAffinity],
+  [nodeResourcesFit.name, nodeResourcesFit.newNodeResourcesFit],
+  [
+    nodeResourcesBalancedAllocation.name,
+    nodeResourcesBalancedAllocation.newNodeResourcesBalancedAllocation,
+  ],
+]);
+
+/** A score plugin entry of a profile configuration. */
+export interface ScoreConfig {
+  name: string;
+  /** Integer 1–100; default 1. */
+  weight?: number;
+}
+
+/**
+ * A profile as configured: plugin names per extension point, in run order, plus
+ * per-plugin arguments. An omitted list takes the default profile's list; PodValidity
+ * always runs first among the PreFilters whatever the configuration says.
+ */
+export interface ProfileConfig {
+  preFilters?: string[];
+  filters?: string[];
+  scores?: ScoreConfig[];
+  /** Arguments by plugin name, e.g. `{ NodeResourcesFit: { scoringStrategy: {...} } }`. */
+  pluginArgs?: Record<string, unknown>;
+}
+
+/** kube's default filters that berth implements, in kube's order. */
+export const defaultFilters: readonly string[] = Object.freeze([
+  nodeUnschedulable.name,
+  nodeName.name,
+  taintToleration.name,
+  nodeAffinity.name,
+  nodeResourcesFit.name,
+]);
+
+/** kube's default score plugins that berth implements, with kube's weights. */
+export const defaultScores: readonly Readonly<Required<ScoreConfig>>[] = Object.freeze([
+  Object.freeze({ name: taintToleration.name, weight: 3 }),
+  Object.freeze({ name: nodeAffinity.name, weight: 2 }),
+  Object.freeze({ name: nodeResourcesFit.name, weight: 1 }),
+  Object.freeze({ name: nodeResourcesBalancedAllocation.name, weight: 1 }),
+]);
+
+function isPreFilter(p: Plugin): p is Plugin & PreFilterPlugin {
+  return p.preFilter !== undefined;
+}
+
+function isFilter(p: Plugin): p is Plugin & FilterPlugin {
+  return p.filter !== undefined;
+}
+
+function isScore(p: Plugin): p is Plugin & ScorePlugin {
+  return p.score !== undefined;
+}
+
+function knownNames(): string {
+  return [...registry.keys()].sort().join(', ');
+}
+
+function checkUnique(names: readonly string[], point: string): void {
+  const seen = new Set<string>();
+  for (const n of names) {
+    if (seen.has(n)) throw new Error(`plugin "${n}" is listed twice in ${point}`);
+    seen.add(n);
+  }
+}
+
+/**
+ * Builds a profile from a configuration. Throws an Error naming the problem for an
+ * unknown plugin, a plugin listed at an extension point it does not implement, a
+ * duplicate, or a bad weight. One instance per plugin name is shared across points.
+ */
+export function profileFromConfig(config: ProfileConfig = {}): Profile {
+  const instances = new Map<string, Plugin>();
+  const instance = (pluginName: string, point: string): Plugin => {
+    const existing = instances.get(pluginName);
+    if (existing !== undefined) return existing;
+    const factory = registry.get(pluginName);
+    if (factory === undefined) {
+      throw new Error(`unknown plugin "${pluginName}" in ${point}; known plugins: ${knownNames()}`);
+    }
+    const created = factory(config.pluginArgs?.[pluginName]);
+    instances.set(pluginName, created);
+    return created;
+  };
+
+  const preFilterNames = [
+    podValidity.name,
+    ...(config.preFilters ?? []).filter((n) => n !== podValidity.name),
+  ];
+  const filterNames = config.filters ?? defaultFilters;
+  const scoreConfigs = config.scores ?? defaultScores;
+  checkUnique(preFilterNames, 'preFilters');
+  checkUnique(filterNames, 'filters');
+  checkUnique(
+    scoreConfigs.map((s) => s.name),
+    'scores',
+  );
+
+  const preFilter: PreFilterPlugin[] = preFilterNames.map((n) => {
+    const p = instance(n, 'preFilters');
+    if (!isPreFilter(p)) throw new Error(`plugin "${n}" has no PreFilter extension point`);
+    return p;
+  });
+  const filter: FilterPlugin[] = filterNames.map((n) => {
+    const p = instance(n, 'filters');
+    if (!isFilter(p)) throw new Error(`plugin "${n}" has no Filter extension point`);
+    return p;
+  });
+  const score: WeightedScorePlugin[] = scoreConfigs.map((s) => {
+    const p = instance(s.name, 'scores');
+    if (!isScore(p)) throw new Error(`plugin "${s.name}" has no Score extension point`);
+    const weight = s.weight ?? 1;
+    if (!Number.isInteger(weight) || weight < 1 || weight > 100) {
+      throw new Error(`score plugin "${s.name}" needs an integer weight 1–100, got ${weight}`);
+    }
+    return { plugin: p, weight };
+  });
+  return { preFilter, filter, score };
+}
+
+/**
+ * kube's default profile restricted to the plugins berth has: PreFilter PodValidity;
+ * Filters NodeUnschedulable, NodeName, TaintToleration, NodeAffinity, NodeResourcesFit;
+ * Scores TaintToleration ×3, NodeAffinity ×2, NodeResourcesFit (LeastAllocated) ×1,
+ * NodeResourcesBalancedAllocation ×1.
+ */
+export function defaultProfile(): Profile {
+  return profileFromConfig();
+}

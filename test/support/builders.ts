@@ -1,0 +1,161 @@
+// Test builders: PodInfo and NodeInfo values from partial typed fields (no manifest parsing).
+
+import type {
+  NodeSelectorTerm,
+  PreferredSchedulingTerm,
+  Taint,
+  Toleration,
+} from '../../src/cluster/objects.ts';
+import type { Allocatable, NodeInfo, PodInfo, Resources } from '../../src/cluster/types.ts';
+
+/** kube-scheduler's non-zero defaults used for scoring when a request is missing. */
+export const defaultMilliCPURequest = 100;
+/** 200Mi, kube-scheduler's default memory request for scoring. */
+export const defaultMemoryRequest = 200 * 1024 * 1024;
+
+/** Binary units, for readable test literals. */
+export const Mi = 1024 * 1024;
+/** 1 GiB in bytes. */
+export const Gi = 1024 * Mi;
+
+/** The fields a test may set on a pod; everything else gets a neutral default. */
+export interface PodInput {
+  name?: string;
+  namespace?: string;
+  uid?: string;
+  labels?: Record<string, string>;
+  schedulerName?: string;
+  priority?: number;
+  preemptionPolicy?: string;
+  creationMs?: number;
+  nodeName?: string;
+  phase?: string;
+  terminating?: boolean;
+  requests?: Partial<Resources>;
+  /** Defaults to `requests` with 0 cpu/memory replaced by 100m / 200Mi (kube's rule, per pod). */
+  nonZeroRequests?: Partial<{ milliCPU: number; memory: number }>;
+  invalid?: string;
+  nodeSelector?: Record<string, string>;
+  requiredNodeAffinity?: NodeSelectorTerm[];
+  preferredNodeAffinity?: PreferredSchedulingTerm[];
+  tolerations?: Toleration[];
+}
+
+/** The fields a test may set on a node. */
+export interface NodeInput {
+  name?: string;
+  labels?: Record<string, string>;
+  taints?: Taint[];
+  unschedulable?: boolean;
+  /** Defaults: 4 cpu, 16Gi memory, 100Gi ephemeral storage, 110 pods, no scalars. */
+  allocatable?: Partial<Allocatable>;
+  invalid?: string;
+}
+
+let podCounter = 0;
+let nodeCounter = 0;
+
+/** Builds a resource vector, zero where not given. */
+export function resources(partial: Partial<Resources> = {}): Resources {
+  return {
+    milliCPU: partial.milliCPU ?? 0,
+    memory: partial.memory ?? 0,
+    ephemeralStorage: partial.ephemeralStorage ?? 0,
+    scalar: { ...(partial.scalar ?? {}) },
+  };
+}
+
+/**
+ * Builds a PodInfo. The non-zero requests default per pod (a container-level rule in
+ * kube; tests that need the exact per-container value pass `nonZeroRequests`).
+ */
+export function makePod(input: PodInput = {}): PodInfo {
+  podCounter += 1;
+  const name = input.name ?? `pod-${podCounter}`;
+  const namespace = input.namespace ?? 'default';
+  const requests = resources(input.requests);
+  return {
+    key: `${namespace}/${name}`,
+    namespace,
+    name,
+    uid: input.uid ?? `uid-${name}`,
+    labels: input.labels ?? {},
+    schedulerName: input.schedulerName ?? 'berth',
+    priority: input.priority ?? 0,
+    preemptionPolicy: input.preemptionPolicy ?? 'PreemptLowerPriority',
+    creationMs: input.creationMs ?? 0,
+    nodeName: input.nodeName,
+    phase: input.phase ?? 'Pending',
+    terminating: input.terminating ?? false,
+    requests,
+    nonZeroRequests: {
+      milliCPU:
+        input.nonZeroRequests?.milliCPU ??
+        (requests.milliCPU > 0 ? requests.milliCPU : defaultMilliCPURequest),
+      memory:
+        input.nonZeroRequests?.memory ??
+        (requests.memory > 0 ? requests.memory : defaultMemoryRequest),
+    },
+    invalid: input.invalid,
+    nodeSelector: input.nodeSelector ?? {},
+    requiredNodeAffinity: input.requiredNodeAffinity,
+    preferredNodeAffinity: input.preferredNodeAffinity ?? [],
+    tolerations: input.tolerations ?? [],
+  };
+}
+
+/** Builds an empty (nothing charged) NodeInfo. */
+export function makeNode(input: NodeInput = {}): NodeInfo {
+  nodeCounter += 1;
+  const a = input.allocatable ?? {};
+  return {
+    name: input.name ?? `node-${nodeCounter}`,
+    labels: input.labels ?? {},
+    taints: input.taints ?? [],
+    unschedulable: input.unschedulable ?? false,
+    allocatable: {
+      milliCPU: a.milliCPU ?? 4000,
+      memory: a.memory ?? 16 * Gi,
+      ephemeralStorage: a.ephemeralStorage ?? 100 * Gi,
+      pods: a.pods ?? 110,
+      scalar: { ...(a.scalar ?? {}) },
+    },
+    invalid: input.invalid,
+    requested: resources(),
+    nonZeroRequested: { milliCPU: 0, memory: 0 },
+    pods: new Set(),
+    generation: 0,
+  };
+}
+
+/** Charges `pod` onto `node` in place, as the reducer does for a bound or assumed pod. */
+export function chargePod(node: NodeInfo, pod: PodInfo): NodeInfo {
+  const r = node.requested;
+  r.milliCPU += pod.requests.milliCPU;
+  r.memory += pod.requests.memory;
+  r.ephemeralStorage += pod.requests.ephemeralStorage;
+  for (const [k, v] of Object.entries(pod.requests.scalar)) r.scalar[k] = (r.scalar[k] ?? 0) + v;
+  node.nonZeroRequested.milliCPU += pod.nonZeroRequests.milliCPU;
+  node.nonZeroRequested.memory += pod.nonZeroRequests.memory;
+  node.pods.add(pod.key);
+  node.generation += 1;
+  return node;
+}
+
+/** Builds a node and charges each of `pods` onto it. */
+export function makeNodeWith(input: NodeInput, pods: PodInput[]): NodeInfo {
+  const node = makeNode(input);
+  for (const p of pods) chargePod(node, makePod(p));
+  return node;
+}
+
+/** The cluster view `scheduleOne` reads: nodes by name plus their stable order. */
+export interface TestCluster {
+  nodes: Map<string, NodeInfo>;
+  nodeOrder: string[];
+}
+
+/** Builds a cluster view from nodes, in the order given. */
+export function makeCluster(nodes: NodeInfo[]): TestCluster {
+  return { nodes: new Map(nodes.map((n) => [n.name, n])), nodeOrder: nodes.map((n) => n.name) };
+}
