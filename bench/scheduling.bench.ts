@@ -28,7 +28,15 @@ function percentile(sorted: number[], p: number): number {
 function runScenario(s: Scenario) {
   const { nodes, pods } = generateWorkload(s.nodes, s.pods, 42);
   const cycles: number[] = [];
-  const summary = simulate({ nodes, pods, seed: 42, config: defaultConfig, bindLatencyMs: 5, bindFailureRate: 0, cycleDurations: cycles });
+  const summary = simulate({
+    nodes,
+    pods,
+    seed: 42,
+    config: defaultConfig,
+    bindLatencyMs: 5,
+    bindFailureRate: 0,
+    cycleDurations: cycles,
+  });
   cycles.sort((a, b) => a - b);
   return {
     scenario: s.name,
@@ -38,7 +46,10 @@ function runScenario(s: Scenario) {
     unschedulable: summary.unschedulable,
     elapsedMs: summary.elapsedMs,
     podsPerSecond: summary.podsPerSecond,
-    decisionLatencyMs: { p50: +percentile(cycles, 50).toFixed(4), p99: +percentile(cycles, 99).toFixed(4) },
+    decisionLatencyMs: {
+      p50: +percentile(cycles, 50).toFixed(4),
+      p99: +percentile(cycles, 99).toFixed(4),
+    },
     peakRssMiB: Math.round(process.resourceUsage().maxRSS / 1024),
     node: process.version,
     decisionDigest: summary.decisionDigest,
@@ -56,7 +67,10 @@ if (only !== undefined) {
   const outDir = fileURLToPath(new URL('./results/', import.meta.url));
   mkdirSync(outDir, { recursive: true });
   for (const s of scenarios) {
-    const out = execFileSync(process.execPath, ['--import', 'tsx', self, s.name], { encoding: 'utf8', maxBuffer: 1 << 26 });
+    const out = execFileSync(process.execPath, ['--import', 'tsx', self, s.name], {
+      encoding: 'utf8',
+      maxBuffer: 1 << 26,
+    });
     const result = JSON.parse(out.trim().split('\n').pop() as string);
     writeFileSync(`${outDir}${s.name}.json`, `${JSON.stringify(result, null, 2)}\n`);
     process.stdout.write(

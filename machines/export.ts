@@ -10,7 +10,12 @@ interface StateJson {
   type: string;
   initial?: { target: string[] };
   states: Record<string, StateJson>;
-  transitions: { eventType: string; target?: string[]; guard?: string | { type: string }; delay?: string | number }[];
+  transitions: {
+    eventType: string;
+    target?: string[];
+    guard?: string | { type: string };
+    delay?: string | number;
+  }[];
   description?: string;
 }
 
@@ -38,13 +43,15 @@ export function toMermaid(json: StateJson): string {
   }
   for (const state of children) {
     for (const t of state.transitions) {
-      for (const target of t.target ?? []) lines.push(`  ${state.key} --> ${shortName(target)} : ${label(t)}`);
+      for (const target of t.target ?? [])
+        lines.push(`  ${state.key} --> ${shortName(target)} : ${label(t)}`);
     }
   }
   for (const t of json.transitions) {
     for (const state of children) {
       if (state.type === 'final') continue;
-      for (const target of t.target ?? []) lines.push(`  ${state.key} --> ${shortName(target)} : ${label(t)}`);
+      for (const target of t.target ?? [])
+        lines.push(`  ${state.key} --> ${shortName(target)} : ${label(t)}`);
     }
   }
   for (const state of children) if (state.type === 'final') lines.push(`  ${state.key} --> [*]`);

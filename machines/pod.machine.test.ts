@@ -15,9 +15,14 @@ function start() {
       requestBind: ({ context }) => void effects.push(`bind ${context.node}`),
     },
   });
-  const actor = createActor(machine, { input: { key: 'ns/p', backoff: { initialMs: 1000, maxMs: 10_000 } }, clock });
+  const actor = createActor(machine, {
+    input: { key: 'ns/p', backoff: { initialMs: 1000, maxMs: 10_000 } },
+    clock,
+  });
   actor.start();
-  const send = (...events: PodEvent[]) => events.forEach((e) => actor.send(e));
+  const send = (...events: PodEvent[]) => {
+    for (const e of events) actor.send(e);
+  };
   return { actor, effects, clock, send, state: () => actor.getSnapshot().value };
 }
 
@@ -35,14 +40,22 @@ describe('pod machine', () => {
 
   it('backs off 1 s after a failed bind, then 2 s after the next one', () => {
     const { send, state, clock, effects, actor } = start();
-    send({ type: 'SCHEDULE' }, { type: 'ASSUMED', node: 'n1' }, { type: 'BIND_FAILED', message: 'boom', now: 0 });
+    send(
+      { type: 'SCHEDULE' },
+      { type: 'ASSUMED', node: 'n1' },
+      { type: 'BIND_FAILED', message: 'boom', now: 0 },
+    );
     expect(state()).toBe('backoff');
     expect(actor.getSnapshot().context.reason).toBe('binding failed: boom');
     clock.increment(999);
     expect(state()).toBe('backoff');
     clock.increment(1);
     expect(state()).toBe('pending');
-    send({ type: 'SCHEDULE' }, { type: 'ASSUMED', node: 'n2' }, { type: 'BIND_FAILED', message: 'again', now: 1000 });
+    send(
+      { type: 'SCHEDULE' },
+      { type: 'ASSUMED', node: 'n2' },
+      { type: 'BIND_FAILED', message: 'again', now: 1000 },
+    );
     clock.increment(1999);
     expect(state()).toBe('backoff');
     clock.increment(1);
@@ -52,7 +65,10 @@ describe('pod machine', () => {
 
   it('parks an unschedulable pod and requeues it straight to pending once its backoff has passed', () => {
     const { send, state, effects } = start();
-    send({ type: 'SCHEDULE' }, { type: 'UNSCHEDULABLE', message: '0/1 nodes are available.', now: 100 });
+    send(
+      { type: 'SCHEDULE' },
+      { type: 'UNSCHEDULABLE', message: '0/1 nodes are available.', now: 100 },
+    );
     expect(state()).toBe('unschedulable');
     send({ type: 'REQUEUE', now: 1100 });
     expect(state()).toBe('pending');
@@ -70,17 +86,20 @@ describe('pod machine', () => {
     expect(state()).toBe('pending');
   });
 
-  it.each(['pending', 'binding', 'unschedulable', 'backoff'])('stops when the pod is deleted while %s', (where) => {
-    const { send, state, actor } = start();
-    if (where !== 'pending') send({ type: 'SCHEDULE' });
-    if (where === 'binding' || where === 'backoff') send({ type: 'ASSUMED', node: 'n' });
-    if (where === 'backoff') send({ type: 'BIND_FAILED', message: 'x', now: 0 });
-    if (where === 'unschedulable') send({ type: 'UNSCHEDULABLE', message: 'x', now: 0 });
-    expect(state()).toBe(where);
-    send({ type: 'DELETED' });
-    expect(state()).toBe('deleted');
-    expect(actor.getSnapshot().status).toBe('done');
-  });
+  it.each(['pending', 'binding', 'unschedulable', 'backoff'])(
+    'stops when the pod is deleted while %s',
+    (where) => {
+      const { send, state, actor } = start();
+      if (where !== 'pending') send({ type: 'SCHEDULE' });
+      if (where === 'binding' || where === 'backoff') send({ type: 'ASSUMED', node: 'n' });
+      if (where === 'backoff') send({ type: 'BIND_FAILED', message: 'x', now: 0 });
+      if (where === 'unschedulable') send({ type: 'UNSCHEDULABLE', message: 'x', now: 0 });
+      expect(state()).toBe(where);
+      send({ type: 'DELETED' });
+      expect(state()).toBe('deleted');
+      expect(actor.getSnapshot().status).toBe('done');
+    },
+  );
 
   it('ends bound when the watch shows the pod bound by someone else', () => {
     const { send, state } = start();

@@ -40,7 +40,8 @@ function eventTime(event: PodEvent): number | undefined {
 /** Milliseconds of backoff still to wait at the time of `event` (0 when it has passed). */
 export function remainingBackoffMs(context: PodContext, event: PodEvent): number {
   const now = eventTime(event) ?? context.lastFailureAt;
-  const until = context.lastFailureAt + backoffDelayMs(Math.max(1, context.attempts), context.backoff);
+  const until =
+    context.lastFailureAt + backoffDelayMs(Math.max(1, context.attempts), context.backoff);
   return Math.max(0, until - now);
 }
 

@@ -4,7 +4,9 @@ import type { ContainerObject, NodeObject, PodObject } from '../cluster/objects.
 type Loose = Record<string, unknown>;
 
 function obj(value: unknown): Loose | undefined {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Loose) : undefined;
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Loose)
+    : undefined;
 }
 
 function pick<T extends Loose>(source: Loose | undefined, keys: readonly string[]): T | undefined {
@@ -14,7 +16,15 @@ function pick<T extends Loose>(source: Loose | undefined, keys: readonly string[
   return out as T;
 }
 
-const metaKeys = ['name', 'namespace', 'uid', 'resourceVersion', 'labels', 'creationTimestamp', 'deletionTimestamp'];
+const metaKeys = [
+  'name',
+  'namespace',
+  'uid',
+  'resourceVersion',
+  'labels',
+  'creationTimestamp',
+  'deletionTimestamp',
+];
 
 function trimContainers(value: unknown): ContainerObject[] | undefined {
   if (!Array.isArray(value)) return value === undefined ? undefined : (value as ContainerObject[]);
@@ -39,14 +49,27 @@ export function trimPod(raw: unknown): PodObject {
   const status = obj(pod.status);
   const affinity = obj(spec.affinity);
   const trimmedSpec: Loose = {
-    ...pick(spec, ['nodeName', 'schedulerName', 'priority', 'priorityClassName', 'preemptionPolicy', 'nodeSelector', 'tolerations', 'overhead']),
+    ...pick(spec, [
+      'nodeName',
+      'schedulerName',
+      'priority',
+      'priorityClassName',
+      'preemptionPolicy',
+      'nodeSelector',
+      'tolerations',
+      'overhead',
+    ]),
   };
-  if (affinity?.nodeAffinity !== undefined) trimmedSpec.affinity = { nodeAffinity: affinity.nodeAffinity };
+  if (affinity?.nodeAffinity !== undefined)
+    trimmedSpec.affinity = { nodeAffinity: affinity.nodeAffinity };
   const containers = trimContainers(spec.containers);
   if (containers !== undefined) trimmedSpec.containers = containers;
   const initContainers = trimContainers(spec.initContainers);
   if (initContainers !== undefined) trimmedSpec.initContainers = initContainers;
-  const trimmed: Loose = { metadata: pick(obj(pod.metadata), metaKeys) ?? pod.metadata, spec: trimmedSpec };
+  const trimmed: Loose = {
+    metadata: pick(obj(pod.metadata), metaKeys) ?? pod.metadata,
+    spec: trimmedSpec,
+  };
   if (status?.phase !== undefined) trimmed.status = { phase: status.phase };
   return trimmed as unknown as PodObject;
 }

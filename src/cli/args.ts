@@ -1,5 +1,5 @@
 // Flag parsing helpers: strict flags, numbers checked with messages that name the flag.
-import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { CliError } from './errors.ts';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
@@ -7,9 +7,17 @@ type Options = NonNullable<ParseArgsConfig['options']>;
 /** Parses `argv` strictly; unknown flags and missing values become usage errors. */
 export function parseFlags<O extends Options>(argv: string[], options: O, positionals = 0) {
   try {
-    const parsed = parseArgs({ args: argv, options, strict: true, allowPositionals: positionals > 0 });
+    const parsed = parseArgs({
+      args: argv,
+      options,
+      strict: true,
+      allowPositionals: positionals > 0,
+    });
     if (parsed.positionals.length > positionals) {
-      throw new CliError(`unexpected argument ${JSON.stringify(parsed.positionals[positionals])}`, 2);
+      throw new CliError(
+        `unexpected argument ${JSON.stringify(parsed.positionals[positionals])}`,
+        2,
+      );
     }
     return parsed;
   } catch (error) {
@@ -19,21 +27,39 @@ export function parseFlags<O extends Options>(argv: string[], options: O, positi
 }
 
 /** Reads an integer flag within [min, max], or the default when absent. */
-export function intFlag(value: string | undefined, flag: string, fallback: number, min: number, max: number): number {
+export function intFlag(
+  value: string | undefined,
+  flag: string,
+  fallback: number,
+  min: number,
+  max: number,
+): number {
   if (value === undefined) return fallback;
   const n = Number(value);
   if (!/^-?\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < min || n > max) {
-    throw new CliError(`--${flag} must be an integer from ${min} to ${max}, got ${JSON.stringify(value)}`, 2);
+    throw new CliError(
+      `--${flag} must be an integer from ${min} to ${max}, got ${JSON.stringify(value)}`,
+      2,
+    );
   }
   return n;
 }
 
 /** Reads a number flag within [min, max], or the default when absent. */
-export function numberFlag(value: string | undefined, flag: string, fallback: number, min: number, max: number): number {
+export function numberFlag(
+  value: string | undefined,
+  flag: string,
+  fallback: number,
+  min: number,
+  max: number,
+): number {
   if (value === undefined) return fallback;
   const n = Number(value);
   if (value.trim() === '' || !Number.isFinite(n) || n < min || n > max) {
-    throw new CliError(`--${flag} must be a number from ${min} to ${max}, got ${JSON.stringify(value)}`, 2);
+    throw new CliError(
+      `--${flag} must be a number from ${min} to ${max}, got ${JSON.stringify(value)}`,
+      2,
+    );
   }
   return n;
 }

@@ -16,8 +16,12 @@ export function formatSummary(title: string, s: RunSummary): string {
   ];
   const pending = Object.entries(s.pending);
   if (pending.length > 0) {
-    lines.push('', `Pending pods${pending.length > maxPendingShown ? ` (first ${maxPendingShown} of ${pending.length})` : ''}:`);
-    for (const [key, reason] of pending.slice(0, maxPendingShown)) lines.push(`  ${key}: ${reason}`);
+    lines.push(
+      '',
+      `Pending pods${pending.length > maxPendingShown ? ` (first ${maxPendingShown} of ${pending.length})` : ''}:`,
+    );
+    for (const [key, reason] of pending.slice(0, maxPendingShown))
+      lines.push(`  ${key}: ${reason}`);
   }
   const placements = Object.entries(s.placements);
   if (placements.length > 0 && placements.length <= 20) {
@@ -28,7 +32,11 @@ export function formatSummary(title: string, s: RunSummary): string {
 }
 
 /** A one-line progress bar on a TTY stream; a no-op elsewhere. */
-export function progressBar(stream: NodeJS.WriteStream, total: number, label: string): { update(done: number): void; end(): void } {
+export function progressBar(
+  stream: NodeJS.WriteStream,
+  total: number,
+  label: string,
+): { update(done: number): void; end(): void } {
   if (!stream.isTTY || total < 1000) return { update: () => {}, end: () => {} };
   const width = 30;
   let last = -1;

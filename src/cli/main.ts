@@ -26,11 +26,15 @@ export function main(argv: string[]): number {
   const [name, ...rest] = argv;
   const command = commands[name ?? 'help'];
   try {
-    if (command === undefined) throw new CliError(`unknown command ${JSON.stringify(name)}; try: berth help`, 2);
+    if (command === undefined)
+      throw new CliError(`unknown command ${JSON.stringify(name)}; try: berth help`, 2);
     command(rest);
     return 0;
   } catch (error) {
-    const message = error instanceof CliError ? error.message : `internal error: ${(error as Error)?.message ?? String(error)}`;
+    const message =
+      error instanceof CliError
+        ? error.message
+        : `internal error: ${(error as Error)?.message ?? String(error)}`;
     process.stderr.write(`berth: ${message}\n`);
     return error instanceof CliError ? error.exitCode : 1;
   }

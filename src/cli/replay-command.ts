@@ -10,12 +10,15 @@ import { formatSummary } from './format.ts';
 export function replayCommand(argv: string[]): void {
   const { values, positionals } = parseFlags(argv, { json: { type: 'boolean' } }, 1);
   const path = positionals[0];
-  if (path === undefined) throw new CliError('replay needs a LOG file: berth replay LOG [--json]', 2);
+  if (path === undefined)
+    throw new CliError('replay needs a LOG file: berth replay LOG [--json]', 2);
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
   } catch (error) {
-    throw new CliError(`cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    throw new CliError(
+      `cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+    );
   }
   let log: ReturnType<typeof parseLog>;
   try {
@@ -30,10 +33,14 @@ export function replayCommand(argv: string[]): void {
   else process.stdout.write(formatSummary(`berth replay — ${path}`, result.summary));
   if (result.divergence !== undefined) {
     const d = result.divergence;
-    throw new CliError(`replay diverged at seq ${d.seq}: recorded "${d.expected}", replayed "${d.actual}"`);
+    throw new CliError(
+      `replay diverged at seq ${d.seq}: recorded "${d.expected}", replayed "${d.actual}"`,
+    );
   }
   if (!result.matches) {
-    throw new CliError(`digest differs: recorded ${result.recordedDigest}, replayed ${result.summary.decisionDigest}`);
+    throw new CliError(
+      `digest differs: recorded ${result.recordedDigest}, replayed ${result.summary.decisionDigest}`,
+    );
   }
   if (!values.json) {
     process.stdout.write(

@@ -19,7 +19,9 @@ function readManifests(path: string): { nodes: NodeObject[]; pods: PodObject[] }
   try {
     text = readFileSync(path, 'utf8');
   } catch (error) {
-    throw new CliError(`cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    throw new CliError(
+      `cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+    );
   }
   try {
     const manifests = parseManifests(text, path);
@@ -68,7 +70,9 @@ export function simulateCommand(argv: string[]): void {
     pods.push(...generated.pods);
   }
   const log = values.record === undefined ? undefined : openLogFile(values.record);
-  const bar = values.json ? progressBar(process.stderr, 0, '') : progressBar(process.stderr, pods.length, 'scheduling');
+  const bar = values.json
+    ? progressBar(process.stderr, 0, '')
+    : progressBar(process.stderr, pods.length, 'scheduling');
   let summary: ReturnType<typeof simulate>;
   try {
     summary = simulate({
@@ -89,7 +93,13 @@ export function simulateCommand(argv: string[]): void {
     process.stdout.write(`${JSON.stringify(summary)}\n`);
     return;
   }
-  const source = values.cluster === undefined && values.nodes === undefined ? 'the demo cluster' : `${nodes.length} nodes`;
+  const source =
+    values.cluster === undefined && values.nodes === undefined
+      ? 'the demo cluster'
+      : `${nodes.length} nodes`;
   process.stdout.write(formatSummary(`berth simulate — ${source}, seed ${seed}`, summary));
-  if (values.record !== undefined) process.stdout.write(`\nRecorded to ${values.record}; check it with: berth replay ${values.record}\n`);
+  if (values.record !== undefined)
+    process.stdout.write(
+      `\nRecorded to ${values.record}; check it with: berth replay ${values.record}\n`,
+    );
 }

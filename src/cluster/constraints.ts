@@ -9,7 +9,7 @@ import type {
 } from './objects.ts';
 
 /** A parse result that either holds a value or names the field that made it unusable. */
-export type Parsed<T> = { ok: true; value: T } | { ok: false; error: string };
+export type ParsedField<T> = { ok: true; value: T } | { ok: false; error: string };
 
 /** Operators a node selector requirement may use (anything else cannot be evaluated). */
 const OPERATORS = new Set(['In', 'NotIn', 'Exists', 'DoesNotExist', 'Gt', 'Lt']);
@@ -46,7 +46,7 @@ export function parseTolerations(v: unknown): Toleration[] {
  * A node's taints. A malformed taint makes the node unusable (error naming the field):
  * dropping it would let pods onto a node they must not go to.
  */
-export function parseTaints(v: unknown, path: string): Parsed<Taint[]> {
+export function parseTaints(v: unknown, path: string): ParsedField<Taint[]> {
   if (absent(v)) return { ok: true, value: [] };
   if (!Array.isArray(v)) return { ok: false, error: `${path} is not a list` };
   const out: Taint[] = [];
@@ -68,7 +68,7 @@ export function parseTaints(v: unknown, path: string): Parsed<Taint[]> {
  * `spec.nodeSelector`. Every value must be a string: a selector entry that cannot be read is
  * an error rather than dropped, since dropping it would widen where the pod may go.
  */
-export function parseNodeSelector(v: unknown, path: string): Parsed<Record<string, string>> {
+export function parseNodeSelector(v: unknown, path: string): ParsedField<Record<string, string>> {
   const out = emptyRecord<string>();
   if (absent(v)) return { ok: true, value: out };
   if (!isRecord(v)) return { ok: false, error: `${path} is not an object` };
@@ -82,7 +82,7 @@ export function parseNodeSelector(v: unknown, path: string): Parsed<Record<strin
   return { ok: true, value: out };
 }
 
-function parseRequirements(v: unknown, path: string): Parsed<NodeSelectorRequirement[]> {
+function parseRequirements(v: unknown, path: string): ParsedField<NodeSelectorRequirement[]> {
   if (!Array.isArray(v)) return { ok: false, error: `${path} is not a list` };
   const out: NodeSelectorRequirement[] = [];
   for (let i = 0; i < v.length; i++) {
@@ -106,7 +106,7 @@ function parseRequirements(v: unknown, path: string): Parsed<NodeSelectorRequire
 }
 
 /** One node selector term; both lists optional, each must be well-formed when present. */
-export function parseTerm(v: unknown, path: string): Parsed<NodeSelectorTerm> {
+export function parseTerm(v: unknown, path: string): ParsedField<NodeSelectorTerm> {
   if (!isRecord(v)) return { ok: false, error: `${path} is not an object` };
   const term: NodeSelectorTerm = {};
   for (const field of ['matchExpressions', 'matchFields'] as const) {
@@ -140,7 +140,7 @@ function parsePreferred(v: unknown): PreferredSchedulingTerm[] {
  * `spec.affinity` (only node affinity is read). A required affinity that cannot be read in
  * full is an error naming the field: dropping any of it could place the pod wrongly.
  */
-export function parseNodeAffinity(v: unknown, path: string): Parsed<ParsedNodeAffinity> {
+export function parseNodeAffinity(v: unknown, path: string): ParsedField<ParsedNodeAffinity> {
   const none: ParsedNodeAffinity = { required: undefined, preferred: [] };
   if (absent(v)) return { ok: true, value: none };
   if (!isRecord(v)) return { ok: false, error: `${path} is not an object` };
@@ -158,7 +158,7 @@ export function parseNodeAffinity(v: unknown, path: string): Parsed<ParsedNodeAf
   return { ok: true, value: { required: terms.value, preferred } };
 }
 
-function parseTermList(req: JsonRecord, path: string): Parsed<NodeSelectorTerm[]> {
+function parseTermList(req: JsonRecord, path: string): ParsedField<NodeSelectorTerm[]> {
   const list: unknown = req.nodeSelectorTerms;
   if (!Array.isArray(list)) return { ok: false, error: `${path} is not a list` };
   const out: NodeSelectorTerm[] = [];

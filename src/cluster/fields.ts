@@ -21,11 +21,6 @@ export function nonEmptyString(v: unknown): string | undefined {
   return typeof v === 'string' && v.length > 0 ? v : undefined;
 }
 
-/** The field when it is a string (possibly empty), else undefined. */
-export function optionalString(v: unknown): string | undefined {
-  return typeof v === 'string' ? v : undefined;
-}
-
 /** The string-valued entries of an object (others dropped); empty for a non-object. */
 export function stringEntries(v: unknown): Record<string, string> {
   const out = emptyRecord<string>();

@@ -2,7 +2,7 @@
 import { emptyRecord } from './fields.ts';
 import type { Resources } from './types.ts';
 
-/** The `scalar` key of a resource name, or a fixed field for cpu, memory and ephemeral storage. */
+/** The fixed fields of {@link Resources} (everything else lives in `scalar`). */
 export type ResourceField = 'milliCPU' | 'memory' | 'ephemeralStorage';
 
 /** Kubernetes resource names that map to a fixed field of {@link Resources}. */

@@ -6,7 +6,13 @@ import { LogError, parseLog } from './reader.ts';
 import { Recorder } from './recorder.ts';
 import type { Envelope } from './types.ts';
 
-const header = { kind: 'header' as const, format: logFormatVersion, berthVersion: 't', seed: 7, config: {} };
+const header = {
+  kind: 'header' as const,
+  format: logFormatVersion,
+  berthVersion: 't',
+  seed: 7,
+  config: {},
+};
 
 function record(envelopes: Envelope[], close = true): { text: string; digest: string } {
   const lines: string[] = [];
@@ -19,7 +25,11 @@ function record(envelopes: Envelope[], close = true): { text: string; digest: st
 const sample: Envelope[] = [
   { seq: 1, time: 0, event: { type: 'NodeDeleted', name: 'n1' } },
   { seq: 2, time: 5, event: { type: 'PodAssumed', key: 'default/a', node: 'n2' } },
-  { seq: 3, time: 9, event: { type: 'PodUnschedulable', key: 'default/b', message: '0/1 nodes are available.' } },
+  {
+    seq: 3,
+    time: 9,
+    event: { type: 'PodUnschedulable', key: 'default/b', message: '0/1 nodes are available.' },
+  },
 ];
 
 describe('log format', () => {
@@ -57,9 +67,24 @@ describe('log format', () => {
   it.each([
     ['an empty file', '', 1, 'the log is empty'],
     ['a log without header', '{"seq":1}\n', 1, 'the first line is not a berth log header'],
-    ['an unknown event type', `${JSON.stringify(header)}\n{"seq":1,"time":0,"event":{"type":"Nope"}}\n`, 2, 'unknown event type "Nope"'],
-    ['a sequence going backwards', `${JSON.stringify(header)}\n${JSON.stringify(sample[1])}\n${JSON.stringify(sample[0])}\n`, 3, 'seq 1 does not follow 2'],
-    ['a future format', `${JSON.stringify({ ...header, format: 99 })}\n`, 1, `unsupported log format 99 (this berth reads ${logFormatVersion})`],
+    [
+      'an unknown event type',
+      `${JSON.stringify(header)}\n{"seq":1,"time":0,"event":{"type":"Nope"}}\n`,
+      2,
+      'unknown event type "Nope"',
+    ],
+    [
+      'a sequence going backwards',
+      `${JSON.stringify(header)}\n${JSON.stringify(sample[1])}\n${JSON.stringify(sample[0])}\n`,
+      3,
+      'seq 1 does not follow 2',
+    ],
+    [
+      'a future format',
+      `${JSON.stringify({ ...header, format: 99 })}\n`,
+      1,
+      `unsupported log format 99 (this berth reads ${logFormatVersion})`,
+    ],
   ])('rejects %s', (_name, text, line, message) => {
     expect(() => parseLog(text)).toThrowError(new LogError(line, message));
   });

@@ -45,7 +45,10 @@ function checkHeader(value: unknown): LogHeader {
     throw new LogError(1, 'the first line is not a berth log header');
   }
   if (value.format !== logFormatVersion) {
-    throw new LogError(1, `unsupported log format ${String(value.format)} (this berth reads ${logFormatVersion})`);
+    throw new LogError(
+      1,
+      `unsupported log format ${String(value.format)} (this berth reads ${logFormatVersion})`,
+    );
   }
   if (typeof value.seed !== 'number' || !Number.isInteger(value.seed)) {
     throw new LogError(1, 'header has no integer seed');
@@ -57,10 +60,13 @@ function checkHeader(value: unknown): LogHeader {
 function checkEnvelope(value: unknown, line: number, previousSeq: number): Envelope {
   if (!isObject(value)) throw new LogError(line, 'not a JSON object');
   const { seq, time, event } = value;
-  if (typeof seq !== 'number' || !Number.isInteger(seq)) throw new LogError(line, 'missing integer "seq"');
+  if (typeof seq !== 'number' || !Number.isInteger(seq))
+    throw new LogError(line, 'missing integer "seq"');
   if (seq <= previousSeq) throw new LogError(line, `seq ${seq} does not follow ${previousSeq}`);
-  if (typeof time !== 'number' || !Number.isFinite(time)) throw new LogError(line, 'missing numeric "time"');
-  if (!isObject(event) || typeof event.type !== 'string') throw new LogError(line, 'missing "event"');
+  if (typeof time !== 'number' || !Number.isFinite(time))
+    throw new LogError(line, 'missing numeric "time"');
+  if (!isObject(event) || typeof event.type !== 'string')
+    throw new LogError(line, 'missing "event"');
   if (!eventTypes.has(event.type as BerthEvent['type'])) {
     throw new LogError(line, `unknown event type ${JSON.stringify(event.type)}`);
   }

@@ -10,8 +10,9 @@ export const name = 'NodeResourcesBalancedAllocation';
  * node's actual requested plus the pod's actual requests (no non-zero defaults) over
  * allocatable, each fraction capped at 1; resources with 0 allocatable are left out.
  * With two fractions std = |f_cpu − f_mem| / 2, with fewer std = 0; the score is
- * trunc((1 − std) × 100). A pod requesting no cpu and no memory is skipped (kube ≥ 1.33
- * returns Skip from PreScore, kubernetes#130260): every node scores 0.
+ * trunc((1 − std) × 100). A pod requesting no cpu and no memory is skipped (kube's
+ * PreScore returns Skip since kubernetes#130260, 2025): every node scores 0. (kube 1.36
+ * scores the change in balance instead, kubernetes#135573; berth follows 1.34.)
  */
 export function balancedAllocationScore(pod: PodInfo, node: NodeInfo): number {
   const podCPU = pod.requests.milliCPU;

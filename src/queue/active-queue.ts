@@ -94,7 +94,8 @@ export class ActiveQueue {
       if (left >= n) break;
       const right = left + 1;
       let child = left;
-      if (right < n && comesBefore(this.heap[right] as QueuedPod, this.heap[left] as QueuedPod)) child = right;
+      if (right < n && comesBefore(this.heap[right] as QueuedPod, this.heap[left] as QueuedPod))
+        child = right;
       const c = this.heap[child] as QueuedPod;
       if (!comesBefore(c, item)) break;
       this.heap[i] = c;

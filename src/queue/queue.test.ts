@@ -90,12 +90,42 @@ describe('UnschedulablePool', () => {
 describe('couldHelpParkedPods', () => {
   const none = { before: undefined, after: undefined };
   it.each([
-    ['a node is added or changed', { type: 'NodeUpserted', node: { metadata: { name: 'n' } } }, none, true],
-    ['a bound pod is deleted', { type: 'PodDeleted', key: 'a/b' }, { before: { kind: 'bound', node: 'n' }, after: undefined }, true],
-    ['a pending pod is deleted', { type: 'PodDeleted', key: 'a/b' }, { before: { kind: 'none' }, after: undefined }, false],
-    ['a pod completes', { type: 'PodUpserted', pod: { metadata: { name: 'b' }, spec: {} } }, { before: { kind: 'bound', node: 'n' }, after: { kind: 'none' } }, true],
-    ['a pod is bound where it was assumed', { type: 'PodUpserted', pod: { metadata: { name: 'b' }, spec: {} } }, { before: { kind: 'assumed', node: 'n' }, after: { kind: 'bound', node: 'n' } }, false],
-    ['a bind fails', { type: 'BindFailed', key: 'a/b', node: 'n', reason: 'Error', message: 'x' }, none, true],
+    [
+      'a node is added or changed',
+      { type: 'NodeUpserted', node: { metadata: { name: 'n' } } },
+      none,
+      true,
+    ],
+    [
+      'a bound pod is deleted',
+      { type: 'PodDeleted', key: 'a/b' },
+      { before: { kind: 'bound', node: 'n' }, after: undefined },
+      true,
+    ],
+    [
+      'a pending pod is deleted',
+      { type: 'PodDeleted', key: 'a/b' },
+      { before: { kind: 'none' }, after: undefined },
+      false,
+    ],
+    [
+      'a pod completes',
+      { type: 'PodUpserted', pod: { metadata: { name: 'b' }, spec: {} } },
+      { before: { kind: 'bound', node: 'n' }, after: { kind: 'none' } },
+      true,
+    ],
+    [
+      'a pod is bound where it was assumed',
+      { type: 'PodUpserted', pod: { metadata: { name: 'b' }, spec: {} } },
+      { before: { kind: 'assumed', node: 'n' }, after: { kind: 'bound', node: 'n' } },
+      false,
+    ],
+    [
+      'a bind fails',
+      { type: 'BindFailed', key: 'a/b', node: 'n', reason: 'Error', message: 'x' },
+      none,
+      true,
+    ],
     ['a node is deleted', { type: 'NodeDeleted', name: 'n' }, none, false],
   ] as const)('%s → %s', (_name, event, change, expected) => {
     expect(couldHelpParkedPods(event as never, change as never)).toBe(expected);

@@ -46,11 +46,18 @@ export function parseConfig(raw: unknown): BerthConfig {
   const backoff = isObject(raw.backoff) ? raw.backoff : {};
   const pct = raw.percentageOfNodesToScore ?? defaultConfig.percentageOfNodesToScore;
   if (typeof pct !== 'number' || !Number.isInteger(pct) || pct < 0 || pct > 100) {
-    throw new Error(`config percentageOfNodesToScore must be an integer 0–100, got ${JSON.stringify(pct)}`);
+    throw new Error(
+      `config percentageOfNodesToScore must be an integer 0–100, got ${JSON.stringify(pct)}`,
+    );
   }
   const name = raw.schedulerName ?? defaultConfig.schedulerName;
-  if (typeof name !== 'string' || name === '') throw new Error('config schedulerName must be a non-empty string');
-  const initialMs = positive(backoff.initialMs, defaultConfig.backoff.initialMs, 'backoff.initialMs');
+  if (typeof name !== 'string' || name === '')
+    throw new Error('config schedulerName must be a non-empty string');
+  const initialMs = positive(
+    backoff.initialMs,
+    defaultConfig.backoff.initialMs,
+    'backoff.initialMs',
+  );
   const maxMs = positive(backoff.maxMs, defaultConfig.backoff.maxMs, 'backoff.maxMs');
   if (maxMs < initialMs) throw new Error('config backoff.maxMs must be ≥ backoff.initialMs');
   return {
@@ -58,6 +65,10 @@ export function parseConfig(raw: unknown): BerthConfig {
     percentageOfNodesToScore: pct,
     backoff: { initialMs, maxMs },
     maxParkedMs: positive(raw.maxParkedMs, defaultConfig.maxParkedMs, 'maxParkedMs'),
-    flushIntervalMs: positive(raw.flushIntervalMs, defaultConfig.flushIntervalMs, 'flushIntervalMs'),
+    flushIntervalMs: positive(
+      raw.flushIntervalMs,
+      defaultConfig.flushIntervalMs,
+      'flushIntervalMs',
+    ),
   };
 }

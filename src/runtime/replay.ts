@@ -43,6 +43,8 @@ export function replay(log: ParsedLog): ReplayResult {
   }
   const summary = tracker.summarize(core.pendingReasons(), performance.now() - started);
   const recordedDigest = log.digest?.digest;
-  const matches = divergence === undefined && (recordedDigest === undefined || recordedDigest === summary.decisionDigest);
+  const matches =
+    divergence === undefined &&
+    (recordedDigest === undefined || recordedDigest === summary.decisionDigest);
   return { summary, divergence, recordedDigest, matches };
 }

@@ -34,8 +34,10 @@ export interface SchedulerOptions {
   seed: number;
   timers: TimerPort;
   effects: EffectPort;
-  /** Called with every envelope, in log order (recorder, summaries, metrics). */
+  /** Called with every envelope, in log order, before it is applied (recorder, summaries). */
   onEnvelope?: (env: Envelope) => void;
+  /** Called after an envelope has been fully applied (tests check invariants here). */
+  onApplied?: (env: Envelope, state: ClusterState) => void;
   profile?: Profile;
 }
 
@@ -109,6 +111,7 @@ export class Scheduler {
     const change = this.chargeChange(env.event, () => evolve(this.state, env));
     this.route(env.event);
     if (couldHelpParkedPods(env.event, change)) this.requeueParked(this.parked.keys());
+    this.opts.onApplied?.(env, this.state);
     this.flushOutbox();
   }
 
@@ -142,7 +145,8 @@ export class Scheduler {
     const reasons = new Map<string, string>();
     for (const [key, actor] of this.actors) {
       const snapshot = actor.getSnapshot();
-      const reason = snapshot.context.reason ?? `waiting to be scheduled (${String(snapshot.value)})`;
+      const reason =
+        snapshot.context.reason ?? `waiting to be scheduled (${String(snapshot.value)})`;
       reasons.set(key, reason);
     }
     return reasons;
@@ -176,6 +180,7 @@ export class Scheduler {
     const event = env.event;
     if (event.type === 'PodAssumed') this.send(event.key, { type: 'ASSUMED', node: event.node });
     else this.send(event.key, { type: 'UNSCHEDULABLE', message: event.message, now: this.now });
+    this.opts.onApplied?.(env, this.state);
     this.flushOutbox();
   }
 
@@ -183,7 +188,8 @@ export class Scheduler {
     const key = podKeyOf(event);
     const before = key === undefined ? undefined : this.state.pods.get(key)?.charge;
     apply();
-    const after: Charge | undefined = key === undefined ? undefined : this.state.pods.get(key)?.charge;
+    const after: Charge | undefined =
+      key === undefined ? undefined : this.state.pods.get(key)?.charge;
     return { before, after };
   }
 
@@ -220,7 +226,7 @@ export class Scheduler {
         return;
       default: {
         const unreachable: never = event;
-        return unreachable;
+        throw new Error(`unhandled event ${JSON.stringify(unreachable)}`);
       }
     }
   }
@@ -317,7 +323,8 @@ export class Scheduler {
         park: ({ context }) => this.parked.park(context.key, this.now),
         unpark: ({ context }) => void this.parked.remove(context.key),
         requestBind: ({ context }) => {
-          if (context.node !== undefined) this.outbox.push({ key: context.key, node: context.node });
+          if (context.node !== undefined)
+            this.outbox.push({ key: context.key, node: context.node });
         },
       },
     });
@@ -333,7 +340,8 @@ export class Scheduler {
 function podKeyOf(event: BerthEvent): string | undefined {
   switch (event.type) {
     case 'PodUpserted': {
-      const meta = (event.pod as { metadata?: { name?: unknown; namespace?: unknown } } | undefined)?.metadata;
+      const meta = (event.pod as { metadata?: { name?: unknown; namespace?: unknown } } | undefined)
+        ?.metadata;
       if (typeof meta?.name !== 'string') return undefined;
       return `${typeof meta.namespace === 'string' && meta.namespace !== '' ? meta.namespace : 'default'}/${meta.name}`;
     }
@@ -347,4 +355,3 @@ function podKeyOf(event: BerthEvent): string | undefined {
       return undefined;
   }
 }
-

@@ -2,6 +2,7 @@
 import { performance } from 'node:perf_hooks';
 import { SimCluster } from '../adapters/sim/sim-cluster.ts';
 import type { NodeObject, PodObject } from '../cluster/objects.ts';
+import type { ClusterState } from '../cluster/types.ts';
 import { logFormatVersion } from '../events/log-format.ts';
 import { type LineSink, Recorder } from '../events/recorder.ts';
 import type { Envelope, InputEvent } from '../events/types.ts';
@@ -10,8 +11,8 @@ import type { BerthConfig } from './config.ts';
 import { connectSources } from './pipeline.ts';
 import { Scheduler, type TimerPort } from './scheduler.ts';
 import { type RunSummary, SummaryTracker } from './summary.ts';
-import { VirtualClock } from './virtual-clock.ts';
 import { berthVersion } from './version.ts';
+import { VirtualClock } from './virtual-clock.ts';
 
 /** A simulation's inputs. */
 export interface SimulationOptions {
@@ -29,7 +30,17 @@ export interface SimulationOptions {
   cycleDurations?: number[];
   /** Virtual time after which the simulation stops even if pods are still backing off. */
   horizonMs?: number;
+  /** Changes to make to the cluster at given virtual times, as if through the API. */
+  script?: ScriptedChange[];
+  /** Sees every envelope before and after it is applied (invariant checks in tests). */
+  inspect?: (phase: 'before' | 'after', env: Envelope, state: ClusterState) => void;
 }
+
+/** One scripted change to the simulated cluster. */
+export type ScriptedChange =
+  | { at: number; createPod: PodObject }
+  | { at: number; deletePod: string }
+  | { at: number; addNode: NodeObject };
 
 /** Fifteen virtual minutes: enough for any pod to exhaust its backoff many times over. */
 export const defaultHorizonMs = 15 * 60_000;
@@ -48,15 +59,17 @@ export function simulate(opts: SimulationOptions): RunSummary {
           seed: opts.seed,
           config: opts.config as unknown as Record<string, unknown>,
         });
+  let scheduler: Scheduler | undefined;
   const onEnvelope = (env: Envelope) => {
     tracker.observe(env);
     recorder?.record(env);
+    if (scheduler !== undefined) opts.inspect?.('before', env, scheduler.state);
   };
   const timerIds = new Map<string, number>();
-  let scheduler: Scheduler | undefined;
   const fireTimer = (timer: 'backoff' | 'flush', key: string | undefined) => {
     if (key !== undefined) timerIds.delete(key);
-    const event: InputEvent = key === undefined ? { type: 'TimerFired', timer } : { type: 'TimerFired', timer, key };
+    const event: InputEvent =
+      key === undefined ? { type: 'TimerFired', timer } : { type: 'TimerFired', timer, key };
     scheduler?.ingest(event, clock.now());
   };
   const timers: TimerPort = {
@@ -73,17 +86,36 @@ export function simulate(opts: SimulationOptions): RunSummary {
   const sim = new SimCluster({
     nodes: opts.nodes,
     pods: opts.pods,
-    timers: { now: () => clock.now(), schedule: (deadline, fire) => void clock.schedule(deadline, fire) },
+    timers: {
+      now: () => clock.now(),
+      schedule: (deadline, fire) => void clock.schedule(deadline, fire),
+    },
     bindLatencyMs: opts.bindLatencyMs,
     bindFailureRate: opts.bindFailureRate,
     rng: seededRng(opts.seed ^ 0x5eed),
   });
-  const core = new Scheduler({ config: opts.config, seed: opts.seed, timers, effects: sim, onEnvelope });
+  const core = new Scheduler({
+    config: opts.config,
+    seed: opts.seed,
+    timers,
+    effects: sim,
+    onEnvelope,
+    ...(opts.inspect === undefined
+      ? {}
+      : { onApplied: (env, state) => opts.inspect?.('after', env, state) }),
+  });
   scheduler = core;
   const subscription = connectSources([sim.events$], (event) => core.ingest(event, clock.now()));
   const started = performance.now();
   sim.start();
   core.startFlushTimer(clock.now());
+  for (const change of opts.script ?? []) {
+    clock.schedule(change.at, () => {
+      if ('createPod' in change) sim.createPod(change.createPod);
+      else if ('deletePod' in change) sim.deletePod(change.deletePod);
+      else sim.addNode(change.addNode);
+    });
+  }
   const horizon = opts.horizonMs ?? defaultHorizonMs;
   let decisions = 0;
   for (;;) {

@@ -40,7 +40,8 @@ export class SummaryTracker {
         this.placements.delete(event.key);
         return;
       case 'NodeUpserted':
-        if (typeof event.node?.metadata?.name === 'string') this.nodeNames.add(event.node.metadata.name);
+        if (typeof event.node?.metadata?.name === 'string')
+          this.nodeNames.add(event.node.metadata.name);
         return;
       case 'NodeDeleted':
         this.nodeNames.delete(event.name);
@@ -52,7 +53,9 @@ export class SummaryTracker {
 
   /** Builds the summary; `pending` comes from the scheduler's in-flight machines. */
   summarize(pending: Map<string, string>, elapsedMs: number): RunSummary {
-    const placements = Object.fromEntries([...this.placements].sort(([a], [b]) => (a < b ? -1 : 1)));
+    const placements = Object.fromEntries(
+      [...this.placements].sort(([a], [b]) => (a < b ? -1 : 1)),
+    );
     const pendingObj = Object.fromEntries([...pending].sort(([a], [b]) => (a < b ? -1 : 1)));
     const scheduled = this.placements.size;
     return {

@@ -23,7 +23,12 @@ export class VirtualClock {
 
   /** Schedules `fire` at absolute time `deadline` (not before now). Returns a timer id. */
   schedule(deadline: number, fire: () => void, background = false): number {
-    const timer = { id: this.nextId++, deadline: Math.max(deadline, this.current), fire, background };
+    const timer = {
+      id: this.nextId++,
+      deadline: Math.max(deadline, this.current),
+      fire,
+      background,
+    };
     this.heap.push(timer);
     this.pending.set(timer.id, timer);
     this.siftUp(this.heap.length - 1);

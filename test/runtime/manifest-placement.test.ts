@@ -9,7 +9,14 @@ const fixture = new URL('../fixtures/kube-filters.yaml', import.meta.url);
 
 function run(seed: number) {
   const { nodes, pods } = parseManifests(readFileSync(fixture, 'utf8'), 'kube-filters.yaml');
-  return simulate({ nodes, pods, seed, config: defaultConfig, bindLatencyMs: 5, bindFailureRate: 0 });
+  return simulate({
+    nodes,
+    pods,
+    seed,
+    config: defaultConfig,
+    bindLatencyMs: 5,
+    bindFailureRate: 0,
+  });
 }
 
 // The other six nodes fail earlier filters (NodeUnschedulable, TaintToleration and
@@ -51,15 +58,17 @@ describe('placement of the kube-filters fixture', () => {
     ['t/with-overhead', `0/7 nodes are available: 1 Insufficient cpu, ${otherNodes}`],
     // n-small's third pod slot went to small-1.
     ['t/small-2', `0/7 nodes are available: 1 Too many pods, ${otherNodes}`],
-  ])('leaves %s pending with kube-scheduler\'s message', (pod, message) => {
+  ])("leaves %s pending with kube-scheduler's message", (pod, message) => {
     expect(summary.pending[pod]).toBe(message);
   });
 
   it('names the field of an unparsable quantity', () => {
-    expect(summary.pending['t/bad-quantity']).toContain('invalid quantity "lots" at spec.containers[0].resources.requests.cpu');
+    expect(summary.pending['t/bad-quantity']).toContain(
+      'invalid quantity "lots" at spec.containers[0].resources.requests.cpu',
+    );
   });
 
-  it('accounts for every berth pod and leaves other schedulers\' pods alone', () => {
+  it("accounts for every berth pod and leaves other schedulers' pods alone", () => {
     expect(summary.pods).toBe(13);
     expect(summary.scheduled + summary.unschedulable).toBe(13);
     expect(summary.placements['t/not-ours']).toBeUndefined();

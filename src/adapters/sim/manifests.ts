@@ -34,7 +34,9 @@ function parseDocuments(text: string, source: string): unknown[] {
   for (const [i, doc] of docs.entries()) {
     const error = doc.errors[0];
     if (error !== undefined) {
-      throw new ManifestError(`${source}: document ${i + 1}: invalid YAML: ${error.message.split('\n')[0]}`);
+      throw new ManifestError(
+        `${source}: document ${i + 1}: invalid YAML: ${error.message.split('\n')[0]}`,
+      );
     }
     const value: unknown = doc.toJS();
     if (value !== null && value !== undefined) out.push(value);
@@ -44,15 +46,19 @@ function parseDocuments(text: string, source: string): unknown[] {
 
 function collect(value: unknown, where: string, into: Manifests): void {
   if (Array.isArray(value)) {
-    value.forEach((item, i) => collect(item, `${where}[${i}]`, into));
+    for (const [i, item] of value.entries()) collect(item, `${where}[${i}]`, into);
     return;
   }
-  if (!isObject(value)) throw new ManifestError(`${where}: expected a Kubernetes object, got ${JSON.stringify(value)?.slice(0, 40)}`);
+  if (!isObject(value))
+    throw new ManifestError(
+      `${where}: expected a Kubernetes object, got ${JSON.stringify(value)?.slice(0, 40)}`,
+    );
   const kind = value.kind;
   if (typeof kind !== 'string') throw new ManifestError(`${where}: object has no "kind"`);
   if (kind === 'List' || kind.endsWith('List')) {
-    if (!Array.isArray(value.items)) throw new ManifestError(`${where}: ${kind} has no "items" array`);
-    value.items.forEach((item, i) => collect(item, `${where} items[${i}]`, into));
+    if (!Array.isArray(value.items))
+      throw new ManifestError(`${where}: ${kind} has no "items" array`);
+    for (const [i, item] of value.items.entries()) collect(item, `${where} items[${i}]`, into);
     return;
   }
   if (kind !== 'Node' && kind !== 'Pod') {
@@ -63,7 +69,8 @@ function collect(value: unknown, where: string, into: Manifests): void {
   if (!isObject(meta) || typeof meta.name !== 'string' || meta.name === '') {
     throw new ManifestError(`${where}: ${kind} has no metadata.name`);
   }
-  if (value.spec !== undefined && !isObject(value.spec)) throw new ManifestError(`${where}: ${kind} ${meta.name}: spec must be an object`);
+  if (value.spec !== undefined && !isObject(value.spec))
+    throw new ManifestError(`${where}: ${kind} ${meta.name}: spec must be an object`);
   if (kind === 'Node') into.nodes.push(value as unknown as NodeObject);
   else into.pods.push({ ...value, spec: value.spec ?? {} } as unknown as PodObject);
 }
@@ -75,6 +82,8 @@ function collect(value: unknown, where: string, into: Manifests): void {
  */
 export function parseManifests(text: string, source: string): Manifests {
   const into: Manifests = { nodes: [], pods: [], skipped: [] };
-  parseDocuments(text, source).forEach((doc, i) => collect(doc, `${source}: document ${i + 1}`, into));
+  for (const [i, doc] of parseDocuments(text, source).entries()) {
+    collect(doc, `${source}: document ${i + 1}`, into);
+  }
   return into;
 }

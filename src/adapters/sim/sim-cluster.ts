@@ -1,5 +1,5 @@
 // An in-process cluster: serves nodes and pods as events and applies binds after a latency.
-import { Observable, Subject } from 'rxjs';
+import { type Observable, Subject } from 'rxjs';
 import type { NodeObject, PodObject } from '../../cluster/objects.ts';
 import type { InputEvent } from '../../events/types.ts';
 import type { Rng } from '../../framework/rng.ts';
@@ -46,10 +46,12 @@ export class SimCluster {
   /** Emits the initial list of nodes and pods, as a reflector's first relist. */
   start(): void {
     this.subject.next({ type: 'ResyncStarted', kind: 'Node' });
-    for (const node of this.opts.nodes) this.subject.next({ type: 'NodeUpserted', node: trimNode(node) });
+    for (const node of this.opts.nodes)
+      this.subject.next({ type: 'NodeUpserted', node: trimNode(node) });
     this.subject.next({ type: 'ResyncDone', kind: 'Node' });
     this.subject.next({ type: 'ResyncStarted', kind: 'Pod' });
-    for (const pod of this.pods.values()) this.subject.next({ type: 'PodUpserted', pod: trimPod(pod) });
+    for (const pod of this.pods.values())
+      this.subject.next({ type: 'PodUpserted', pod: trimPod(pod) });
     this.subject.next({ type: 'ResyncDone', kind: 'Pod' });
   }
 
@@ -57,6 +59,11 @@ export class SimCluster {
   createPod(pod: PodObject): void {
     this.pods.set(keyOf(pod), pod);
     this.subject.next({ type: 'PodUpserted', pod: trimPod(pod) });
+  }
+
+  /** Adds or replaces a node now. */
+  addNode(node: NodeObject): void {
+    this.subject.next({ type: 'NodeUpserted', node: trimNode(node) });
   }
 
   /** Deletes a pod now. */
@@ -73,7 +80,13 @@ export class SimCluster {
   private completeBind(key: string, node: string): void {
     const pod = this.pods.get(key);
     if (pod === undefined) {
-      this.subject.next({ type: 'BindFailed', key, node, reason: 'NotFound', message: `pods "${key}" not found` });
+      this.subject.next({
+        type: 'BindFailed',
+        key,
+        node,
+        reason: 'NotFound',
+        message: `pods "${key}" not found`,
+      });
       return;
     }
     const current = pod.spec.nodeName;
@@ -83,10 +96,20 @@ export class SimCluster {
       return;
     }
     if (this.opts.bindFailureRate > 0 && this.opts.rng.nextFloat() < this.opts.bindFailureRate) {
-      this.subject.next({ type: 'BindFailed', key, node, reason: 'Error', message: 'injected bind failure' });
+      this.subject.next({
+        type: 'BindFailed',
+        key,
+        node,
+        reason: 'Error',
+        message: 'injected bind failure',
+      });
       return;
     }
-    const bound: PodObject = { ...pod, spec: { ...pod.spec, nodeName: node }, status: { ...pod.status, phase: 'Running' } };
+    const bound: PodObject = {
+      ...pod,
+      spec: { ...pod.spec, nodeName: node },
+      status: { ...pod.status, phase: 'Running' },
+    };
     this.pods.set(key, bound);
     this.subject.next({ type: 'BindSucceeded', key, node });
     this.subject.next({ type: 'PodUpserted', pod: trimPod(bound) });

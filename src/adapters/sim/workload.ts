@@ -21,7 +21,12 @@ function pad(n: number, width: number): string {
  * `podCount` pending pods for `schedulerName` with small requests drawn from `seed`.
  * Creation timestamps increase by one second per pod.
  */
-export function generateWorkload(nodeCount: number, podCount: number, seed: number, schedulerName = 'berth'): Workload {
+export function generateWorkload(
+  nodeCount: number,
+  podCount: number,
+  seed: number,
+  schedulerName = 'berth',
+): Workload {
   const rng = seededRng(seed);
   const nodeWidth = String(Math.max(nodeCount - 1, 0)).length;
   const podWidth = String(Math.max(podCount - 1, 0)).length;
@@ -31,9 +36,14 @@ export function generateWorkload(nodeCount: number, podCount: number, seed: numb
     nodes.push({
       metadata: {
         name,
-        labels: { 'kubernetes.io/hostname': name, 'topology.kubernetes.io/zone': zones[i % zones.length] as string },
+        labels: {
+          'kubernetes.io/hostname': name,
+          'topology.kubernetes.io/zone': zones[i % zones.length] as string,
+        },
       },
-      status: { allocatable: { cpu: '4', memory: '32Gi', pods: '110', 'ephemeral-storage': '100Gi' } },
+      status: {
+        allocatable: { cpu: '4', memory: '32Gi', pods: '110', 'ephemeral-storage': '100Gi' },
+      },
     });
   }
   const pods: PodObject[] = [];
@@ -48,7 +58,10 @@ export function generateWorkload(nodeCount: number, podCount: number, seed: numb
         uid: `uid-${i}`,
         creationTimestamp: new Date((epoch + i) * 1000).toISOString().replace('.000Z', 'Z'),
       },
-      spec: { schedulerName, containers: [{ name: 'app', resources: { requests: { cpu, memory } } }] },
+      spec: {
+        schedulerName,
+        containers: [{ name: 'app', resources: { requests: { cpu, memory } } }],
+      },
       status: { phase: 'Pending' },
     });
   }
