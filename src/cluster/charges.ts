@@ -1,5 +1,5 @@
 // Charging pods' requests to nodes, including nodes that are absent (deleted or not yet seen).
-import { placeholderNode } from './node-info.ts';
+import { placeholderNode, refreshHeadroom } from './node-info.ts';
 import { addResources } from './resources.ts';
 import type { Charge, ClusterState, NodeInfo, PodInfo } from './types.ts';
 
@@ -28,6 +28,7 @@ function addPodTo(node: NodeInfo, key: string, info: PodInfo): void {
   addResources(node.requested, info.requests, 1);
   node.nonZeroRequested.milliCPU += info.nonZeroRequests.milliCPU;
   node.nonZeroRequested.memory += info.nonZeroRequests.memory;
+  refreshHeadroom(node);
 }
 
 function rebuild(state: ClusterState): ChargeIndex {
@@ -96,6 +97,7 @@ export function releaseCharge(
   addResources(node.requested, info.requests, -1);
   node.nonZeroRequested.milliCPU -= info.nonZeroRequests.milliCPU;
   node.nonZeroRequested.memory -= info.nonZeroRequests.memory;
+  refreshHeadroom(node);
   bumpGeneration(state, node);
   if (live === undefined && node.pods.size === 0) ghosts.delete(charge.node);
 }

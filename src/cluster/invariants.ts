@@ -44,11 +44,24 @@ export function checkClusterInvariants(state: ClusterState): string[] {
   if (state.nodeOrder.length !== state.nodes.size || state.nodeIndex.size !== state.nodes.size) {
     out.push('nodeOrder, nodeIndex and nodes differ in size');
   }
-  state.nodeOrder.forEach((name, i) => {
+  state.nodeOrder.forEach((node, i) => {
+    const name = node.name;
     if (state.nodeIndex.get(name) !== i) out.push(`nodeIndex of ${name} is not ${i}`);
-    if (!state.nodes.has(name)) out.push(`nodeOrder names unknown node ${name}`);
+    if (state.nodes.get(name) !== node) out.push(`nodeOrder holds a stale or unknown node ${name}`);
   });
-  for (const node of state.nodes.values()) checkNodeCharges(state, node, 'node', out);
+  for (const node of state.nodes.values()) {
+    checkNodeCharges(state, node, 'node', out);
+    const a = node.allocatable;
+    const r = node.requested;
+    if (
+      node.freeMilliCPU !== a.milliCPU - r.milliCPU ||
+      node.freeMemory !== a.memory - r.memory ||
+      node.freeEphemeralStorage !== a.ephemeralStorage - r.ephemeralStorage ||
+      node.freePods !== a.pods - node.pods.size
+    ) {
+      out.push(`node ${node.name}: inline headroom disagrees with allocatable − requested`);
+    }
+  }
   const absent = absentNodes(state);
   for (const node of absent.values()) {
     if (state.nodes.has(node.name)) out.push(`absent node ${node.name} is also live`);

@@ -70,6 +70,7 @@ export function nodeInfoFromObject(obj: unknown): NodeInfo | { rejected: string 
     nonZeroRequested: { milliCPU: 0, memory: 0 },
     pods: new Set(),
     generation: 0,
+    ...headroomOf(allocatable),
   };
 }
 
@@ -86,6 +87,10 @@ export function placeholderNode(name: string): NodeInfo {
     nonZeroRequested: { milliCPU: 0, memory: 0 },
     pods: new Set(),
     generation: 0,
+    freeMilliCPU: 0,
+    freeMemory: 0,
+    freeEphemeralStorage: 0,
+    freePods: 0,
   };
 }
 
@@ -99,6 +104,26 @@ export function updateNodeObject(existing: NodeInfo, parsed: NodeInfo): NodeInfo
   existing.taints = parsed.taints;
   existing.unschedulable = parsed.unschedulable;
   existing.allocatable = parsed.allocatable;
+  refreshHeadroom(existing);
   existing.invalid = parsed.invalid;
   return existing;
+}
+
+function headroomOf(allocatable: NodeInfo['allocatable']) {
+  return {
+    freeMilliCPU: allocatable.milliCPU,
+    freeMemory: allocatable.memory,
+    freeEphemeralStorage: allocatable.ephemeralStorage,
+    freePods: allocatable.pods,
+  };
+}
+
+/** Recomputes a node's inline headroom from its allocatable and charges. */
+export function refreshHeadroom(node: NodeInfo): void {
+  const a = node.allocatable;
+  const r = node.requested;
+  node.freeMilliCPU = a.milliCPU - r.milliCPU;
+  node.freeMemory = a.memory - r.memory;
+  node.freeEphemeralStorage = a.ephemeralStorage - r.ephemeralStorage;
+  node.freePods = a.pods - node.pods.size;
 }

@@ -53,6 +53,9 @@ export function podInfoFromObject(obj: unknown): PodInfo | { rejected: string } 
     phase: nonEmptyString(status.phase) ?? 'Pending',
     terminating: deletion !== undefined && deletion !== null && deletion !== '',
     requests: reqs.requests,
+    scalarRequestNames: Object.keys(reqs.requests.scalar).filter(
+      (k) => reqs.requests.scalar[k] !== 0,
+    ),
     nonZeroRequests: reqs.nonZeroRequests,
     invalid,
     nodeSelector: selector.ok ? selector.value : emptyRecord(),

@@ -64,7 +64,7 @@ function upsertNode(state: ClusterState, raw: unknown, seq: number): void {
   const node = absent === undefined ? parsed : updateNodeObject(absent, parsed);
   state.nodes.set(name, node);
   state.nodeIndex.set(name, state.nodeOrder.length);
-  state.nodeOrder.push(name);
+  state.nodeOrder.push(node);
   bumpGeneration(state, node);
 }
 
@@ -74,9 +74,9 @@ function deleteNode(state: ClusterState, name: string): void {
   if (node === undefined || index === undefined) return;
   // Swap-remove: the last name takes the freed slot, so removal is O(1).
   const last = state.nodeOrder.pop();
-  if (last !== undefined && last !== name) {
+  if (last !== undefined && last.name !== name) {
     state.nodeOrder[index] = last;
-    state.nodeIndex.set(last, index);
+    state.nodeIndex.set(last.name, index);
   }
   state.nodeIndex.delete(name);
   state.nodes.delete(name);
@@ -143,7 +143,8 @@ function finishResync(state: ClusterState, kind: ResourceKind): void {
   if (seen === undefined) return;
   delete state.resync[kind];
   if (kind === 'Node') {
-    for (const name of state.nodeOrder.filter((n) => !seen.has(n))) deleteNode(state, name);
+    const unseen = state.nodeOrder.filter((n) => !seen.has(n.name)).map((n) => n.name);
+    for (const name of unseen) deleteNode(state, name);
   } else {
     // Deleting the current entry while iterating a Map is safe in JavaScript.
     for (const key of state.pods.keys()) if (!seen.has(key)) deletePod(state, key);

@@ -41,6 +41,11 @@ export interface PodInfo {
   terminating: boolean;
   /** Effective requests for fit: max(sum app, max init) with sidecars, plus overhead. */
   requests: Resources;
+  /**
+   * Names of the non-zero entries of `requests.scalar`, computed once: the fit filter
+   * walks this array instead of the (prototype-less, so slow to enumerate) scalar map.
+   */
+  scalarRequestNames: readonly string[];
   /** CPU/memory requests with kube-scheduler's non-zero defaults (100m, 200Mi), for scoring. */
   nonZeroRequests: { milliCPU: number; memory: number };
   /**
@@ -70,6 +75,15 @@ export interface NodeInfo {
   nonZeroRequested: { milliCPU: number; memory: number };
   /** Keys of the pods charged here. `pods.size` is the pod count. */
   pods: Set<string>;
+  /**
+   * Headroom kept inline (allocatable − requested; pods left) so the fit filter reads one
+   * object per node instead of chasing four: scanning thousands of nodes per cycle is
+   * memory-bound. Kept current by `refreshHeadroom` wherever charges or allocatable change.
+   */
+  freeMilliCPU: number;
+  freeMemory: number;
+  freeEphemeralStorage: number;
+  freePods: number;
   /** Bumped on every change to this node's object or charges. */
   generation: number;
 }
@@ -96,8 +110,11 @@ export interface RejectedObject {
 /** Cluster state folded from the event log. Mutable; only `evolve` writes it. */
 export interface ClusterState {
   nodes: Map<string, NodeInfo>;
-  /** Node names in a stable, deterministic order for sampling; O(1) removal by swap. */
-  nodeOrder: string[];
+  /**
+   * The nodes in a stable, deterministic order for sampling; O(1) removal by swap. Holds
+   * the NodeInfo objects themselves so a cycle walks them without a lookup per node.
+   */
+  nodeOrder: NodeInfo[];
   /** Index of each node name in `nodeOrder`. */
   nodeIndex: Map<string, number>;
   pods: Map<string, PodRecord>;

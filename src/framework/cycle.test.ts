@@ -166,15 +166,6 @@ describe('scheduleOne: filtering walk', () => {
     expect(c.cursor.next).toBe(1);
   });
 
-  it('skips names in nodeOrder that have no NodeInfo', () => {
-    const seen: string[] = [];
-    const cluster = makeCluster(nodes(3));
-    cluster.nodeOrder.splice(1, 0, 'ghost');
-    const r = scheduleOne(makePod(), cluster, ctx(recordingProfile(seen)));
-    expect(seen).toEqual(['n0', 'n1', 'n2']);
-    expect(r).toMatchObject({ kind: 'Scheduled', evaluated: 3, feasible: 3 });
-  });
-
   it('stops a node\u2019s filters at the first failing plugin and names that plugin', () => {
     const calls: string[] = [];
     const mk = (n: string, ok: boolean): FilterPlugin => ({

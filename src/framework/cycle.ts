@@ -29,10 +29,9 @@ export type CycleResult =
   | { kind: 'Scheduled'; node: string; evaluated: number; feasible: number }
   | { kind: 'Unschedulable'; message: string; diagnosis: Diagnosis };
 
-/** The read-only cluster view a cycle needs: nodes by name and their stable order. */
+/** The read-only cluster view a cycle needs: the nodes in their stable order. */
 export interface ClusterView {
-  nodes: ReadonlyMap<string, NodeInfo>;
-  nodeOrder: readonly string[];
+  nodeOrder: readonly NodeInfo[];
 }
 
 function withPlugin(s: Status, plugin: string): Status {
@@ -96,7 +95,7 @@ function unschedulable(numAllNodes: number, diagnosis: Diagnosis): CycleResult {
  *    that node, unscored; more → weighted scores, highest total, ties by reservoir
  *    sampling with `ctx.rng`.
  *
- * Names in `nodeOrder` missing from `nodes` are skipped and not counted.
+ * Filters and scores whose PreFilter/PreScore `Skip` holds for this pod are left out.
  */
 export function scheduleOne(
   pod: PodInfo,
@@ -122,23 +121,20 @@ export function scheduleOne(
     profile.score.length === 0
       ? 1
       : numFeasibleNodesToFind(numAllNodes, ctx.percentageOfNodesToScore);
-  const filters = profile.filter;
+  const filters = profile.filter.filter((f) => f.preFilterSkip?.(pod) !== true);
   const feasible: NodeInfo[] = [];
-  // Failures are kept as plain lists; the Diagnosis is only built when nothing fits.
   const failedNodes: string[] = [];
   const failedStatuses: Status[] = [];
   const next = ctx.cursor.next;
   const start = Number.isInteger(next) && next > 0 ? next % numAllNodes : 0;
-  for (let i = 0; i < numAllNodes; i++) {
-    const nodeName = order[(start + i) % numAllNodes] as string;
-    const node = cluster.nodes.get(nodeName);
-    if (node === undefined) continue;
+  for (let i = 0, at = start; i < numAllNodes; i++, at = at + 1 === numAllNodes ? 0 : at + 1) {
+    const node = order[at] as NodeInfo;
     const s = runFilterPlugins(filters, pod, node, state);
     if (s.code === 'Success') {
       if (feasible.length === numToFind) break;
       feasible.push(node);
     } else {
-      failedNodes.push(nodeName);
+      failedNodes.push(node.name);
       failedStatuses.push(s);
     }
   }
@@ -156,7 +152,8 @@ export function scheduleOne(
     const only = feasible[0] as NodeInfo;
     return { kind: 'Scheduled', node: only.name, evaluated: processed, feasible: 1 };
   }
-  const totals = prioritizeNodes(pod, feasible, profile.score, state);
+  const scorers = profile.score.filter((w) => w.plugin.preScoreSkip?.(pod) !== true);
+  const totals = prioritizeNodes(pod, feasible, scorers, state);
   const chosen = feasible[selectHost(totals, ctx.rng)] as NodeInfo;
   return { kind: 'Scheduled', node: chosen.name, evaluated: processed, feasible: feasible.length };
 }

@@ -31,6 +31,12 @@ export interface PreFilterPlugin {
 export interface FilterPlugin {
   readonly name: string;
   filter(pod: PodInfo, node: NodeInfo, state: CycleState): Status;
+  /**
+   * kube's PreFilter `Skip`: true when this filter would pass every node for `pod`
+   * (e.g. NodeAffinity for a pod with no selector or affinity); the cycle then leaves
+   * it out of the per-node loop. Must not change any outcome.
+   */
+  preFilterSkip?(pod: PodInfo): boolean;
 }
 
 /**
@@ -42,6 +48,12 @@ export interface ScorePlugin {
   readonly name: string;
   score(pod: PodInfo, node: NodeInfo, state: CycleState): number;
   normalize?(pod: PodInfo, scores: number[], state: CycleState): void;
+  /**
+   * kube's PreScore `Skip`: true when this plugin would give every node the same score
+   * for `pod` (e.g. NodeAffinity without preferred terms), so it is left out. Must not
+   * change which nodes tie for the highest total.
+   */
+  preScoreSkip?(pod: PodInfo): boolean;
 }
 
 /** A score plugin with its weight in the profile. */

@@ -56,6 +56,14 @@ export function preferredAffinityScore(pod: PodInfo, node: NodeInfo): number {
  */
 export const nodeAffinity = {
   name,
+  /** kube's PreFilter Skip: no nodeSelector and no required affinity pass every node. */
+  preFilterSkip(pod: PodInfo): boolean {
+    return pod.requiredNodeAffinity === undefined && Object.keys(pod.nodeSelector).length === 0;
+  },
+  /** kube's PreScore Skip: without preferred terms every node scores 0. */
+  preScoreSkip(pod: PodInfo): boolean {
+    return pod.preferredNodeAffinity.length === 0;
+  },
   filter(pod: PodInfo, node: NodeInfo): Status {
     return matchesRequiredNodeAffinity(pod, node) ? success : rejected;
   },

@@ -13,6 +13,10 @@ const rejected: Status = Object.freeze(status('UnschedulableAndUnresolvable', na
 /** Passes when the pod names no node (undefined or empty) or names this node. */
 export const nodeName = {
   name,
+  /** kube's PreFilter Skip: a pod that names no node passes every node. */
+  preFilterSkip(pod: PodInfo): boolean {
+    return pod.nodeName === undefined || pod.nodeName === '';
+  },
   filter(pod: PodInfo, node: NodeInfo): Status {
     const wanted = pod.nodeName;
     if (wanted === undefined || wanted === '' || wanted === node.name) return success;

@@ -217,7 +217,7 @@ describe('evolve keeps charges consistent', () => {
           expect(n.requested).toEqual({ milliCPU: 0, memory: 0, ephemeralStorage: 0, scalar: {} });
           expect(n.nonZeroRequested).toEqual({ milliCPU: 0, memory: 0 });
         }
-        for (const name of [...state.nodeOrder]) {
+        for (const name of state.nodeOrder.map((n) => n.name)) {
           evolve(state, { seq: 0, time: 0, event: { type: 'NodeDeleted', name } });
         }
         expect(state.pods.size).toBe(0);

@@ -1,5 +1,6 @@
 // Test builders: PodInfo and NodeInfo values from partial typed fields (no manifest parsing).
 
+import { refreshHeadroom } from '../../src/cluster/node-info.ts';
 import type {
   NodeSelectorTerm,
   PreferredSchedulingTerm,
@@ -88,6 +89,7 @@ export function makePod(input: PodInput = {}): PodInfo {
     phase: input.phase ?? 'Pending',
     terminating: input.terminating ?? false,
     requests,
+    scalarRequestNames: Object.keys(requests.scalar).filter((k) => requests.scalar[k] !== 0),
     nonZeroRequests: {
       milliCPU:
         input.nonZeroRequests?.milliCPU ??
@@ -108,7 +110,7 @@ export function makePod(input: PodInput = {}): PodInfo {
 export function makeNode(input: NodeInput = {}): NodeInfo {
   nodeCounter += 1;
   const a = input.allocatable ?? {};
-  return {
+  const node: NodeInfo = {
     name: input.name ?? `node-${nodeCounter}`,
     labels: input.labels ?? {},
     taints: input.taints ?? [],
@@ -125,7 +127,13 @@ export function makeNode(input: NodeInput = {}): NodeInfo {
     nonZeroRequested: { milliCPU: 0, memory: 0 },
     pods: new Set(),
     generation: 0,
+    freeMilliCPU: 0,
+    freeMemory: 0,
+    freeEphemeralStorage: 0,
+    freePods: 0,
   };
+  refreshHeadroom(node);
+  return node;
 }
 
 /** Charges `pod` onto `node` in place, as the reducer does for a bound or assumed pod. */
@@ -139,6 +147,7 @@ export function chargePod(node: NodeInfo, pod: PodInfo): NodeInfo {
   node.nonZeroRequested.memory += pod.nonZeroRequests.memory;
   node.pods.add(pod.key);
   node.generation += 1;
+  refreshHeadroom(node);
   return node;
 }
 
@@ -152,10 +161,10 @@ export function makeNodeWith(input: NodeInput, pods: PodInput[]): NodeInfo {
 /** The cluster view `scheduleOne` reads: nodes by name plus their stable order. */
 export interface TestCluster {
   nodes: Map<string, NodeInfo>;
-  nodeOrder: string[];
+  nodeOrder: NodeInfo[];
 }
 
 /** Builds a cluster view from nodes, in the order given. */
 export function makeCluster(nodes: NodeInfo[]): TestCluster {
-  return { nodes: new Map(nodes.map((n) => [n.name, n])), nodeOrder: nodes.map((n) => n.name) };
+  return { nodes: new Map(nodes.map((n) => [n.name, n])), nodeOrder: [...nodes] };
 }

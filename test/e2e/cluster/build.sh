@@ -35,22 +35,32 @@ fi
 log() { printf '[build] %s\n' "$*" >&2; }
 die() { printf '[build] ERROR: %s\n' "$*" >&2; exit 1; }
 
-command -v go >/dev/null || die "'go' is not on PATH; Go >= 1.24 is needed to build the control plane"
+command -v go >/dev/null || die "'go' is not on PATH; Go >= ${GO_MIN_VERSION} is needed to build the control plane"
+GO_VERSION=$(go env GOVERSION)
+if [[ "$(printf '%s\n' "go${GO_MIN_VERSION}" "${GO_VERSION}" | sort -V | head -n1)" != "go${GO_MIN_VERSION}" ]]; then
+  die "${GO_VERSION} is too old: the pinned versions need Go >= ${GO_MIN_VERSION} (and GOTOOLCHAIN=local forbids switching)"
+fi
 mkdir -p "${BERTH_E2E_CACHE}"
 
 # Serialise concurrent builds (e.g. parallel test workers); re-check once we hold the lock.
-exec 9>"${BERTH_E2E_CACHE}/.build.lock"
-if ! flock -n 9; then
-  log "another build.sh holds ${BERTH_E2E_CACHE}/.build.lock; waiting for it"
-  flock 9
+if command -v flock >/dev/null; then
+  exec 9>"${BERTH_E2E_CACHE}/.build.lock"
+  if ! flock -n 9; then
+    log "another build.sh holds ${BERTH_E2E_CACHE}/.build.lock; waiting for it"
+    flock 9
+  fi
+else
+  log "flock not found (util-linux): not guarding against concurrent builds"
 fi
 if have_all; then
   print_paths
   exit 0
 fi
 
+# Leftovers of builds that were killed (we hold the lock, so none is running).
+rm -rf "${BERTH_E2E_CACHE}"/.tmp-*
+
 export CGO_ENABLED=0 GOTOOLCHAIN=local GOWORK=off GOFLAGS=
-GO_VERSION=$(go env GOVERSION)
 log "cache: ${OUT_DIR}"
 log "toolchain: ${GO_VERSION}, GOMODCACHE=$(go env GOMODCACHE), GOCACHE=$(go env GOCACHE)"
 
@@ -58,6 +68,7 @@ STAGE=$(mktemp -d "${BERTH_E2E_CACHE}/.tmp-${BERTH_E2E_KEY}.XXXXXX")
 cleanup() { rm -rf "${STAGE}"; }
 trap cleanup EXIT
 mkdir -p "${STAGE}/bin" "${STAGE}/src"
+chmod 755 "${STAGE}"
 
 GOBUILD=(nice -n 10 go build -mod=mod -p 2 -trimpath)
 T_ALL=${SECONDS}

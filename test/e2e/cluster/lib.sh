@@ -8,7 +8,7 @@ source "${CLUSTER_LIB_DIR}/versions.env"
 # Seconds to wait for each component to become ready (overridable).
 BERTH_E2E_READY_TIMEOUT=${BERTH_E2E_READY_TIMEOUT:-90}
 # Pod IPs handed out by kwok (fake: no traffic is ever sent to them).
-BERTH_E2E_POD_CIDR=${BERTH_E2E_POD_CIDR:-10.128.0.0/9}
+BERTH_E2E_POD_CIDR=${BERTH_E2E_POD_CIDR:-10.128.0.1/9}
 
 log() { printf '[cluster] %s\n' "$*" >&2; }
 die() { printf '[cluster] ERROR: %s\n' "$*" >&2; exit 1; }

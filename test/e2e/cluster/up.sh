@@ -38,8 +38,10 @@ if [[ "${MODE}" == restart ]]; then
   pid_is "$(recorded_pid "${DIR}" etcd)" etcd || die "etcd of ${DIR} is not running; run down.sh ${DIR} and up.sh ${DIR}"
   old=$(recorded_pid "${DIR}" kube-apiserver)
   if [[ -n "${old}" ]] && pid_is "${old}" kube-apiserver; then
+    # With clients still watching, kube-apiserver's graceful shutdown can take a minute: give it a
+    # short grace, then SIGKILL (it keeps no state of its own; etcd holds everything).
     log "stopping kube-apiserver (pid ${old})"
-    stop_pid kube-apiserver "${old}" 10
+    stop_pid kube-apiserver "${old}" "${BERTH_E2E_APISERVER_STOP_GRACE:-3}"
   fi
   # The kernel may take a moment to release the listening port.
   for ((i = 0; i < 50; i++)); do port_in_use "${APISERVER_PORT}" || break; sleep 0.1; done
