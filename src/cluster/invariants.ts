@@ -57,7 +57,11 @@ export function checkClusterInvariants(state: ClusterState): string[] {
       node.freeMilliCPU !== a.milliCPU - r.milliCPU ||
       node.freeMemory !== a.memory - r.memory ||
       node.freeEphemeralStorage !== a.ephemeralStorage - r.ephemeralStorage ||
-      node.freePods !== a.pods - node.pods.size
+      node.freePods !== a.pods - node.pods.size ||
+      node.allocMilliCPU !== a.milliCPU ||
+      node.allocMemory !== a.memory ||
+      node.nonZeroMilliCPU !== node.nonZeroRequested.milliCPU ||
+      node.nonZeroMemory !== node.nonZeroRequested.memory
     ) {
       out.push(`node ${node.name}: inline headroom disagrees with allocatable − requested`);
     }

@@ -91,6 +91,10 @@ export function placeholderNode(name: string): NodeInfo {
     freeMemory: 0,
     freeEphemeralStorage: 0,
     freePods: 0,
+    allocMilliCPU: 0,
+    allocMemory: 0,
+    nonZeroMilliCPU: 0,
+    nonZeroMemory: 0,
   };
 }
 
@@ -115,10 +119,14 @@ function headroomOf(allocatable: NodeInfo['allocatable']) {
     freeMemory: allocatable.memory,
     freeEphemeralStorage: allocatable.ephemeralStorage,
     freePods: allocatable.pods,
+    allocMilliCPU: allocatable.milliCPU,
+    allocMemory: allocatable.memory,
+    nonZeroMilliCPU: 0,
+    nonZeroMemory: 0,
   };
 }
 
-/** Recomputes a node's inline headroom from its allocatable and charges. */
+/** Recomputes a node's inline hot fields (headroom and scorer inputs) from their sources. */
 export function refreshHeadroom(node: NodeInfo): void {
   const a = node.allocatable;
   const r = node.requested;
@@ -126,4 +134,8 @@ export function refreshHeadroom(node: NodeInfo): void {
   node.freeMemory = a.memory - r.memory;
   node.freeEphemeralStorage = a.ephemeralStorage - r.ephemeralStorage;
   node.freePods = a.pods - node.pods.size;
+  node.allocMilliCPU = a.milliCPU;
+  node.allocMemory = a.memory;
+  node.nonZeroMilliCPU = node.nonZeroRequested.milliCPU;
+  node.nonZeroMemory = node.nonZeroRequested.memory;
 }

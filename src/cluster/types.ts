@@ -84,6 +84,11 @@ export interface NodeInfo {
   freeMemory: number;
   freeEphemeralStorage: number;
   freePods: number;
+  /** Inline copies of allocatable and non-zero requested cpu/memory, for the scorers. */
+  allocMilliCPU: number;
+  allocMemory: number;
+  nonZeroMilliCPU: number;
+  nonZeroMemory: number;
   /** Bumped on every change to this node's object or charges. */
   generation: number;
 }

@@ -21,14 +21,15 @@ export function balancedAllocationScore(pod: PodInfo, node: NodeInfo): number {
   let f0 = 0;
   let f1 = 0;
   let n = 0;
-  const allocCPU = node.allocatable.milliCPU;
+  // Inline fields (see NodeInfo): requested = allocatable − free.
+  const allocCPU = node.allocMilliCPU;
   if (allocCPU !== 0) {
-    f0 = Math.min(1, (node.requested.milliCPU + podCPU) / allocCPU);
+    f0 = Math.min(1, (allocCPU - node.freeMilliCPU + podCPU) / allocCPU);
     n = 1;
   }
-  const allocMem = node.allocatable.memory;
+  const allocMem = node.allocMemory;
   if (allocMem !== 0) {
-    const f = Math.min(1, (node.requested.memory + podMem) / allocMem);
+    const f = Math.min(1, (allocMem - node.freeMemory + podMem) / allocMem);
     if (n === 0) f0 = f;
     else f1 = f;
     n++;

@@ -177,15 +177,15 @@ export function newNodeResourcesFit(args?: unknown) {
     score(pod: PodInfo, node: NodeInfo): number {
       let total = 0;
       let weights = 0;
-      const allocCPU = node.allocatable.milliCPU;
+      const allocCPU = node.allocMilliCPU;
       if (wCPU > 0 && allocCPU !== 0) {
-        const requested = node.nonZeroRequested.milliCPU + pod.nonZeroRequests.milliCPU;
+        const requested = node.nonZeroMilliCPU + pod.nonZeroRequests.milliCPU;
         total += perResource(requested, allocCPU) * wCPU;
         weights += wCPU;
       }
-      const allocMem = node.allocatable.memory;
+      const allocMem = node.allocMemory;
       if (wMem > 0 && allocMem !== 0) {
-        const requested = node.nonZeroRequested.memory + pod.nonZeroRequests.memory;
+        const requested = node.nonZeroMemory + pod.nonZeroRequests.memory;
         total += perResource(requested, allocMem) * wMem;
         weights += wMem;
       }

@@ -131,6 +131,10 @@ export function makeNode(input: NodeInput = {}): NodeInfo {
     freeMemory: 0,
     freeEphemeralStorage: 0,
     freePods: 0,
+    allocMilliCPU: 0,
+    allocMemory: 0,
+    nonZeroMilliCPU: 0,
+    nonZeroMemory: 0,
   };
   refreshHeadroom(node);
   return node;
