@@ -23,10 +23,24 @@ export interface TimerPort {
   disarm(key: string): void;
 }
 
-/** Where commands go. Results must come back through `Scheduler.ingest` as events. */
+/**
+ * Where commands go. A bind's result must come back through `Scheduler.ingest` as
+ * BindSucceeded/BindFailed. The reports are fire-and-forget: they inform people and
+ * other controllers (pod condition, Events) and never influence a decision.
+ */
 export interface EffectPort {
   bind(key: string, node: string): void;
+  /** No node fits `key`: set PodScheduled=False/Unschedulable and emit FailedScheduling. */
+  reportUnschedulable?(key: string, message: string): void;
+  /** `key` was bound to `node`: emit the Scheduled event. */
+  reportScheduled?(key: string, node: string): void;
 }
+
+/** A command for the effect adapter, queued during a dispatch and sent after it. */
+type Command =
+  | { kind: 'bind'; key: string; node: string }
+  | { kind: 'unschedulable'; key: string; message: string }
+  | { kind: 'scheduled'; key: string; node: string };
 
 /** What a Scheduler is built with. */
 export interface SchedulerOptions {
@@ -67,7 +81,7 @@ export class Scheduler {
   private readonly parked = new UnschedulablePool();
   private readonly actors = new Map<string, PodActor>();
   private readonly timers = new Map<string, PendingTimer>();
-  private readonly outbox: { key: string; node: string }[] = [];
+  private readonly outbox: Command[] = [];
   private readonly ctx: SchedulingContext;
   private readonly machine: PodMachine;
   private seq = 0;
