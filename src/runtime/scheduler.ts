@@ -192,8 +192,12 @@ export class Scheduler {
     this.opts.onEnvelope?.(env);
     evolve(this.state, env);
     const event = env.event;
-    if (event.type === 'PodAssumed') this.send(event.key, { type: 'ASSUMED', node: event.node });
-    else this.send(event.key, { type: 'UNSCHEDULABLE', message: event.message, now: this.now });
+    if (event.type === 'PodAssumed') {
+      this.send(event.key, { type: 'ASSUMED', node: event.node });
+    } else {
+      this.send(event.key, { type: 'UNSCHEDULABLE', message: event.message, now: this.now });
+      this.outbox.push({ kind: 'unschedulable', key: event.key, message: event.message });
+    }
     this.opts.onApplied?.(env, this.state);
     this.flushOutbox();
   }
@@ -226,6 +230,9 @@ export class Scheduler {
         }
         return;
       case 'BindSucceeded':
+        if (this.actors.has(event.key)) {
+          this.outbox.push({ kind: 'scheduled', key: event.key, node: event.node });
+        }
         this.send(event.key, { type: 'BIND_SUCCEEDED' });
         return;
       case 'BindFailed':
@@ -338,7 +345,7 @@ export class Scheduler {
         unpark: ({ context }) => void this.parked.remove(context.key),
         requestBind: ({ context }) => {
           if (context.node !== undefined)
-            this.outbox.push({ key: context.key, node: context.node });
+            this.outbox.push({ kind: 'bind', key: context.key, node: context.node });
         },
       },
     });
@@ -347,7 +354,12 @@ export class Scheduler {
   private flushOutbox(): void {
     if (this.outbox.length === 0) return;
     const commands = this.outbox.splice(0);
-    for (const { key, node } of commands) this.opts.effects.bind(key, node);
+    const effects = this.opts.effects;
+    for (const c of commands) {
+      if (c.kind === 'bind') effects.bind(c.key, c.node);
+      else if (c.kind === 'unschedulable') effects.reportUnschedulable?.(c.key, c.message);
+      else effects.reportScheduled?.(c.key, c.node);
+    }
   }
 }
 
