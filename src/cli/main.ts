@@ -7,6 +7,8 @@ import { simulateCommand } from './simulate-command.ts';
 const usage = `berth — an event-sourced Kubernetes scheduler
 
 Usage:
+  berth run [--kubeconfig PATH] [--context NAME] [--scheduler-name berth] [--record LOG]
+            [--qps Q --burst B] [--config FILE] [--seed S] [--log-level info]
   berth simulate [--cluster FILE]... [--nodes N --pods M] [--seed S] [--record LOG]
                  [--bind-latency-ms X] [--bind-failure-rate P] [--json]
   berth replay LOG [--json]
@@ -14,7 +16,9 @@ Usage:
   berth help
 `;
 
-const commands: Record<string, (argv: string[]) => void> = {
+const commands: Record<string, (argv: string[]) => void | Promise<void>> = {
+  // Loaded on demand: only `run` needs the Kubernetes client.
+  run: async (argv) => (await import('./run-command.ts')).runCommand(argv),
   simulate: simulateCommand,
   replay: replayCommand,
   'export-machines': exportMachinesCommand,
@@ -40,4 +44,4 @@ export function main(argv: string[]): number {
   }
 }
 
-process.exitCode = main(process.argv.slice(2));
+process.exitCode = await main(process.argv.slice(2));

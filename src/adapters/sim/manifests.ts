@@ -35,7 +35,7 @@ function parseDocuments(text: string, source: string): unknown[] {
     const error = doc.errors[0];
     if (error !== undefined) {
       throw new ManifestError(
-        `${source}: document ${i + 1}: invalid YAML: ${error.message.split('\n')[0]}`,
+        `${source}: document ${i + 1}: invalid YAML: ${error.message.split('\n')[0]?.replace(/:$/, '')}`,
       );
     }
     const value: unknown = doc.toJS();

@@ -1,0 +1,217 @@
+// Runs the core against live event sources on the wall clock: the runtime behind `berth run`.
+import { performance } from 'node:perf_hooks';
+import type { Logger } from 'pino';
+import { type Observable, Subject, type Subscription } from 'rxjs';
+import { logFormatVersion } from '../events/log-format.ts';
+import { type LineSink, Recorder } from '../events/recorder.ts';
+import type { Envelope, InputEvent, ResourceKind } from '../events/types.ts';
+import type { BerthConfig } from './config.ts';
+import { connectSources } from './pipeline.ts';
+import { type EffectPort, Scheduler, type TimerPort } from './scheduler.ts';
+import { berthVersion } from './version.ts';
+
+/** An effect adapter that can be drained on shutdown. */
+export interface LiveEffects extends EffectPort {
+  /** Resolves when every write in flight has settled. */
+  idle?(): Promise<void>;
+  /** Makes later commands no-ops. */
+  stop?(): void;
+}
+
+/** What a live run is built from. */
+export interface LiveOptions {
+  config: BerthConfig;
+  seed: number;
+  /** Watches (reflectors); each emits a relist before its watch events. */
+  sources: Observable<InputEvent>[];
+  /** Builds the effect adapter; `ingest` is where its results must go. */
+  effects: (ingest: (event: InputEvent) => void) => LiveEffects;
+  logger: Logger;
+  /** Receives log lines when recording. */
+  record?: LineSink;
+  /** How many cycles run before yielding to I/O (watch events, bind results). */
+  cyclesPerTurn?: number;
+  /** Monotonic wall time in ms (injectable for tests). */
+  now?: () => number;
+}
+
+const initialSync: readonly ResourceKind[] = ['Node', 'Pod'];
+
+/**
+ * The live loop. Events from the sources and from effect results enter one log in
+ * arrival order; scheduling cycles run in turns between I/O, and only after the first
+ * relist of both nodes and pods, so capacity used by pods bound before berth started
+ * is known before anything is placed.
+ */
+export class LiveScheduler {
+  readonly core: Scheduler;
+  private readonly results = new Subject<InputEvent>();
+  private readonly effects: LiveEffects;
+  private readonly recorder: Recorder | undefined;
+  private readonly timers = new Map<string, NodeJS.Timeout>();
+  private flushTimer: NodeJS.Timeout | undefined;
+  private sourcesSubscription: Subscription | undefined;
+  private resultsSubscription: Subscription | undefined;
+  private readonly synced = new Set<ResourceKind>();
+  private turnPending = false;
+  private stopping = false;
+  private decisions = 0;
+  private readonly now: () => number;
+
+  constructor(private readonly opts: LiveOptions) {
+    this.now = opts.now ?? (() => Math.floor(performance.timeOrigin + performance.now()));
+    this.recorder =
+      opts.record === undefined
+        ? undefined
+        : new Recorder(opts.record, {
+            kind: 'header',
+            format: logFormatVersion,
+            berthVersion,
+            seed: opts.seed,
+            config: opts.config as unknown as Record<string, unknown>,
+          });
+    this.effects = opts.effects((event) => this.results.next(event));
+    this.core = new Scheduler({
+      config: opts.config,
+      seed: opts.seed,
+      timers: this.timerPort(),
+      effects: this.effects,
+      onEnvelope: (env) => this.onEnvelope(env),
+    });
+  }
+
+  /** Whether the first relists of nodes and pods are done (scheduling has begun). */
+  get ready(): boolean {
+    return initialSync.every((k) => this.synced.has(k));
+  }
+
+  /** Connects the sources; scheduling starts once both initial relists are in. */
+  start(): void {
+    this.core.startFlushTimer(this.now());
+    this.resultsSubscription = this.results.subscribe((event) => this.ingest(event));
+    this.sourcesSubscription = connectSources(this.opts.sources, (event) => this.ingest(event));
+  }
+
+  /**
+   * Stops cleanly: no new cycles, watches closed, in-flight writes awaited (at most
+   * `graceMs`) so their results are logged, then the recording is closed with its digest.
+   */
+  async stop(graceMs = 10_000): Promise<void> {
+    if (this.stopping) return;
+    this.stopping = true;
+    this.sourcesSubscription?.unsubscribe();
+    for (const t of this.timers.values()) clearTimeout(t);
+    this.timers.clear();
+    if (this.flushTimer !== undefined) clearTimeout(this.flushTimer);
+    const idle = this.effects.idle?.() ?? Promise.resolve();
+    let timeout: NodeJS.Timeout | undefined;
+    const expired = new Promise<'timeout'>((resolve) => {
+      timeout = setTimeout(() => resolve('timeout'), graceMs);
+    });
+    const outcome = await Promise.race([idle.then(() => 'idle' as const), expired]);
+    clearTimeout(timeout);
+    if (outcome === 'timeout')
+      this.opts.logger.warn({ graceMs }, 'in-flight writes did not finish; abandoning them');
+    this.effects.stop?.();
+    // Results that arrived while draining are in the log; nothing else may enter now.
+    this.resultsSubscription?.unsubscribe();
+    const digest = this.recorder?.close();
+    this.opts.logger.info({ decisions: this.decisions, digest }, 'stopped');
+  }
+
+  private ingest(event: InputEvent): void {
+    try {
+      this.core.ingest(event, this.now());
+    } catch (error) {
+      // The reducer is total; this guards the process against a bug elsewhere in the core.
+      this.opts.logger.error(
+        { err: error, event: event.type },
+        'failed to apply an event; continuing',
+      );
+    }
+    if (event.type === 'ResyncDone' && !this.synced.has(event.kind)) {
+      this.synced.add(event.kind);
+      if (this.ready) {
+        this.opts.logger.info(
+          {
+            nodes: this.core.state.nodes.size,
+            pods: this.core.state.pods.size,
+            pending: this.core.activeCount,
+          },
+          'scheduling',
+        );
+      }
+    }
+    this.scheduleTurn();
+  }
+
+  private scheduleTurn(): void {
+    if (this.turnPending || this.stopping || !this.ready || this.core.activeCount === 0) return;
+    this.turnPending = true;
+    setImmediate(() => this.turn());
+  }
+
+  /** Runs a bounded batch of cycles, then yields so I/O can deliver events. */
+  private turn(): void {
+    this.turnPending = false;
+    if (this.stopping) return;
+    const limit = this.opts.cyclesPerTurn ?? 64;
+    for (let i = 0; i < limit; i++) {
+      let decided: ReturnType<Scheduler['runCycle']>;
+      try {
+        decided = this.core.runCycle(this.now());
+      } catch (error) {
+        this.opts.logger.error({ err: error }, 'a scheduling cycle failed; continuing');
+        break;
+      }
+      if (decided === undefined) return;
+      this.decisions++;
+      if (decided.type === 'PodUnschedulable') {
+        this.opts.logger.info({ pod: decided.key, reason: decided.message }, 'unschedulable');
+      } else {
+        this.opts.logger.debug({ pod: decided.key, node: decided.node }, 'assumed');
+      }
+    }
+    this.scheduleTurn();
+  }
+
+  private onEnvelope(env: Envelope): void {
+    try {
+      this.recorder?.record(env);
+    } catch (error) {
+      this.opts.logger.error({ err: error, seq: env.seq }, 'failed to record an event');
+    }
+  }
+
+  private timerPort(): TimerPort {
+    const fire = (timer: 'backoff' | 'flush', key: string | undefined) => {
+      if (this.stopping) return;
+      this.ingest(
+        key === undefined ? { type: 'TimerFired', timer } : { type: 'TimerFired', timer, key },
+      );
+    };
+    return {
+      arm: (timer, key, deadline) => {
+        const delay = Math.max(0, deadline - this.now());
+        const handle = setTimeout(() => {
+          if (key !== undefined) this.timers.delete(key);
+          fire(timer, key);
+        }, delay);
+        if (key === undefined) {
+          if (this.flushTimer !== undefined) clearTimeout(this.flushTimer);
+          this.flushTimer = handle;
+          handle.unref();
+        } else {
+          const previous = this.timers.get(key);
+          if (previous !== undefined) clearTimeout(previous);
+          this.timers.set(key, handle);
+        }
+      },
+      disarm: (key) => {
+        const handle = this.timers.get(key);
+        if (handle !== undefined) clearTimeout(handle);
+        this.timers.delete(key);
+      },
+    };
+  }
+}

@@ -1,0 +1,156 @@
+// The CLI contract, through the real command: output shapes, exit codes, one-line errors.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const work = mkdtempSync(join(tmpdir(), 'berth-cli-'));
+writeFileSync(join(work, 'not-a-log.json'), '{"name": "not a log"}\n');
+
+function berth(...args: string[]) {
+  const r = spawnSync(process.execPath, [join(root, 'bin/berth.js'), ...args], {
+    encoding: 'utf8',
+    cwd: work,
+  });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+function expectOneLineError(r: ReturnType<typeof berth>, code: number, pattern: RegExp) {
+  expect(r.code).toBe(code);
+  expect(r.stderr.trim().split('\n')).toHaveLength(1);
+  expect(r.stderr).toMatch(/^berth: /);
+  expect(r.stderr).toMatch(pattern);
+  expect(r.stderr).not.toMatch(/\n\s+at /);
+}
+
+describe('berth CLI', () => {
+  it('prints exactly one JSON object with the documented keys for simulate --json', () => {
+    const r = berth('simulate', '--nodes', '20', '--pods', '100', '--seed', '3', '--json');
+    expect(r.code).toBe(0);
+    const out = JSON.parse(r.stdout);
+    expect(Object.keys(out).sort()).toEqual(
+      [
+        'decisionDigest',
+        'elapsedMs',
+        'nodes',
+        'pending',
+        'placements',
+        'pods',
+        'podsPerSecond',
+        'scheduled',
+        'unschedulable',
+      ].sort(),
+    );
+    expect(out).toMatchObject({ nodes: 20, pods: 100, scheduled: 100, unschedulable: 0 });
+    expect(Object.keys(out.placements)).toHaveLength(100);
+  });
+
+  it('records a log that replay reproduces, and reports a tampered one as divergent', () => {
+    const log = join(work, 'run.jsonl');
+    const sim = berth(
+      'simulate',
+      '--nodes',
+      '10',
+      '--pods',
+      '60',
+      '--seed',
+      '9',
+      '--record',
+      log,
+      '--json',
+      '--bind-failure-rate',
+      '0.3',
+    );
+    expect(sim.code).toBe(0);
+    const replayed = berth('replay', log, '--json');
+    expect(replayed.code).toBe(0);
+    expect(JSON.parse(replayed.stdout).decisionDigest).toBe(JSON.parse(sim.stdout).decisionDigest);
+    const tampered = join(work, 'tampered.jsonl');
+    writeFileSync(
+      tampered,
+      readFileSync(log, 'utf8').replace(
+        /"PodAssumed","key":"default\/pod-00","node":"node-\d+"/,
+        '"PodAssumed","key":"default/pod-00","node":"node-x"',
+      ),
+    );
+    expectOneLineError(
+      berth('replay', tampered, '--json'),
+      1,
+      /replay diverged at seq \d+: recorded "assumed default\/pod-00 node-x"/,
+    );
+  });
+
+  it('replays the complete prefix of a log cut short by a crash, with a warning', () => {
+    const log = join(work, 'cut.jsonl');
+    expect(berth('simulate', '--nodes', '3', '--pods', '10', '--record', log, '--json').code).toBe(
+      0,
+    );
+    const text = readFileSync(log, 'utf8');
+    const lines = text.trimEnd().split('\n');
+    writeFileSync(
+      join(work, 'cut2.jsonl'),
+      `${lines.slice(0, -2).join('\n')}\n${(lines.at(-2) as string).slice(0, 20)}`,
+    );
+    const r = berth('replay', join(work, 'cut2.jsonl'));
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/truncated last line dropped/);
+    expect(r.stdout).toMatch(/All recorded decisions reproduced/);
+  });
+
+  it.each([
+    ['an unknown command', ['frobnicate'], 2, /unknown command "frobnicate"/],
+    ['an unknown flag', ['simulate', '--frob'], 2, /Unknown option '--frob'/],
+    ['a bad number', ['simulate', '--nodes', 'x', '--pods', '3'], 2, /--nodes must be an integer/],
+    [
+      'a missing file',
+      ['simulate', '--cluster', 'missing.yaml'],
+      1,
+      /cannot read missing.yaml: ENOENT/,
+    ],
+    ['replay without a log', ['replay'], 2, /replay needs a LOG file/],
+    [
+      'a log that is not a log',
+      ['replay', 'not-a-log.json'],
+      1,
+      /not-a-log.json: line 1: the first line is not a berth log header/,
+    ],
+  ])('fails with a one-line error on %s', (_name, args, code, pattern) => {
+    expectOneLineError(berth(...args), code, pattern);
+  });
+
+  it.each([
+    ['invalid YAML', 'a: [\n', /document 1: invalid YAML/],
+    ['a pod without a name', 'kind: Pod\nspec: {}\n', /Pod has no metadata.name/],
+    ['a document without kind', 'metadata: {name: x}\n', /object has no "kind"/],
+  ])('rejects a manifest with %s', (_name, text, pattern) => {
+    const file = join(work, 'bad.yaml');
+    writeFileSync(file, text);
+    expectOneLineError(berth('simulate', '--cluster', file), 1, pattern);
+  });
+
+  it('keeps going on pods with unparsable quantities and explains them', () => {
+    const file = join(work, 'quantities.yaml');
+    writeFileSync(
+      file,
+      'kind: Node\nmetadata: {name: n}\nstatus: {allocatable: {cpu: "2", memory: 2Gi, pods: "10"}}\n---\n' +
+        'kind: Pod\nmetadata: {name: p}\nspec: {schedulerName: berth, containers: [{resources: {requests: {memory: 12XB}}}]}\n',
+    );
+    const r = berth('simulate', '--cluster', file, '--json');
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout).pending['default/p']).toMatch(
+      /invalid quantity "12XB" at spec.containers\[0\].resources.requests.memory/,
+    );
+  });
+
+  it('exports every machine as XState JSON and Mermaid', () => {
+    const out = join(work, 'exported');
+    const r = berth('export-machines', '--out', out);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(readFileSync(join(out, 'pod.json'), 'utf8')).id).toBe('pod');
+    expect(readFileSync(join(out, 'pod.mmd'), 'utf8')).toMatch(/^stateDiagram-v2\n/);
+    expect(existsSync(join(out, 'pod.json'))).toBe(true);
+  });
+});
