@@ -14,6 +14,14 @@ export function podKey(namespace: string, name: string): string {
   return `${namespace}/${name}`;
 }
 
+/** The `namespace/name` key of a raw Pod object, or undefined when it has no name. Never throws. */
+export function podKeyOfObject(obj: unknown): string | undefined {
+  if (!isRecord(obj) || !isRecord(obj.metadata)) return undefined;
+  const name = nonEmptyString(obj.metadata.name);
+  if (name === undefined) return undefined;
+  return podKey(nonEmptyString(obj.metadata.namespace) ?? 'default', name);
+}
+
 /**
  * Parses a Pod object. Never throws. Rejects only a pod that cannot be identified (not an
  * object, or no non-empty string `metadata.name`); every other defect is defaulted or, when

@@ -2,6 +2,7 @@
 import { type Actor, type ActorOptions, createActor } from 'xstate';
 import type { PodEvent, PodMachine } from '../../machines/pod.machine.ts';
 import { podMachine } from '../../machines/pod.machine.ts';
+import { podKeyOfObject } from '../cluster/pod-info.ts';
 import { evolve, initialState } from '../cluster/reducer.ts';
 import type { Charge, ClusterState, PodInfo } from '../cluster/types.ts';
 import { decisionText } from '../events/digest.ts';
@@ -365,12 +366,8 @@ export class Scheduler {
 
 function podKeyOf(event: BerthEvent): string | undefined {
   switch (event.type) {
-    case 'PodUpserted': {
-      const meta = (event.pod as { metadata?: { name?: unknown; namespace?: unknown } } | undefined)
-        ?.metadata;
-      if (typeof meta?.name !== 'string') return undefined;
-      return `${typeof meta.namespace === 'string' && meta.namespace !== '' ? meta.namespace : 'default'}/${meta.name}`;
-    }
+    case 'PodUpserted':
+      return podKeyOfObject(event.pod);
     case 'PodDeleted':
     case 'BindSucceeded':
     case 'BindFailed':
