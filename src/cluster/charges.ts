@@ -3,23 +3,6 @@ import { placeholderNode, refreshHeadroom } from './node-info.ts';
 import { addResources } from './resources.ts';
 import type { Charge, ClusterState, NodeInfo, PodInfo } from './types.ts';
 
-/**
- * Bookkeeping the reducer needs beyond ClusterState's fields. It is derived data: when a
- * state arrives without one (e.g. a structured clone), it is rebuilt from the state itself.
- */
-interface ChargeIndex {
-  /**
-   * Nodes absent from `state.nodes` that still have pods charged to them: deleted nodes with
-   * pods left on them, and nodes that pods are bound to but that were never seen. When the
-   * node (re)appears, its ghost becomes the live NodeInfo, charges and all: O(1).
-   */
-  ghosts: Map<string, NodeInfo>;
-  /** Last generation handed out. One counter per state, as kube's nextGeneration(). */
-  generation: number;
-}
-
-const indexes = new WeakMap<ClusterState, ChargeIndex>();
-
 /** No charge: the pod uses no node's resources. */
 export const NO_CHARGE: Charge = Object.freeze({ kind: 'none' });
 
@@ -31,38 +14,10 @@ function addPodTo(node: NodeInfo, key: string, info: PodInfo): void {
   refreshHeadroom(node);
 }
 
-function rebuild(state: ClusterState): ChargeIndex {
-  const index: ChargeIndex = { ghosts: new Map(), generation: 0 };
-  for (const node of state.nodes.values()) {
-    index.generation = Math.max(index.generation, node.generation);
-  }
-  for (const [key, record] of state.pods) {
-    const charge = record.charge;
-    if (charge.kind === 'none' || state.nodes.has(charge.node)) continue;
-    let ghost = index.ghosts.get(charge.node);
-    if (ghost === undefined) {
-      ghost = placeholderNode(charge.node);
-      index.ghosts.set(charge.node, ghost);
-    }
-    addPodTo(ghost, key, record.info);
-  }
-  return index;
-}
-
-function indexOf(state: ClusterState): ChargeIndex {
-  let index = indexes.get(state);
-  if (index === undefined) {
-    index = rebuild(state);
-    indexes.set(state, index);
-  }
-  return index;
-}
-
 /** Marks a node as changed: gives it the state's next generation number. */
 export function bumpGeneration(state: ClusterState, node: NodeInfo): void {
-  const index = indexOf(state);
-  index.generation += 1;
-  node.generation = index.generation;
+  state.generation += 1;
+  node.generation = state.generation;
 }
 
 /** Charges `info`'s requests to the node named by `charge` (live or absent). No-op for none. */
@@ -70,7 +25,7 @@ export function applyCharge(state: ClusterState, key: string, info: PodInfo, cha
   if (charge.kind === 'none') return;
   let node = state.nodes.get(charge.node);
   if (node === undefined) {
-    const ghosts = indexOf(state).ghosts;
+    const ghosts = state.absentNodes;
     node = ghosts.get(charge.node);
     if (node === undefined) {
       node = placeholderNode(charge.node);
@@ -90,7 +45,7 @@ export function releaseCharge(
   charge: Charge,
 ): void {
   if (charge.kind === 'none') return;
-  const ghosts = indexOf(state).ghosts;
+  const ghosts = state.absentNodes;
   const live = state.nodes.get(charge.node);
   const node = live ?? ghosts.get(charge.node);
   if (node === undefined || !node.pods.delete(key)) return;
@@ -105,13 +60,13 @@ export function releaseCharge(
 /** Keeps a deleted node's charges (if it has any) until it comes back or its pods go. */
 export function keepAbsentNode(state: ClusterState, node: NodeInfo): void {
   if (node.pods.size === 0) return;
-  indexOf(state).ghosts.set(node.name, node);
+  state.absentNodes.set(node.name, node);
   bumpGeneration(state, node);
 }
 
 /** Takes back the charges held for an absent node, if any, when it (re)appears. */
 export function takeAbsentNode(state: ClusterState, name: string): NodeInfo | undefined {
-  const ghosts = indexOf(state).ghosts;
+  const ghosts = state.absentNodes;
   const node = ghosts.get(name);
   if (node !== undefined) ghosts.delete(name);
   return node;
@@ -119,5 +74,5 @@ export function takeAbsentNode(state: ClusterState, name: string): NodeInfo | un
 
 /** Absent nodes that still hold charges (read-only view, for invariant checks and tests). */
 export function absentNodes(state: ClusterState): ReadonlyMap<string, NodeInfo> {
-  return indexOf(state).ghosts;
+  return state.absentNodes;
 }

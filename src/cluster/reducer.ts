@@ -22,6 +22,8 @@ export function initialState(): ClusterState {
     nodes: new Map(),
     nodeOrder: [],
     nodeIndex: new Map(),
+    absentNodes: new Map(),
+    generation: 0,
     pods: new Map(),
     resync: {},
     rejected: [],

@@ -122,6 +122,14 @@ export interface ClusterState {
   nodeOrder: NodeInfo[];
   /** Index of each node name in `nodeOrder`. */
   nodeIndex: Map<string, number>;
+  /**
+   * Nodes not in `nodes` that still have pods charged to them: deleted nodes with pods
+   * left on them, and nodes pods are bound to but that were never seen. When such a node
+   * (re)appears, this NodeInfo becomes the live one, charges and all, in O(1).
+   */
+  absentNodes: Map<string, NodeInfo>;
+  /** Last node generation handed out (one counter per state, as kube's nextGeneration). */
+  generation: number;
   pods: Map<string, PodRecord>;
   /** Open relists: resource kind to keys seen since its ResyncStarted. */
   resync: { Node?: Set<string>; Pod?: Set<string> };
