@@ -231,9 +231,8 @@ export class Scheduler {
         }
         return;
       case 'BindSucceeded':
-        if (this.actors.has(event.key)) {
-          this.outbox.push({ kind: 'scheduled', key: event.key, node: event.node });
-        }
+        // Reported even when the watch already showed the pod bound and its machine ended.
+        this.outbox.push({ kind: 'scheduled', key: event.key, node: event.node });
         this.send(event.key, { type: 'BIND_SUCCEEDED' });
         return;
       case 'BindFailed':

@@ -56,18 +56,35 @@ export function describeStatus(status: unknown, fallbackCode?: number): ApiFailu
  */
 export function describeApiError(err: unknown): ApiFailure {
   const e = asObject(err);
-  if (e === undefined) return { code: undefined, reason: undefined, message: String(err), network: false };
+  if (e === undefined)
+    return { code: undefined, reason: undefined, message: String(err), network: false };
   if (typeof e.code === 'number') {
     const status = statusOf(e.body);
     if (status !== undefined) return describeStatus(status, e.code);
-    return { code: e.code, reason: httpReason(e.code), message: `${e.code} ${httpReason(e.code)}`, network: false };
+    return {
+      code: e.code,
+      reason: httpReason(e.code),
+      message: `${e.code} ${httpReason(e.code)}`,
+      network: false,
+    };
   }
   if (typeof e.statusCode === 'number') {
-    const text = typeof e.message === 'string' && e.message !== '' ? e.message : httpReason(e.statusCode);
-    return { code: e.statusCode, reason: httpReason(e.statusCode), message: `${e.statusCode} ${text}`, network: false };
+    const text =
+      typeof e.message === 'string' && e.message !== '' ? e.message : httpReason(e.statusCode);
+    return {
+      code: e.statusCode,
+      reason: httpReason(e.statusCode),
+      message: `${e.statusCode} ${text}`,
+      network: false,
+    };
   }
   if (e.name === 'AbortError' || e.type === 'aborted')
-    return { code: undefined, reason: undefined, message: 'request aborted (timed out)', network: true };
+    return {
+      code: undefined,
+      reason: undefined,
+      message: 'request aborted (timed out)',
+      network: true,
+    };
   const raw = typeof e.message === 'string' ? e.message : String(err);
   if (e.name === 'FetchError' || e.type === 'system' || typeof e.code === 'string') {
     // node-fetch: "request to https://h/p failed, reason: connect ECONNREFUSED 127.0.0.1:1234"

@@ -32,7 +32,8 @@ function loadFile(kc: KubeConfig, file: string): void {
     kc.loadFromFile(file);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException)?.code;
-    if (typeof code === 'string') throw new KubeSetupError(`cannot read kubeconfig ${file}: ${code}`);
+    if (typeof code === 'string')
+      throw new KubeSetupError(`cannot read kubeconfig ${file}: ${code}`);
     throw new KubeSetupError(`cannot parse kubeconfig ${file}: ${errnoText(error)}`);
   }
 }
@@ -83,7 +84,7 @@ export function loadKubeConfig(opts: KubeConfigOptions): KubeConfig {
     if (kc.getContextObject(opts.context) === null)
       throw new KubeSetupError(`context "${opts.context}" not found in ${source} (have: ${have})`);
     kc.setCurrentContext(opts.context);
-  } else if (kc.getCurrentContextObject() === null) {
+  } else if (kc.getContextObject(kc.getCurrentContext()) === null) {
     const current = kc.getCurrentContext();
     throw new KubeSetupError(
       current === undefined || current === ''
@@ -130,8 +131,11 @@ export async function checkConnection(clients: KubeClients, timeoutMs = 10_000):
       throw new KubeSetupError('the API server refused the credentials (401 Unauthorized)');
     if (f.code === 403) throw new KubeSetupError(`forbidden: ${f.message} (403)`);
     if (f.code !== undefined)
-      throw new KubeSetupError(`the API server at ${clients.server} answered ${f.code}: ${f.message}`);
-    const why = f.message === 'request aborted (timed out)' ? `no answer within ${timeoutMs} ms` : f.message;
+      throw new KubeSetupError(
+        `the API server at ${clients.server} answered ${f.code}: ${f.message}`,
+      );
+    const timedOut = (error as { name?: unknown } | undefined)?.name === 'AbortError';
+    const why = timedOut ? `no answer within ${timeoutMs} ms` : f.message;
     throw new KubeSetupError(`cannot reach the API server at ${clients.server}: ${why}`);
   }
 }
