@@ -1,0 +1,108 @@
+// The live runtime's own rules, with in-memory sources: sync before scheduling, clean drain.
+import pino from 'pino';
+import { Subject } from 'rxjs';
+import { describe, expect, it } from 'vitest';
+import { trimNode, trimPod } from '../../src/adapters/trim.ts';
+import { parseLog } from '../../src/events/reader.ts';
+import type { InputEvent } from '../../src/events/types.ts';
+import { defaultConfig } from '../../src/runtime/config.ts';
+import { LiveScheduler } from '../../src/runtime/live.ts';
+import { replay } from '../../src/runtime/replay.ts';
+
+const node = (name: string) =>
+  trimNode({
+    metadata: { name },
+    status: { allocatable: { cpu: '2', memory: '4Gi', pods: '10' } },
+  });
+const pod = (name: string, nodeName?: string) =>
+  trimPod({
+    metadata: { name, namespace: 'default' },
+    spec: {
+      schedulerName: 'berth',
+      ...(nodeName ? { nodeName } : {}),
+      containers: [{ resources: { requests: { cpu: '1' } } }],
+    },
+  });
+
+const tick = () => new Promise((resolve) => setImmediate(resolve));
+
+function setup() {
+  const nodes = new Subject<InputEvent>();
+  const pods = new Subject<InputEvent>();
+  const binds: { key: string; node: string; complete: () => void }[] = [];
+  let inFlight = 0;
+  let settle: (() => void) | undefined;
+  const lines: string[] = [];
+  const live = new LiveScheduler({
+    config: defaultConfig,
+    seed: 1,
+    sources: [nodes, pods],
+    logger: pino({ level: 'silent' }),
+    record: (l) => lines.push(l),
+    effects: (ingest) => ({
+      bind(key, target) {
+        inFlight++;
+        binds.push({
+          key,
+          node: target,
+          complete: () => {
+            ingest({ type: 'BindSucceeded', key, node: target });
+            if (--inFlight === 0) settle?.();
+          },
+        });
+      },
+      idle: () => (inFlight === 0 ? Promise.resolve() : new Promise<void>((r) => (settle = r))),
+    }),
+  });
+  return { nodes, pods, binds, live, lines };
+}
+
+describe('LiveScheduler', () => {
+  it('does not schedule until both the node and the pod relists are complete', async () => {
+    const { nodes, pods, binds, live } = setup();
+    live.start();
+    pods.next({ type: 'ResyncStarted', kind: 'Pod' });
+    pods.next({ type: 'PodUpserted', pod: pod('a') });
+    pods.next({ type: 'ResyncDone', kind: 'Pod' });
+    nodes.next({ type: 'ResyncStarted', kind: 'Node' });
+    nodes.next({ type: 'NodeUpserted', node: node('n1') });
+    await tick();
+    expect(binds).toHaveLength(0);
+    // Only once the node relist is complete too may a cycle run.
+    nodes.next({ type: 'NodeUpserted', node: node('n2') });
+    nodes.next({ type: 'ResyncDone', kind: 'Node' });
+    await tick();
+    expect(live.ready).toBe(true);
+    expect(binds.map((b) => b.key)).toEqual(['default/a']);
+    await live.stop(100);
+  });
+
+  it('waits for binds in flight on stop, logs their results, and the log replays', async () => {
+    const { nodes, pods, binds, live, lines } = setup();
+    live.start();
+    nodes.next({ type: 'ResyncStarted', kind: 'Node' });
+    nodes.next({ type: 'NodeUpserted', node: node('n1') });
+    nodes.next({ type: 'ResyncDone', kind: 'Node' });
+    pods.next({ type: 'ResyncStarted', kind: 'Pod' });
+    pods.next({ type: 'PodUpserted', pod: pod('full', 'n1') });
+    pods.next({ type: 'PodUpserted', pod: pod('a') });
+    pods.next({ type: 'PodUpserted', pod: pod('b') });
+    pods.next({ type: 'ResyncDone', kind: 'Pod' });
+    await tick();
+    expect(binds.map((b) => b.key)).toEqual(['default/a']);
+    const stopped = live.stop(5_000);
+    binds[0]?.complete();
+    await stopped;
+    const log = parseLog(`${lines.join('\n')}\n`);
+    expect(log.digest).toBeDefined();
+    const types = log.envelopes.map((e) => e.event.type);
+    expect(types).toContain('BindSucceeded');
+    expect(types.filter((t) => t === 'PodUnschedulable')).toHaveLength(1);
+    const result = replay(log);
+    expect(result.matches).toBe(true);
+    expect(result.summary.placements).toEqual({ 'default/a': 'n1' });
+    expect(result.summary.pending['default/b']).toBe(
+      '0/1 nodes are available: 1 Insufficient cpu.',
+    );
+  });
+});
