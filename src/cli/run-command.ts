@@ -98,6 +98,8 @@ export async function runCommand(argv: string[]): Promise<void> {
         logger,
         reportingInstance: `berth-${hostname()}`,
         schedulerName: config.schedulerName,
+        // Events carry the pod's uid so `kubectl describe pod` shows them.
+        uidOf: (key) => live.core.state.pods.get(key)?.info.uid,
       }),
     ...(log === undefined ? {} : { record: log.sink }),
   });

@@ -24,6 +24,14 @@ export function oneLine(text: string, max = 500): string {
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }
 
+function safeString(value: unknown): string {
+  try {
+    return String(value);
+  } catch {
+    return 'unknown error';
+  }
+}
+
 /** Parses a Status body: client-node 1.4 hands it over as the raw JSON text (or undefined). */
 function statusOf(body: unknown): Loose | undefined {
   if (typeof body === 'string') {
@@ -57,7 +65,12 @@ export function describeStatus(status: unknown, fallbackCode?: number): ApiFailu
 export function describeApiError(err: unknown): ApiFailure {
   const e = asObject(err);
   if (e === undefined)
-    return { code: undefined, reason: undefined, message: String(err), network: false };
+    return {
+      code: undefined,
+      reason: undefined,
+      message: oneLine(safeString(err)),
+      network: false,
+    };
   if (typeof e.code === 'number') {
     const status = statusOf(e.body);
     if (status !== undefined) return describeStatus(status, e.code);
@@ -85,7 +98,7 @@ export function describeApiError(err: unknown): ApiFailure {
       message: 'request aborted (timed out)',
       network: true,
     };
-  const raw = typeof e.message === 'string' ? e.message : String(err);
+  const raw = typeof e.message === 'string' ? e.message : safeString(err);
   if (e.name === 'FetchError' || e.type === 'system' || typeof e.code === 'string') {
     // node-fetch: "request to https://h/p failed, reason: connect ECONNREFUSED 127.0.0.1:1234"
     const reason = /failed, reason: (.*)$/s.exec(raw)?.[1] ?? raw;

@@ -2,8 +2,15 @@
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
-import { CoreV1Api, EventsV1Api, KubeConfig } from '@kubernetes/client-node';
+import {
+  CoreV1Api,
+  createConfiguration,
+  EventsV1Api,
+  KubeConfig,
+  ServerConfiguration,
+} from '@kubernetes/client-node';
 import { describeApiError, oneLine } from './api-error.ts';
+import { keepAliveMiddleware } from './keep-alive.ts';
 import { timeoutOptions } from './request-options.ts';
 
 /** A setup problem (kubeconfig, context, connection), with a one-line message for people. */
@@ -108,11 +115,24 @@ export interface KubeClients {
   server: string;
 }
 
-/** Builds the API clients for the current context of `kc`. */
+/**
+ * Builds the API clients for the current context of `kc` (what `kc.makeApiClient` does, plus
+ * one shared keep-alive TLS agent instead of a new connection per request).
+ */
 export function makeClients(kc: KubeConfig): KubeClients {
   const server = kc.getCurrentCluster()?.server ?? '';
   try {
-    return { kc, core: kc.makeApiClient(CoreV1Api), events: kc.makeApiClient(EventsV1Api), server };
+    const configuration = createConfiguration({
+      baseServer: new ServerConfiguration(server, {}),
+      authMethods: { default: kc },
+      middleware: [keepAliveMiddleware()],
+    });
+    return {
+      kc,
+      core: new CoreV1Api(configuration),
+      events: new EventsV1Api(configuration),
+      server,
+    };
   } catch (error) {
     throw new KubeSetupError(`cannot use the cluster ${server}: ${errnoText(error)}`);
   }

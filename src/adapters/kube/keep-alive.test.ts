@@ -1,0 +1,43 @@
+// Tests that the keep-alive middleware shares one agent per TLS identity.
+import { Agent as HttpAgent } from 'node:http';
+import { Agent } from 'node:https';
+import { HttpMethod, RequestContext } from '@kubernetes/client-node';
+import { describe, expect, it } from 'vitest';
+import { keepAliveMiddleware } from './keep-alive.ts';
+
+async function agentAfter(middleware: ReturnType<typeof keepAliveMiddleware>, agent: unknown) {
+  const ctx = new RequestContext('https://fake/api', HttpMethod.GET);
+  ctx.setAgent(agent as Agent);
+  const out = await middleware.pre(ctx).toPromise();
+  return out.getAgent();
+}
+
+describe('keepAliveMiddleware', () => {
+  it('replaces per-request agents with one shared keep-alive agent', async () => {
+    const m = keepAliveMiddleware();
+    const a = await agentAfter(m, new Agent({ ca: 'CA', rejectUnauthorized: true }));
+    const b = await agentAfter(m, new Agent({ ca: 'CA', rejectUnauthorized: true }));
+    expect(a).toBe(b);
+    expect((a as Agent).options.keepAlive).toBe(true);
+    expect((a as Agent).options.ca).toBe('CA');
+    (a as Agent).destroy();
+  });
+
+  it('builds a new agent when the TLS identity changes (rotated client certificate)', async () => {
+    const m = keepAliveMiddleware();
+    const a = await agentAfter(m, new Agent({ cert: 'one', key: 'k' }));
+    const b = await agentAfter(m, new Agent({ cert: 'two', key: 'k' }));
+    expect(a).not.toBe(b);
+    expect((b as Agent).options.cert).toBe('two');
+    (b as Agent).destroy();
+  });
+
+  it('leaves other agents (plain HTTP, proxies) alone', async () => {
+    const m = keepAliveMiddleware();
+    const http = new HttpAgent();
+    expect(await agentAfter(m, http)).toBe(http);
+    class ProxyAgent extends Agent {}
+    const proxy = new ProxyAgent();
+    expect(await agentAfter(m, proxy)).toBe(proxy);
+  });
+});

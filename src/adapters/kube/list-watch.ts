@@ -1,0 +1,93 @@
+// ListWatchSources over @kubernetes/client-node: paged raw-JSON lists and bookmark watches.
+import { type ConfigurationOptions, Watch } from '@kubernetes/client-node';
+import type { KubeClients } from './config.ts';
+import type { ListWatchSource, WatchHandlers } from './reflector.ts';
+import { rawJsonOptions } from './request-options.ts';
+
+/** Tuning of a list/watch source. */
+export interface SourceOptions {
+  /** Objects per list page (client-go's reflector uses 500). */
+  pageSize?: number;
+  /** Timeout of each list page request. */
+  listTimeoutMs?: number;
+  /** Source of the randomised server-side watch timeout (default Math.random). */
+  random?: () => number;
+}
+
+type PageFetcher = (
+  params: { limit: number; _continue?: string },
+  options: ConfigurationOptions,
+) => Promise<unknown>;
+
+interface RawList {
+  items?: unknown;
+  metadata?: { resourceVersion?: unknown; continue?: unknown };
+}
+
+function makeSource(
+  clients: KubeClients,
+  path: string,
+  fetchPage: PageFetcher,
+  opts: SourceOptions,
+): ListWatchSource {
+  const pageSize = opts.pageSize ?? 500;
+  const listTimeoutMs = opts.listTimeoutMs ?? 60_000;
+  const random = opts.random ?? Math.random;
+  const watcher = new Watch(clients.kc);
+  return {
+    async list() {
+      const items: unknown[] = [];
+      let resourceVersion = '';
+      let cont: string | undefined;
+      do {
+        const capture = rawJsonOptions(listTimeoutMs);
+        await fetchPage(
+          cont === undefined ? { limit: pageSize } : { limit: pageSize, _continue: cont },
+          capture.options,
+        );
+        const page = (capture.json() ?? {}) as RawList;
+        if (Array.isArray(page.items)) items.push(...page.items);
+        const meta = page.metadata ?? {};
+        if (typeof meta.resourceVersion === 'string') resourceVersion = meta.resourceVersion;
+        cont =
+          typeof meta.continue === 'string' && meta.continue !== '' ? meta.continue : undefined;
+      } while (cont !== undefined);
+      return { items, resourceVersion };
+    },
+    async watch(resourceVersion: string, handlers: WatchHandlers) {
+      // The server ends each watch after 5–10 min (like client-go) so connections rotate.
+      const timeoutSeconds = 300 + Math.floor(random() * 300);
+      const controller = await watcher.watch(
+        path,
+        {
+          resourceVersion: resourceVersion === '' ? undefined : resourceVersion,
+          allowWatchBookmarks: true,
+          timeoutSeconds,
+        },
+        (type: string, obj: unknown) => handlers.onEvent(type, obj),
+        (err: unknown) => handlers.onClose(err),
+      );
+      return { abort: () => controller.abort() };
+    },
+  };
+}
+
+/** Lists and watches all Nodes (`/api/v1/nodes`). */
+export function nodeSource(clients: KubeClients, opts: SourceOptions = {}): ListWatchSource {
+  return makeSource(
+    clients,
+    '/api/v1/nodes',
+    (params, options) => clients.core.listNode(params, options),
+    opts,
+  );
+}
+
+/** Lists and watches all Pods in all namespaces (`/api/v1/pods`). */
+export function podSource(clients: KubeClients, opts: SourceOptions = {}): ListWatchSource {
+  return makeSource(
+    clients,
+    '/api/v1/pods',
+    (params, options) => clients.core.listPodForAllNamespaces(params, options),
+    opts,
+  );
+}

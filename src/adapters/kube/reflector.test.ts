@@ -1,0 +1,483 @@
+// Tests the reflector's state machine against a scripted in-memory ListWatchSource.
+import pino from 'pino';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { InputEvent } from '../../events/types.ts';
+import { type ListWatchSource, reflect, type WatchHandlers } from './reflector.ts';
+
+type ListResult = { items: unknown[]; resourceVersion: string };
+
+interface FakeWatch {
+  rv: string;
+  handlers: WatchHandlers;
+  aborted: boolean;
+  /** Resolves the watch() promise (immediately unless the test holds it back). */
+  connect(): void;
+}
+
+/** A ListWatchSource that plays back scripted lists and records every watch. */
+class ScriptedSource implements ListWatchSource {
+  readonly lists: (ListResult | Error)[] = [];
+  readonly watches: FakeWatch[] = [];
+  listCalls = 0;
+  holdWatches = false;
+
+  list(): Promise<ListResult> {
+    this.listCalls++;
+    const next = this.lists.shift() ?? new Error('no scripted list');
+    return next instanceof Error ? Promise.reject(next) : Promise.resolve(next);
+  }
+
+  watch(rv: string, handlers: WatchHandlers): Promise<{ abort(): void }> {
+    return new Promise((resolve) => {
+      const w: FakeWatch = {
+        rv,
+        handlers,
+        aborted: false,
+        connect: () =>
+          resolve({
+            abort: () => {
+              w.aborted = true;
+            },
+          }),
+      };
+      this.watches.push(w);
+      if (!this.holdWatches) w.connect();
+    });
+  }
+
+  get current(): FakeWatch {
+    const w = this.watches.at(-1);
+    if (w === undefined) throw new Error('no watch yet');
+    return w;
+  }
+}
+
+function node(name: string, rv: string, extra: Record<string, unknown> = {}) {
+  return { metadata: { name, resourceVersion: rv, managedFields: [{}] }, ...extra };
+}
+
+function pod(ns: string, name: string, rv: string) {
+  return {
+    metadata: { namespace: ns, name, resourceVersion: rv },
+    spec: { schedulerName: 'berth' },
+  };
+}
+
+function describeEvent(e: InputEvent): string {
+  switch (e.type) {
+    case 'NodeUpserted':
+      return `NodeUpserted ${e.node.metadata.name}`;
+    case 'PodUpserted':
+      return `PodUpserted ${e.pod.metadata.namespace}/${e.pod.metadata.name}`;
+    case 'NodeDeleted':
+      return `NodeDeleted ${e.name}`;
+    case 'PodDeleted':
+      return `PodDeleted ${e.key}`;
+    case 'ResyncStarted':
+    case 'ResyncDone':
+      return `${e.type} ${e.kind}`;
+    default:
+      return e.type;
+  }
+}
+
+function setup(kind: 'Node' | 'Pod' = 'Node', opts: { inactivityTimeoutMs?: number } = {}) {
+  const source = new ScriptedSource();
+  const events: InputEvent[] = [];
+  const logLines: Record<string, unknown>[] = [];
+  const logger = pino(
+    { level: 'debug' },
+    { write: (line: string) => void logLines.push(JSON.parse(line) as Record<string, unknown>) },
+  );
+  const start = () =>
+    reflect({
+      kind,
+      source,
+      logger,
+      random: () => 0.5, // no jitter: delays are exactly 800, 1600, 3200 ms …
+      timers: { setTimeout: globalThis.setTimeout, clearTimeout: globalThis.clearTimeout },
+      ...opts,
+    }).subscribe((e) => events.push(e));
+  const seen = () => events.splice(0).map(describeEvent);
+  return { source, events, logLines, start, seen };
+}
+
+beforeEach(() => {
+  vi.useFakeTimers();
+});
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+const tick = (ms = 0) => vi.advanceTimersByTimeAsync(ms);
+
+describe('reflect', () => {
+  it('lists first: resync markers around trimmed upserts, then watches from the list rv', async () => {
+    const t = setup();
+    t.source.lists.push({ items: [node('a', '5'), node('b', '6')], resourceVersion: '10' });
+    t.start();
+    await tick();
+    expect(t.seen()).toEqual([
+      'ResyncStarted Node',
+      'NodeUpserted a',
+      'NodeUpserted b',
+      'ResyncDone Node',
+    ]);
+    expect(t.source.watches.map((w) => w.rv)).toEqual(['10']);
+  });
+
+  it('trims listed objects to what scheduling reads', async () => {
+    const t = setup();
+    t.source.lists.push({ items: [node('a', '5')], resourceVersion: '10' });
+    t.start();
+    await tick();
+    const upsert = t.events.find((e) => e.type === 'NodeUpserted');
+    expect(upsert).toEqual({
+      type: 'NodeUpserted',
+      node: { metadata: { name: 'a', resourceVersion: '5' } },
+    });
+  });
+
+  it('turns watch events into upserts and deletes, with ns/name keys for pods', async () => {
+    const t = setup('Pod');
+    t.source.lists.push({ items: [], resourceVersion: '1' });
+    t.start();
+    await tick();
+    t.seen();
+    const h = t.source.current.handlers;
+    h.onEvent('ADDED', pod('ns1', 'p', '2'));
+    h.onEvent('MODIFIED', pod('ns1', 'p', '3'));
+    h.onEvent('DELETED', pod('ns1', 'p', '4'));
+    expect(t.seen()).toEqual(['PodUpserted ns1/p', 'PodUpserted ns1/p', 'PodDeleted ns1/p']);
+  });
+
+  it('remembers a bookmark rv without emitting, and resumes from it at once after a normal close', async () => {
+    const t = setup();
+    t.source.lists.push({ items: [], resourceVersion: '1' });
+    t.start();
+    await tick();
+    t.seen();
+    t.source.current.handlers.onEvent('MODIFIED', node('a', '7'));
+    t.source.current.handlers.onEvent('BOOKMARK', {
+      kind: 'Node',
+      metadata: { resourceVersion: '9' },
+    });
+    expect(t.seen()).toEqual(['NodeUpserted a']);
+    t.source.current.handlers.onClose(null);
+    await tick();
+    expect(t.source.watches.map((w) => w.rv)).toEqual(['1', '9']);
+    expect(t.source.listCalls).toBe(1);
+  });
+
+  it('backs off before re-watching when a watch closes without delivering anything', async () => {
+    const t = setup();
+    t.source.lists.push({ items: [], resourceVersion: '1' });
+    t.start();
+    await tick();
+    t.source.current.handlers.onClose(undefined);
+    await tick(799);
+    expect(t.source.watches).toHaveLength(1);
+    await tick(1);
+    expect(t.source.watches.map((w) => w.rv)).toEqual(['1', '1']);
+  });
+
+  it('re-watches from the last rv after errors, doubling the backoff until an event resets it', async () => {
+    const t = setup();
+    t.source.lists.push({ items: [], resourceVersion: '1' });
+    t.start();
+    await tick();
+    t.source.current.handlers.onEvent('ADDED', node('a', '4'));
+    const times: number[] = [];
+    let last = Date.now();
+    for (let i = 0; i < 3; i++) {
+      const before = t.source.watches.length;
+      t.source.current.handlers.onClose(new Error('connection reset'));
+      while (t.source.watches.length === before) await tick(100);
+      times.push(Date.now() - last);
+      last = Date.now();
+    }
+    expect(times).toEqual([800, 1600, 3200]);
+    expect(t.source.watches.map((w) => w.rv)).toEqual(['1', '4', '4', '4']);
+    t.source.current.handlers.onEvent('MODIFIED', node('a', '5'));
+    t.source.current.handlers.onClose(new Error('connection reset'));
+    await tick(800);
+    expect(t.source.watches.map((w) => w.rv)).toEqual(['1', '4', '4', '4', '5']);
+    expect(t.source.listCalls).toBe(1);
+  });
+
+  it('caps the backoff at maxMs', async () => {
+    const t = setup();
+    t.source.lists.push({ items: [], resourceVersion: '1' });
+    reflect({
+      kind: 'Node',
+      source: t.source,
+      random: () => 0.5,
+      backoff: { initialMs: 100, maxMs: 250 },
+      timers: { setTimeout: globalThis.setTimeout, clearTimeout: globalThis.clearTimeout },
+    }).subscribe(() => {});
+    await tick();
+    const gaps: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      const before = t.source.watches.length;
+      const start = Date.now();
+      t.source.current.handlers.onClose(new Error('boom'));
+      while (t.source.watches.length === before) await tick(10);
+      gaps.push(Date.now() - start);
+    }
+    expect(gaps).toEqual([100, 200, 250, 250]);
+  });
+
+  it('relists with resync markers when a watch ERROR event carries 410 Gone', async () => {
+    const t = setup();
+    t.source.lists.push({ items: [node('a', '2'), node('b', '3')], resourceVersion: '3' });
+    t.source.lists.push({ items: [node('b', '8')], resourceVersion: '20' });
+    t.start();
+    await tick();
+    t.seen();
+    const gone = t.source.current;
+    gone.handlers.onEvent('ERROR', {
+      kind: 'Status',
+      status: 'Failure',
+      message: 'too old resource version: 3 (15)',
+      reason: 'Expired',
+      code: 410,
+    });
+    expect(gone.aborted).toBe(true);
+    await tick(800);
+    expect(t.source.listCalls).toBe(2);
+    expect(t.seen()).toEqual(['ResyncStarted Node', 'NodeUpserted b', 'ResyncDone Node']);
+    expect(t.source.current.rv).toBe('20');
+    // A late close of the expired watch changes nothing.
+    gone.handlers.onClose(null);
+    gone.handlers.onEvent('ADDED', node('zombie', '99'));
+    await tick(5000);
+    expect(t.seen()).toEqual([]);
+    expect(t.source.watches).toHaveLength(2);
+  });
+
+  it('relists when the watch request itself fails with HTTP 410', async () => {
+    const t = setup();
+    t.source.lists.push({ items: [], resourceVersion: '3' });
+    t.source.lists.push({ items: [], resourceVersion: '30' });
+    t.start();
+    await tick();
+    t.source.current.handlers.onClose(Object.assign(new Error('Gone'), { statusCode: 410 }));
+    await tick(800);
+    expect(t.source.listCalls).toBe(2);
+    expect(t.source.current.rv).toBe('30');
+  });
+
+  it('relists when a watch fails with "too old resource version" in the message', async () => {
+    const t = setup();
+    t.source.lists.push({ items: [], resourceVersion: '3' });
+    t.source.lists.push({ items: [], resourceVersion: '31' });
+    t.start();
+    await tick();
+    t.source.current.handlers.onClose(new Error('too old resource version: 3 (40)'));
+    await tick(800);
+    expect(t.source.listCalls).toBe(2);
+  });
+
+  it('re-watches (without relisting) after a non-410 ERROR event', async () => {
+    const t = setup();
+    t.source.lists.push({ items: [], resourceVersion: '3' });
+    t.start();
+    await tick();
+    t.source.current.handlers.onEvent('MODIFIED', node('a', '4'));
+    const failed = t.source.current;
+    failed.handlers.onEvent('ERROR', { kind: 'Status', code: 500, message: 'etcd hiccup' });
+    expect(failed.aborted).toBe(true);
+    await tick(800);
+    expect(t.source.listCalls).toBe(1);
+    expect(t.source.watches.map((w) => w.rv)).toEqual(['3', '4']);
+  });
+
+  it('retries a failed list with backoff and emits nothing for the failed attempts', async () => {
+    const t = setup();
+    t.source.lists.push(new Error('connect ECONNREFUSED'), new Error('connect ECONNREFUSED'));
+    t.source.lists.push({ items: [node('a', '2')], resourceVersion: '2' });
+    t.start();
+    await tick();
+    expect(t.source.listCalls).toBe(1);
+    expect(t.seen()).toEqual([]);
+    await tick(800);
+    expect(t.source.listCalls).toBe(2);
+    await tick(1599);
+    expect(t.source.listCalls).toBe(2);
+    await tick(1);
+    expect(t.source.listCalls).toBe(3);
+    expect(t.seen()).toEqual(['ResyncStarted Node', 'NodeUpserted a', 'ResyncDone Node']);
+    expect(t.source.current.rv).toBe('2');
+    expect(t.logLines.filter((l) => l.msg === 'list failed; retrying')).toHaveLength(2);
+  });
+
+  it('restarts a watch that stays silent for the inactivity timeout, from the last rv', async () => {
+    const t = setup('Node', { inactivityTimeoutMs: 10_000 });
+    t.source.lists.push({ items: [], resourceVersion: '1' });
+    t.start();
+    await tick();
+    await tick(6_000);
+    t.source.current.handlers.onEvent('BOOKMARK', { metadata: { resourceVersion: '5' } });
+    await tick(9_999);
+    expect(t.source.watches).toHaveLength(1);
+    const silent = t.source.current;
+    await tick(1);
+    expect(silent.aborted).toBe(true);
+    expect(t.logLines.some((l) => l.msg === 'watch silent too long; restarting it')).toBe(true);
+    await tick(800);
+    expect(t.source.watches.map((w) => w.rv)).toEqual(['1', '5']);
+    // The aborted watch's own close callback (client-node calls it with an AbortError) is ignored.
+    silent.handlers.onClose(Object.assign(new Error('aborted'), { name: 'AbortError' }));
+    await tick(5_000);
+    expect(t.source.watches).toHaveLength(2);
+  });
+
+  it('restarts a watch that never connects (watch() still pending) and aborts it when it does', async () => {
+    const t = setup('Node', { inactivityTimeoutMs: 10_000 });
+    t.source.lists.push({ items: [], resourceVersion: '1' });
+    t.source.holdWatches = true;
+    t.start();
+    await tick();
+    const hung = t.source.current;
+    await tick(10_000 + 800);
+    expect(t.source.watches).toHaveLength(2);
+    hung.connect();
+    await tick();
+    expect(hung.aborted).toBe(true);
+    const second = t.source.current;
+    second.connect();
+    await tick();
+    expect(second.aborted).toBe(false);
+  });
+
+  it('handles a close reported before watch() resolves (client-node does this on HTTP errors)', async () => {
+    const t = setup();
+    t.source.lists.push({ items: [], resourceVersion: '1' });
+    t.source.holdWatches = true;
+    t.start();
+    await tick();
+    const first = t.source.current;
+    first.handlers.onClose(Object.assign(new Error('Internal Server Error'), { statusCode: 500 }));
+    first.connect();
+    await tick();
+    expect(first.aborted).toBe(true);
+    await tick(800);
+    expect(t.source.watches).toHaveLength(2);
+  });
+
+  it('re-watches after backoff when watch() rejects', async () => {
+    const t = setup();
+    t.source.lists.push({ items: [], resourceVersion: '1' });
+    let calls = 0;
+    const original = t.source.watch.bind(t.source);
+    t.source.watch = (rv, h) =>
+      ++calls === 1 ? Promise.reject(new Error('exec plugin failed')) : original(rv, h);
+    t.start();
+    await tick();
+    expect(t.source.watches).toHaveLength(0);
+    await tick(800);
+    expect(t.source.watches.map((w) => w.rv)).toEqual(['1']);
+  });
+
+  it('skips objects without metadata.name, logging the kind, and never errors', async () => {
+    const t = setup('Pod');
+    t.source.lists.push({
+      items: [null, 42, { metadata: {} }, { metadata: { name: '' } }, pod('ns', 'ok', '2'), []],
+      resourceVersion: '2',
+    });
+    t.start();
+    await tick();
+    expect(t.seen()).toEqual(['ResyncStarted Pod', 'PodUpserted ns/ok', 'ResyncDone Pod']);
+    t.source.current.handlers.onEvent('ADDED', { spec: {} });
+    t.source.current.handlers.onEvent('DELETED', 'garbage');
+    t.source.current.handlers.onEvent('WHATEVER', {});
+    t.source.current.handlers.onEvent('MODIFIED', pod('ns', 'ok', '3'));
+    expect(t.seen()).toEqual(['PodUpserted ns/ok']);
+    const skipped = t.logLines.filter((l) => String(l.msg).includes('without metadata.name'));
+    expect(skipped).toHaveLength(7);
+    expect(skipped.every((l) => l.kind === 'Pod')).toBe(true);
+  });
+
+  it('uses the default namespace for a deleted pod without one', async () => {
+    const t = setup('Pod');
+    t.source.lists.push({ items: [], resourceVersion: '1' });
+    t.start();
+    await tick();
+    t.seen();
+    t.source.current.handlers.onEvent('DELETED', { metadata: { name: 'p', resourceVersion: '2' } });
+    expect(t.seen()).toEqual(['PodDeleted default/p']);
+  });
+
+  it('unsubscribing aborts the watch, clears every timer and ignores late callbacks', async () => {
+    const t = setup();
+    t.source.lists.push({ items: [], resourceVersion: '1' });
+    const sub = t.start();
+    await tick();
+    const w = t.source.current;
+    expect(vi.getTimerCount()).toBe(1); // the watchdog
+    sub.unsubscribe();
+    expect(w.aborted).toBe(true);
+    expect(vi.getTimerCount()).toBe(0);
+    w.handlers.onEvent('ADDED', node('late', '2'));
+    w.handlers.onClose(new Error('late'));
+    await tick(120_000);
+    expect(t.seen()).toEqual(['ResyncStarted Node', 'ResyncDone Node']);
+    expect(t.source.watches).toHaveLength(1);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('unsubscribing during a backoff cancels the pending retry', async () => {
+    const t = setup();
+    t.source.lists.push(new Error('down'));
+    const sub = t.start();
+    await tick();
+    expect(vi.getTimerCount()).toBe(1);
+    sub.unsubscribe();
+    expect(vi.getTimerCount()).toBe(0);
+    await tick(60_000);
+    expect(t.source.listCalls).toBe(1);
+  });
+
+  it('unsubscribing while the list is in flight drops its result', async () => {
+    const t = setup();
+    let resolveList: (r: ListResult) => void = () => {};
+    t.source.list = () =>
+      new Promise((resolve) => {
+        resolveList = resolve;
+      });
+    const sub = t.start();
+    sub.unsubscribe();
+    resolveList({ items: [node('a', '1')], resourceVersion: '1' });
+    await tick();
+    expect(t.seen()).toEqual([]);
+    expect(t.source.watches).toHaveLength(0);
+  });
+
+  it('survives a source that throws, returns junk or fails to abort', async () => {
+    const t = setup();
+    let calls = 0;
+    t.source.list = () => {
+      calls++;
+      if (calls === 1) throw new Error('sync throw');
+      return Promise.resolve({ items: 'junk', resourceVersion: 7 } as unknown as ListResult);
+    };
+    const original = t.source.watch.bind(t.source);
+    t.source.watch = async (rv, h) => {
+      await original(rv, h);
+      return {
+        abort: () => {
+          throw new Error('abort exploded');
+        },
+      };
+    };
+    const sub = t.start();
+    await tick();
+    expect(t.seen()).toEqual([]);
+    await tick(800);
+    expect(t.seen()).toEqual(['ResyncStarted Node', 'ResyncDone Node']);
+    expect(t.source.current.rv).toBe('');
+    sub.unsubscribe();
+    expect(vi.getTimerCount()).toBe(0);
+  });
+});
