@@ -82,7 +82,7 @@ export async function runCommand(argv: string[]): Promise<void> {
   const logger = pino({ level, base: { scheduler: config.schedulerName } });
   const log = values.record === undefined ? undefined : openLogFile(values.record);
   const limiter = new TokenBucket({ qps, burst });
-  const live = new LiveScheduler({
+  const live: LiveScheduler = new LiveScheduler({
     config,
     seed,
     logger,
@@ -99,7 +99,7 @@ export async function runCommand(argv: string[]): Promise<void> {
         reportingInstance: `berth-${hostname()}`,
         schedulerName: config.schedulerName,
         // Events carry the pod's uid so `kubectl describe pod` shows them.
-        uidOf: (key) => live.core.state.pods.get(key)?.info.uid,
+        uidOf: (key): string | undefined => live.core.state.pods.get(key)?.info.uid,
       }),
     ...(log === undefined ? {} : { record: log.sink }),
   });
