@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ActiveQueue, comesBefore, type QueuedPod } from './active-queue.ts';
 import { backoffDelayMs } from './backoff.ts';
-import { couldHelpParkedPods } from './requeue.ts';
+import { couldHelpParkedPods, nodeUpdateCouldHelp } from './requeue.ts';
 import { UnschedulablePool } from './unschedulable-pool.ts';
 
 describe('ActiveQueue', () => {
@@ -129,5 +129,46 @@ describe('couldHelpParkedPods', () => {
     ['a node is deleted', { type: 'NodeDeleted', name: 'n' }, none, false],
   ] as const)('%s → %s', (_name, event, change, expected) => {
     expect(couldHelpParkedPods(event as never, change as never)).toBe(expected);
+  });
+});
+
+describe('nodeUpdateCouldHelp', () => {
+  const facts = {
+    labels: { zone: 'a' },
+    taints: [],
+    unschedulable: false,
+    allocatable: { milliCPU: 1000, memory: 1, ephemeralStorage: 0, pods: 10, scalar: {} },
+  };
+  const after = (patch: Partial<typeof facts>) => ({ ...facts, ...patch }) as never;
+  it.each([
+    ['a new node', undefined, after({}), true],
+    [
+      'a heartbeat that changes nothing scheduling reads',
+      facts,
+      after({ labels: { zone: 'a' } }),
+      false,
+    ],
+    [
+      'more allocatable cpu',
+      facts,
+      after({ allocatable: { ...facts.allocatable, milliCPU: 2000 } }),
+      true,
+    ],
+    [
+      'a new GPU',
+      facts,
+      after({ allocatable: { ...facts.allocatable, scalar: { 'nvidia.com/gpu': 1 } } }),
+      true,
+    ],
+    ['a label change', facts, after({ labels: { zone: 'b' } }), true],
+    [
+      'a removed taint',
+      { ...facts, taints: [{ key: 'k', effect: 'NoSchedule' }] },
+      after({}),
+      true,
+    ],
+    ['an uncordon', { ...facts, unschedulable: true }, after({}), true],
+  ] as const)('%s → %s', (_name, before, node, expected) => {
+    expect(nodeUpdateCouldHelp(before as never, node)).toBe(expected);
   });
 });

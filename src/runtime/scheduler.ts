@@ -12,7 +12,7 @@ import { seededRng } from '../framework/rng.ts';
 import type { Profile } from '../framework/types.ts';
 import { defaultProfile } from '../plugins/registry.ts';
 import { ActiveQueue } from '../queue/active-queue.ts';
-import { couldHelpParkedPods } from '../queue/requeue.ts';
+import { couldHelpParkedPods, nodeFacts, nodeUpdateCouldHelp } from '../queue/requeue.ts';
 import { UnschedulablePool } from '../queue/unschedulable-pool.ts';
 import type { BerthConfig } from './config.ts';
 
@@ -123,9 +123,15 @@ export class Scheduler {
     this.seq = env.seq;
     this.now = env.time;
     this.opts.onEnvelope?.(env);
+    const nodeName = env.event.type === 'NodeUpserted' ? nodeNameOf(env.event.node) : undefined;
+    const before = nodeName === undefined ? undefined : nodeFacts(this.state.nodes.get(nodeName));
     const change = this.chargeChange(env.event, () => evolve(this.state, env));
+    const nodeChanged =
+      nodeName !== undefined && nodeUpdateCouldHelp(before, this.state.nodes.get(nodeName));
     this.route(env.event);
-    if (couldHelpParkedPods(env.event, change)) this.requeueParked(this.parked.keys());
+    if (this.parked.size > 0 && couldHelpParkedPods(env.event, change, nodeChanged)) {
+      this.requeueParked(this.parked.keys());
+    }
     this.opts.onApplied?.(env, this.state);
     this.flushOutbox();
   }
@@ -376,4 +382,9 @@ function podKeyOf(event: BerthEvent): string | undefined {
     default:
       return undefined;
   }
+}
+
+function nodeNameOf(node: unknown): string | undefined {
+  const meta = (node as { metadata?: { name?: unknown } } | undefined)?.metadata;
+  return typeof meta?.name === 'string' ? meta.name : undefined;
 }

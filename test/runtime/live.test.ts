@@ -106,3 +106,39 @@ describe('LiveScheduler', () => {
     );
   });
 });
+
+describe('requeueing on node updates', () => {
+  it('retries a parked pod when a node grows, not on heartbeats', async () => {
+    const { nodes, pods, live, lines } = setup();
+    live.start();
+    nodes.next({ type: 'ResyncStarted', kind: 'Node' });
+    nodes.next({ type: 'NodeUpserted', node: node('n1') });
+    nodes.next({ type: 'ResyncDone', kind: 'Node' });
+    pods.next({ type: 'ResyncStarted', kind: 'Pod' });
+    pods.next({
+      type: 'PodUpserted',
+      pod: trimPod({
+        metadata: { name: 'big' },
+        spec: { schedulerName: 'berth', containers: [{ resources: { requests: { cpu: '3' } } }] },
+      }),
+    });
+    pods.next({ type: 'ResyncDone', kind: 'Pod' });
+    await tick();
+    const decisions = () =>
+      lines.filter((l) => l.includes('"PodUnschedulable"') || l.includes('"PodAssumed"')).length;
+    expect(decisions()).toBe(1);
+    for (let i = 0; i < 3; i++) nodes.next({ type: 'NodeUpserted', node: node('n1') });
+    await new Promise((r) => setTimeout(r, 1_100));
+    expect(decisions()).toBe(1);
+    nodes.next({
+      type: 'NodeUpserted',
+      node: trimNode({
+        metadata: { name: 'n1' },
+        status: { allocatable: { cpu: '4', memory: '4Gi', pods: '10' } },
+      }),
+    });
+    await new Promise((r) => setTimeout(r, 1_100));
+    expect(lines.filter((l) => l.includes('"PodAssumed"'))).toHaveLength(1);
+    await live.stop(100);
+  });
+});
