@@ -139,35 +139,35 @@ describe('nodeUpdateCouldHelp', () => {
     unschedulable: false,
     allocatable: { milliCPU: 1000, memory: 1, ephemeralStorage: 0, pods: 10, scalar: {} },
   };
-  const after = (patch: Partial<typeof facts>) => ({ ...facts, ...patch }) as never;
+  const updated = (patch: Partial<typeof facts>) => ({ ...facts, ...patch }) as never;
   it.each([
-    ['a new node', undefined, after({}), true],
+    ['a new node', undefined, updated({}), true],
     [
       'a heartbeat that changes nothing scheduling reads',
       facts,
-      after({ labels: { zone: 'a' } }),
+      updated({ labels: { zone: 'a' } }),
       false,
     ],
     [
       'more allocatable cpu',
       facts,
-      after({ allocatable: { ...facts.allocatable, milliCPU: 2000 } }),
+      updated({ allocatable: { ...facts.allocatable, milliCPU: 2000 } }),
       true,
     ],
     [
       'a new GPU',
       facts,
-      after({ allocatable: { ...facts.allocatable, scalar: { 'nvidia.com/gpu': 1 } } }),
+      updated({ allocatable: { ...facts.allocatable, scalar: { 'nvidia.com/gpu': 1 } } }),
       true,
     ],
-    ['a label change', facts, after({ labels: { zone: 'b' } }), true],
+    ['a label change', facts, updated({ labels: { zone: 'b' } }), true],
     [
       'a removed taint',
       { ...facts, taints: [{ key: 'k', effect: 'NoSchedule' }] },
-      after({}),
+      updated({}),
       true,
     ],
-    ['an uncordon', { ...facts, unschedulable: true }, after({}), true],
+    ['an uncordon', { ...facts, unschedulable: true }, updated({}), true],
   ] as const)('%s → %s', (_name, before, node, expected) => {
     expect(nodeUpdateCouldHelp(before as never, node)).toBe(expected);
   });
