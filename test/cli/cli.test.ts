@@ -1,10 +1,10 @@
 // The CLI contract, through the real command: output shapes, exit codes, one-line errors.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const work = mkdtempSync(join(tmpdir(), 'berth-cli-'));
@@ -27,6 +27,8 @@ function expectOneLineError(r: ReturnType<typeof berth>, code: number, pattern: 
 }
 
 describe('berth CLI', () => {
+  afterAll(() => rmSync(work, { recursive: true, force: true }));
+
   it('prints exactly one JSON object with the documented keys for simulate --json', () => {
     const r = berth('simulate', '--nodes', '20', '--pods', '100', '--seed', '3', '--json');
     expect(r.code).toBe(0);
