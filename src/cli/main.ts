@@ -25,14 +25,14 @@ const commands: Record<string, (argv: string[]) => void | Promise<void>> = {
   help: () => void process.stdout.write(usage),
 };
 
-/** Runs the CLI with `argv` (without node and script); returns the exit code. */
-export function main(argv: string[]): number {
+/** Runs the CLI with `argv` (without node and script); resolves to the exit code. */
+export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   const command = commands[name ?? 'help'];
   try {
     if (command === undefined)
       throw new CliError(`unknown command ${JSON.stringify(name)}; try: berth help`, 2);
-    command(rest);
+    await command(rest);
     return 0;
   } catch (error) {
     const message =

@@ -1,0 +1,83 @@
+// A live run recorded with --record replays to the same decisions with berth replay.
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type BerthRun, berthCommand, startBerth } from './support/berth.ts';
+import { useCluster } from './support/cluster.ts';
+import { readRecord } from './support/invariants.ts';
+import { podScheduledCondition } from './support/kubectl.ts';
+import { kwokNode, namespace, pod, pods, toYaml } from './support/manifests.ts';
+import { waitFor } from './support/wait.ts';
+
+const ns = 'replay';
+const message = '0/2 nodes are available: 2 Insufficient cpu.';
+
+describe('record a live run and replay it', () => {
+  const cluster = useCluster('replay');
+  let berth: BerthRun;
+  let record: string;
+
+  beforeAll(async () => {
+    const k = cluster().kubectl;
+    record = join(cluster().dir, 'live.record.jsonl');
+    await k.apply(
+      toYaml([
+        namespace(ns),
+        kwokNode('r-0', { cpu: '4', memory: '8Gi' }),
+        kwokNode('r-1', { cpu: '4', memory: '8Gi' }),
+      ]),
+    );
+    berth = await startBerth(cluster().kubeconfig, {
+      dir: cluster().dir,
+      name: 'berth',
+      args: ['--record', record],
+    });
+    await k.create(
+      toYaml([...pods('r', ns, 20, { cpu: '300m' }), pod('too-big', ns, { cpu: '5' })]),
+    );
+  });
+
+  afterAll(async () => {
+    await berth?.stop('SIGKILL');
+  });
+
+  it('binds 20 pods and marks the oversized one Unschedulable', async () => {
+    const k = cluster().kubectl;
+    await waitFor('20 pods bound and too-big Unschedulable', async () => {
+      berth.checkAlive();
+      const ps = await k.pods(ns);
+      const unbound = ps.filter((p) => p.metadata.name !== 'too-big' && !p.spec.nodeName);
+      const big = podScheduledCondition(ps.find((p) => p.metadata.name === 'too-big'));
+      return {
+        ok: ps.length === 21 && unbound.length === 0 && big?.status === 'False',
+        seen: { unbound: unbound.map((p) => p.metadata.name), big },
+      };
+    });
+  });
+
+  it('flushes the record with its closing digest on SIGTERM and exits 0', async () => {
+    const exit = await berth.stop('SIGTERM');
+    expect(exit, berth.tail()).toEqual({ code: 0, signal: null });
+    const lines = readRecord(record);
+    expect(lines[0]?.kind).toBe('header');
+    expect(lines.at(-1)).toMatchObject({ kind: 'digest' });
+  });
+
+  it('replays to the same digest, placements and pending reasons', async () => {
+    const r = await berthCommand(['replay', record, '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const summary = JSON.parse(r.stdout) as {
+      decisionDigest: string;
+      placements: Record<string, string>;
+      pending: Record<string, string>;
+    };
+    expect(summary.decisionDigest).toBe(readRecord(record).at(-1)?.digest);
+    const live = Object.fromEntries(
+      (await cluster().kubectl.pods(ns))
+        .filter((p) => p.spec.nodeName !== undefined)
+        .map((p) => [`${ns}/${p.metadata.name}`, p.spec.nodeName]),
+    );
+    expect(Object.keys(live)).toHaveLength(20);
+    expect(summary.placements).toEqual(live);
+    expect(summary.pending).toEqual({ [`${ns}/too-big`]: message });
+  });
+});

@@ -1,0 +1,220 @@
+// berth as a separate process: `berth run` against a cluster, one-shot commands, and their output.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createWriteStream, type WriteStream } from 'node:fs';
+import { join } from 'node:path';
+import { berthBin, repoRoot } from './paths.ts';
+import { GiveUp, waitFor } from './wait.ts';
+
+/** A pino log line of berth (any JSON object on stdout). */
+export type LogEntry = Record<string, unknown>;
+
+/** How a berth process ended. */
+export interface Exit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+const running = new Set<BerthRun>();
+let counter = 0;
+// Last resort if the test process ends without its afterAll hooks: no berth outlives it.
+process.once('exit', () => {
+  for (const run of running) run.kill();
+});
+
+/** A running `berth run` process whose stdout/stderr go to files (and memory). */
+export class BerthRun {
+  readonly stdoutPath: string;
+  readonly stderrPath: string;
+  readonly exited: Promise<Exit>;
+  private exit: Exit | undefined;
+  private stdoutText = '';
+  private stderrText = '';
+
+  constructor(
+    private readonly child: ChildProcess,
+    dir: string,
+    readonly name: string,
+  ) {
+    this.stdoutPath = join(dir, `${name}.stdout.log`);
+    this.stderrPath = join(dir, `${name}.stderr.log`);
+    const out = createWriteStream(this.stdoutPath);
+    const err = createWriteStream(this.stderrPath);
+    const pipe = (from: NodeJS.ReadableStream | null, to: WriteStream, into: 'out' | 'err') => {
+      from?.on('data', (b: Buffer) => {
+        to.write(b);
+        if (into === 'out') this.stdoutText += b.toString('utf8');
+        else this.stderrText += b.toString('utf8');
+      });
+    };
+    pipe(child.stdout, out, 'out');
+    pipe(child.stderr, err, 'err');
+    this.exited = new Promise((resolve) => {
+      child.on('close', (code, signal) => {
+        this.exit = { code, signal };
+        out.end();
+        err.end();
+        running.delete(this);
+        resolve(this.exit);
+      });
+    });
+  }
+
+  /** The process id. */
+  get pid(): number {
+    return this.child.pid ?? -1;
+  }
+
+  /** Whether the process has ended (and how). */
+  get exitStatus(): Exit | undefined {
+    return this.exit;
+  }
+
+  /** Everything written to stderr so far. */
+  get stderr(): string {
+    return this.stderrText;
+  }
+
+  /** Everything written to stdout so far. */
+  get stdout(): string {
+    return this.stdoutText;
+  }
+
+  /** stdout's JSON lines parsed so far (non-JSON lines are skipped). */
+  logs(): LogEntry[] {
+    const entries: LogEntry[] = [];
+    for (const line of this.stdoutText.split('\n')) {
+      if (!line.startsWith('{')) continue;
+      try {
+        entries.push(JSON.parse(line) as LogEntry);
+      } catch {
+        // A line still being written.
+      }
+    }
+    return entries;
+  }
+
+  /** Last lines of stdout and stderr, for failure messages. */
+  tail(lines = 15): string {
+    const last = (s: string) => s.trimEnd().split('\n').slice(-lines).join('\n');
+    return `${this.name} stdout (${this.stdoutPath}):\n${last(this.stdoutText)}\n${this.name} stderr:\n${last(this.stderrText)}`;
+  }
+
+  /**
+   * Waits until a log line satisfies `match`; fails at once if berth exits first, and after
+   * `timeoutMs` with the tail of its output.
+   */
+  async waitForLog(
+    what: string,
+    match: (e: LogEntry) => boolean,
+    timeoutMs = 60_000,
+  ): Promise<LogEntry | string> {
+    return waitFor<LogEntry | string>(
+      `berth (${this.name}) to log ${what}`,
+      async () => {
+        const hit = this.logs().find(match);
+        if (hit !== undefined) return { ok: true, seen: hit };
+        this.checkAlive();
+        return { ok: false, seen: this.tail() };
+      },
+      { timeoutMs, intervalMs: 200 },
+    );
+  }
+
+  /** Throws GiveUp (ending any `waitFor`) with the output's tail if berth has exited. */
+  checkAlive(): void {
+    if (this.exit !== undefined)
+      throw new GiveUp(`berth exited (${JSON.stringify(this.exit)})\n${this.tail()}`);
+  }
+
+  /** Sends SIGKILL now, without waiting. */
+  kill(): void {
+    if (this.exit === undefined) this.child.kill('SIGKILL');
+  }
+
+  /** Sends `signal` (SIGTERM by default) and waits for the exit; SIGKILL after `graceMs`. */
+  async stop(signal: NodeJS.Signals = 'SIGTERM', graceMs = 30_000): Promise<Exit> {
+    if (this.exit !== undefined) return this.exit;
+    this.child.kill(signal);
+    const timer = setTimeout(() => this.child.kill('SIGKILL'), graceMs);
+    try {
+      return await this.exited;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}
+
+/** Options of `startBerth`. */
+export interface StartOptions {
+  /** Extra flags after `run --kubeconfig PATH`. */
+  args?: string[];
+  /** Directory for the stdout/stderr files (the cluster's dir). */
+  dir: string;
+  /** Name of the output files (`berth-N` by default). */
+  name?: string;
+  /** Wait for the `"msg":"scheduling"` line (default true). */
+  waitForScheduling?: boolean;
+}
+
+/**
+ * Spawns `node bin/berth.js run --kubeconfig KUBECONFIG ...args` as a child process, sends
+ * its output to files in `dir`, and (by default) waits for its "scheduling" log line.
+ */
+export async function startBerth(kubeconfig: string, opts: StartOptions): Promise<BerthRun> {
+  const name = opts.name ?? `berth-${++counter}`;
+  const child = spawn(
+    process.execPath,
+    [berthBin, 'run', '--kubeconfig', kubeconfig, ...(opts.args ?? [])],
+    { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  const run = new BerthRun(child, opts.dir, name);
+  running.add(run);
+  if (opts.waitForScheduling ?? true) {
+    await run.waitForLog('"msg":"scheduling"', (e) => e.msg === 'scheduling', 90_000);
+  }
+  return run;
+}
+
+/** SIGKILLs every berth process this process started that is still running. */
+export async function stopAllBerths(): Promise<void> {
+  await Promise.all([...running].map((r) => r.stop('SIGKILL', 5_000)));
+}
+
+/** The outcome of a one-shot berth command. */
+export interface CommandResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  durationMs: number;
+}
+
+/** Runs `node bin/berth.js ARGS` to completion (SIGKILL after `timeoutMs`). */
+export function berthCommand(args: string[], timeoutMs = 120_000): Promise<CommandResult> {
+  const started = Date.now();
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [berthBin, ...args], {
+      cwd: repoRoot,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on('data', (b: Buffer) => out.push(b));
+    child.stderr.on('data', (b: Buffer) => err.push(b));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('error', (e) => {
+      clearTimeout(timer);
+      reject(e);
+    });
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({
+        code,
+        signal,
+        stdout: Buffer.concat(out).toString('utf8'),
+        stderr: Buffer.concat(err).toString('utf8'),
+        durationMs: Date.now() - started,
+      });
+    });
+  });
+}
