@@ -1,9 +1,9 @@
 // `berth replay LOG`: re-run a recorded log through the core and verify its decisions.
-import { readFileSync } from 'node:fs';
 import { LogError, parseLog } from '../events/reader.ts';
 import { replay } from '../runtime/replay.ts';
 import { parseFlags } from './args.ts';
 import { CliError } from './errors.ts';
+import { readTextFile } from './files.ts';
 import { formatSummary } from './format.ts';
 
 /** Runs `replay`; throws CliError (exit 1) when a decision diverges or the digest differs. */
@@ -12,14 +12,7 @@ export function replayCommand(argv: string[]): void {
   const path = positionals[0];
   if (path === undefined)
     throw new CliError('replay needs a LOG file: berth replay LOG [--json]', 2);
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    throw new CliError(
-      `cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
-    );
-  }
+  const text = readTextFile(path);
   let log: ReturnType<typeof parseLog>;
   try {
     log = parseLog(text);

@@ -1,5 +1,4 @@
 // `berth run`: schedule a real cluster's pods through the Kubernetes API.
-import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import pino from 'pino';
 import { parse as parseYaml } from 'yaml';
@@ -16,20 +15,14 @@ import { parseConfig } from '../runtime/config.ts';
 import { LiveScheduler } from '../runtime/live.ts';
 import { intFlag, numberFlag, parseFlags } from './args.ts';
 import { CliError } from './errors.ts';
+import { readTextFile } from './files.ts';
 import { openLogFile } from './log-file.ts';
 
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace'];
 
 function readConfigFile(path: string | undefined): unknown {
   if (path === undefined) return undefined;
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    throw new CliError(
-      `cannot read config ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
-    );
-  }
+  const text = readTextFile(path, 'config ');
   try {
     return parseYaml(text);
   } catch (error) {

@@ -1,5 +1,4 @@
 // `berth simulate`: schedule manifests or a generated workload on the simulated cluster.
-import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { ManifestError, parseManifests } from '../adapters/sim/manifests.ts';
 import { generateWorkload } from '../adapters/sim/workload.ts';
@@ -8,6 +7,7 @@ import { defaultConfig } from '../runtime/config.ts';
 import { simulate } from '../runtime/simulate.ts';
 import { intFlag, numberFlag, parseFlags } from './args.ts';
 import { CliError } from './errors.ts';
+import { readTextFile } from './files.ts';
 import { formatSummary, progressBar } from './format.ts';
 import { openLogFile } from './log-file.ts';
 
@@ -15,14 +15,7 @@ import { openLogFile } from './log-file.ts';
 export const demoClusterPath = fileURLToPath(new URL('./demo-cluster.yaml', import.meta.url));
 
 function readManifests(path: string): { nodes: NodeObject[]; pods: PodObject[] } {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    throw new CliError(
-      `cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
-    );
-  }
+  const text = readTextFile(path);
   try {
     const manifests = parseManifests(text, path);
     for (const note of manifests.skipped) process.stderr.write(`berth: ${note}\n`);

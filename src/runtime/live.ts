@@ -2,13 +2,12 @@
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import { type Observable, Subject, type Subscription } from 'rxjs';
-import { logFormatVersion } from '../events/log-format.ts';
-import { type LineSink, Recorder } from '../events/recorder.ts';
+import type { LineSink, Recorder } from '../events/recorder.ts';
 import type { Envelope, InputEvent, ResourceKind } from '../events/types.ts';
 import type { BerthConfig } from './config.ts';
 import { connectSources } from './pipeline.ts';
+import { startRecording } from './recording.ts';
 import { type EffectPort, Scheduler, type TimerPort } from './scheduler.ts';
-import { berthVersion } from './version.ts';
 
 /** An effect adapter that can be drained on shutdown. */
 export interface LiveEffects extends EffectPort {
@@ -61,15 +60,7 @@ export class LiveScheduler {
   constructor(private readonly opts: LiveOptions) {
     this.now = opts.now ?? (() => Math.floor(performance.timeOrigin + performance.now()));
     this.recorder =
-      opts.record === undefined
-        ? undefined
-        : new Recorder(opts.record, {
-            kind: 'header',
-            format: logFormatVersion,
-            berthVersion,
-            seed: opts.seed,
-            config: opts.config as unknown as Record<string, unknown>,
-          });
+      opts.record === undefined ? undefined : startRecording(opts.record, opts.seed, opts.config);
     this.effects = opts.effects((event) => this.results.next(event));
     this.core = new Scheduler({
       config: opts.config,

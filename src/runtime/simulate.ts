@@ -3,15 +3,14 @@ import { performance } from 'node:perf_hooks';
 import { SimCluster } from '../adapters/sim/sim-cluster.ts';
 import type { NodeObject, PodObject } from '../cluster/objects.ts';
 import type { ClusterState } from '../cluster/types.ts';
-import { logFormatVersion } from '../events/log-format.ts';
-import { type LineSink, Recorder } from '../events/recorder.ts';
+import type { LineSink } from '../events/recorder.ts';
 import type { Envelope, InputEvent } from '../events/types.ts';
 import { seededRng } from '../framework/rng.ts';
 import type { BerthConfig } from './config.ts';
 import { connectSources } from './pipeline.ts';
+import { startRecording } from './recording.ts';
 import { Scheduler, type TimerPort } from './scheduler.ts';
 import { type RunSummary, SummaryTracker } from './summary.ts';
-import { berthVersion } from './version.ts';
 import { VirtualClock } from './virtual-clock.ts';
 
 /** A simulation's inputs. */
@@ -50,15 +49,7 @@ export function simulate(opts: SimulationOptions): RunSummary {
   const clock = new VirtualClock();
   const tracker = new SummaryTracker();
   const recorder =
-    opts.record === undefined
-      ? undefined
-      : new Recorder(opts.record, {
-          kind: 'header',
-          format: logFormatVersion,
-          berthVersion,
-          seed: opts.seed,
-          config: opts.config as unknown as Record<string, unknown>,
-        });
+    opts.record === undefined ? undefined : startRecording(opts.record, opts.seed, opts.config);
   let scheduler: Scheduler | undefined;
   const onEnvelope = (env: Envelope) => {
     tracker.observe(env);

@@ -1,0 +1,16 @@
+// Starts a recording: the log header every run writes, whatever drives it.
+import { logFormatVersion } from '../events/log-format.ts';
+import { type LineSink, Recorder } from '../events/recorder.ts';
+import type { BerthConfig } from './config.ts';
+import { berthVersion } from './version.ts';
+
+/** A recorder whose header carries this berth's version, the seed and the config. */
+export function startRecording(sink: LineSink, seed: number, config: BerthConfig): Recorder {
+  return new Recorder(sink, {
+    kind: 'header',
+    format: logFormatVersion,
+    berthVersion,
+    seed,
+    config: config as unknown as Record<string, unknown>,
+  });
+}
