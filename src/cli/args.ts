@@ -26,8 +26,8 @@ export function parseFlags<O extends Options>(argv: string[], options: O, positi
   }
 }
 
-/** Reads an integer flag within [min, max], or the default when absent. */
-export function intFlag(
+function rangedFlag(
+  kind: 'integer' | 'number',
   value: string | undefined,
   flag: string,
   fallback: number,
@@ -36,13 +36,28 @@ export function intFlag(
 ): number {
   if (value === undefined) return fallback;
   const n = Number(value);
-  if (!/^-?\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < min || n > max) {
+  const wellFormed =
+    kind === 'integer'
+      ? /^-?\d+$/.test(value.trim()) && Number.isSafeInteger(n)
+      : value.trim() !== '' && Number.isFinite(n);
+  if (!wellFormed || n < min || n > max) {
     throw new CliError(
-      `--${flag} must be an integer from ${min} to ${max}, got ${JSON.stringify(value)}`,
+      `--${flag} must be ${kind === 'integer' ? 'an integer' : 'a number'} from ${min} to ${max}, got ${JSON.stringify(value)}`,
       2,
     );
   }
   return n;
+}
+
+/** Reads an integer flag within [min, max], or the default when absent. */
+export function intFlag(
+  value: string | undefined,
+  flag: string,
+  fallback: number,
+  min: number,
+  max: number,
+): number {
+  return rangedFlag('integer', value, flag, fallback, min, max);
 }
 
 /** Reads a number flag within [min, max], or the default when absent. */
@@ -53,13 +68,5 @@ export function numberFlag(
   min: number,
   max: number,
 ): number {
-  if (value === undefined) return fallback;
-  const n = Number(value);
-  if (value.trim() === '' || !Number.isFinite(n) || n < min || n > max) {
-    throw new CliError(
-      `--${flag} must be a number from ${min} to ${max}, got ${JSON.stringify(value)}`,
-      2,
-    );
-  }
-  return n;
+  return rangedFlag('number', value, flag, fallback, min, max);
 }
