@@ -1,5 +1,5 @@
 // Charging pods' requests to nodes, including nodes that are absent (deleted or not yet seen).
-import { placeholderNode, refreshHeadroom } from './node-info.ts';
+import { absentNodeInfo, refreshHeadroom } from './node-info.ts';
 import { addResources } from './resources.ts';
 import type { Charge, ClusterState, NodeInfo, PodInfo } from './types.ts';
 
@@ -28,7 +28,7 @@ export function applyCharge(state: ClusterState, key: string, info: PodInfo, cha
     const ghosts = state.absentNodes;
     node = ghosts.get(charge.node);
     if (node === undefined) {
-      node = placeholderNode(charge.node);
+      node = absentNodeInfo(charge.node);
       ghosts.set(charge.node, node);
     }
   }

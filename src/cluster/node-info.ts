@@ -75,7 +75,7 @@ export function nodeInfoFromObject(obj: unknown): NodeInfo | { rejected: string 
 }
 
 /** A stand-in for a node the cluster does not (or no longer) have, to hold pods charged to it. */
-export function placeholderNode(name: string): NodeInfo {
+export function absentNodeInfo(name: string): NodeInfo {
   return {
     name,
     labels: emptyRecord(),

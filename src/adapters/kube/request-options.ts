@@ -9,7 +9,7 @@ import {
 } from '@kubernetes/client-node';
 
 // client-node 1.4's object-parameter API passes per-call middleware straight to its
-// Observable layer, so middleware must return its own rxjs-like stub `Observable`.
+// Observable layer, so middleware must return that layer's own minimal `Observable`.
 function resolved<T>(value: T | Promise<T>): Observable<T> {
   return new Observable(Promise.resolve(value));
 }
@@ -60,8 +60,8 @@ export function rawJsonOptions(timeoutMs: number): RawCapture {
       if (rsp.httpStatusCode < 200 || rsp.httpStatusCode > 299) return resolved(rsp);
       const captured = rsp.body.text().then((body) => {
         text = body;
-        const stub = { text: async () => '{}', binary: async () => Buffer.from('{}') };
-        return new ResponseContext(rsp.httpStatusCode, rsp.headers, stub);
+        const emptyBody = { text: async () => '{}', binary: async () => Buffer.from('{}') };
+        return new ResponseContext(rsp.httpStatusCode, rsp.headers, emptyBody);
       });
       return resolved(captured);
     },
