@@ -4,7 +4,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { checkConnection, KubeSetupError, loadKubeConfig, makeClients } from './config.ts';
 
 let dir: string;
@@ -53,15 +53,27 @@ function setupError(fn: () => unknown): string {
   throw new Error('expected a KubeSetupError');
 }
 
+const savedEnv = new Map<string, string | undefined>();
+
+/** Sets an environment variable for the current test; afterEach puts the old value back. */
+function setEnv(name: string, value: string): void {
+  if (!savedEnv.has(name)) savedEnv.set(name, process.env[name]);
+  process.env[name] = value;
+}
+
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'berth-kubeconfig-'));
-  vi.stubEnv('KUBECONFIG', '');
-  vi.stubEnv('KUBERNETES_SERVICE_HOST', '');
-  vi.stubEnv('HOME', dir);
+  setEnv('KUBECONFIG', '');
+  setEnv('KUBERNETES_SERVICE_HOST', '');
+  setEnv('HOME', dir);
 });
 
 afterEach(() => {
-  vi.unstubAllEnvs();
+  for (const [name, value] of savedEnv) {
+    if (value === undefined) delete process.env[name];
+    else process.env[name] = value;
+  }
+  savedEnv.clear();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -110,7 +122,7 @@ describe('loadKubeConfig', () => {
   it('merges the files of KUBECONFIG, the first file winning', () => {
     const one = kubeconfig('one.yaml', ['a'], 'a');
     const two = kubeconfig('two.yaml', ['b'], 'b');
-    vi.stubEnv('KUBECONFIG', `${one}:${two}`);
+    setEnv('KUBECONFIG', `${one}:${two}`);
     const kc = loadKubeConfig({});
     expect(kc.getCurrentContext()).toBe('a');
     expect(loadKubeConfig({ context: 'b' }).getCurrentContext()).toBe('b');
@@ -118,13 +130,13 @@ describe('loadKubeConfig', () => {
 
   it('prefers KUBECONFIG over the in-cluster config', () => {
     const one = kubeconfig('one.yaml', ['a'], 'a');
-    vi.stubEnv('KUBECONFIG', one);
-    vi.stubEnv('KUBERNETES_SERVICE_HOST', '10.0.0.1');
+    setEnv('KUBECONFIG', one);
+    setEnv('KUBERNETES_SERVICE_HOST', '10.0.0.1');
     expect(loadKubeConfig({}).getCurrentContext()).toBe('a');
   });
 
   it('uses the in-cluster config when KUBERNETES_SERVICE_HOST is set (and says what is missing)', () => {
-    vi.stubEnv('KUBERNETES_SERVICE_HOST', '10.0.0.1');
+    setEnv('KUBERNETES_SERVICE_HOST', '10.0.0.1');
     expect(setupError(() => loadKubeConfig({}))).toBe(
       'in-cluster config: cannot read /var/run/secrets/kubernetes.io/serviceaccount/token: ENOENT',
     );
