@@ -6,6 +6,8 @@ import { CliError } from './errors.ts';
 /** A file-backed log sink; call `close()` once the recorder is closed. */
 export interface LogFile {
   sink: LineSink;
+  /** Writes buffered lines now. */
+  flush(): void;
   close(): void;
 }
 
@@ -28,6 +30,7 @@ export function openLogFile(path: string, batch = 512): LogFile {
       buffer.push(line);
       if (buffer.length >= batch) flush();
     },
+    flush,
     close: () => {
       flush();
       closeSync(fd);

@@ -74,6 +74,9 @@ export async function runCommand(argv: string[]): Promise<void> {
 
   const logger = pino({ level, base: { scheduler: config.schedulerName } });
   const log = values.record === undefined ? undefined : openLogFile(values.record);
+  // A crash (kill -9) loses at most the last 200 ms of the recording.
+  const flusher = log === undefined ? undefined : setInterval(() => log.flush(), 200);
+  flusher?.unref();
   const limiter = new TokenBucket({ qps, burst });
   const live: LiveScheduler = new LiveScheduler({
     config,
@@ -109,6 +112,7 @@ export async function runCommand(argv: string[]): Promise<void> {
     process.on('SIGINT', onSignal);
   });
   await live.stop();
+  clearInterval(flusher);
   log?.close();
   logger.flush();
 }
