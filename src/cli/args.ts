@@ -50,23 +50,7 @@ function rangedFlag(
 }
 
 /** Reads an integer flag within [min, max], or the default when absent. */
-export function intFlag(
-  value: string | undefined,
-  flag: string,
-  fallback: number,
-  min: number,
-  max: number,
-): number {
-  return rangedFlag('integer', value, flag, fallback, min, max);
-}
+export const intFlag = rangedFlag.bind(undefined, 'integer');
 
 /** Reads a number flag within [min, max], or the default when absent. */
-export function numberFlag(
-  value: string | undefined,
-  flag: string,
-  fallback: number,
-  min: number,
-  max: number,
-): number {
-  return rangedFlag('number', value, flag, fallback, min, max);
-}
+export const numberFlag = rangedFlag.bind(undefined, 'number');
