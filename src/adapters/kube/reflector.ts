@@ -151,9 +151,10 @@ class Reflector {
     this.emit({ type: 'ResyncStarted', kind: this.opts.kind });
     let count = 0;
     for (const item of items) if (this.upsert(item)) count++;
-    this.emit({ type: 'ResyncDone', kind: this.opts.kind });
     this.lastRv = resourceVersion;
+    // Logged before ResyncDone so it precedes whatever the relist's end sets off downstream.
     this.log.info({ items: count, resourceVersion }, 'listed');
+    this.emit({ type: 'ResyncDone', kind: this.opts.kind });
   }
 
   private startWatch(): void {
