@@ -59,30 +59,29 @@ export function nodeInfoFromObject(obj: unknown): NodeInfo | { rejected: string 
   const status = isRecord(obj.status) ? obj.status : emptyRecord<unknown>();
   const { allocatable, invalid: allocInvalid } = readAllocatable(status);
   const taints = parseTaints(spec.taints, 'spec.taints');
-  return {
+  return newNodeInfo({
     name,
     labels: stringEntries(meta.labels),
     taints: taints.ok ? taints.value : [],
     unschedulable: spec.unschedulable === true,
     allocatable,
     invalid: taints.ok ? allocInvalid : taints.error,
-    requested: zeroResources(),
-    nonZeroRequested: { milliCPU: 0, memory: 0 },
-    pods: new Set(),
-    generation: 0,
-    ...headroomOf(allocatable),
-  };
+  });
 }
 
-/** A stand-in for a node the cluster does not (or no longer) have, to hold pods charged to it. */
-export function absentNodeInfo(name: string): NodeInfo {
-  return {
-    name,
-    labels: emptyRecord(),
-    taints: [],
-    unschedulable: true,
-    allocatable: zeroAllocatable(),
-    invalid: 'node not found',
+/** The object part of a node: what its manifest says, before anything is charged. */
+export type NodeObjectPart = Pick<
+  NodeInfo,
+  'name' | 'labels' | 'taints' | 'unschedulable' | 'allocatable' | 'invalid'
+>;
+
+/**
+ * The one NodeInfo constructor: the object part, nothing charged, generation 0, and the
+ * inline hot fields computed from it. Parsers, absent nodes and test builders all use it.
+ */
+export function newNodeInfo(part: NodeObjectPart): NodeInfo {
+  const node: NodeInfo = {
+    ...part,
     requested: zeroResources(),
     nonZeroRequested: { milliCPU: 0, memory: 0 },
     pods: new Set(),
@@ -96,6 +95,20 @@ export function absentNodeInfo(name: string): NodeInfo {
     nonZeroMilliCPU: 0,
     nonZeroMemory: 0,
   };
+  refreshHeadroom(node);
+  return node;
+}
+
+/** A stand-in for a node the cluster does not (or no longer) have, to hold pods charged to it. */
+export function absentNodeInfo(name: string): NodeInfo {
+  return newNodeInfo({
+    name,
+    labels: emptyRecord(),
+    taints: [],
+    unschedulable: true,
+    allocatable: zeroAllocatable(),
+    invalid: 'node not found',
+  });
 }
 
 /**
@@ -111,19 +124,6 @@ export function updateNodeObject(existing: NodeInfo, parsed: NodeInfo): NodeInfo
   refreshHeadroom(existing);
   existing.invalid = parsed.invalid;
   return existing;
-}
-
-function headroomOf(allocatable: NodeInfo['allocatable']) {
-  return {
-    freeMilliCPU: allocatable.milliCPU,
-    freeMemory: allocatable.memory,
-    freeEphemeralStorage: allocatable.ephemeralStorage,
-    freePods: allocatable.pods,
-    allocMilliCPU: allocatable.milliCPU,
-    allocMemory: allocatable.memory,
-    nonZeroMilliCPU: 0,
-    nonZeroMemory: 0,
-  };
 }
 
 /** Recomputes a node's inline hot fields (headroom and scorer inputs) from their sources. */

@@ -1,6 +1,6 @@
 // Test builders: PodInfo and NodeInfo values from partial typed fields (no manifest parsing).
 
-import { refreshHeadroom } from '../../src/cluster/node-info.ts';
+import { newNodeInfo, refreshHeadroom } from '../../src/cluster/node-info.ts';
 import type {
   NodeSelectorTerm,
   PreferredSchedulingTerm,
@@ -110,7 +110,7 @@ export function makePod(input: PodInput = {}): PodInfo {
 export function makeNode(input: NodeInput = {}): NodeInfo {
   nodeCounter += 1;
   const a = input.allocatable ?? {};
-  const node: NodeInfo = {
+  return newNodeInfo({
     name: input.name ?? `node-${nodeCounter}`,
     labels: input.labels ?? {},
     taints: input.taints ?? [],
@@ -123,21 +123,7 @@ export function makeNode(input: NodeInput = {}): NodeInfo {
       scalar: { ...(a.scalar ?? {}) },
     },
     invalid: input.invalid,
-    requested: resources(),
-    nonZeroRequested: { milliCPU: 0, memory: 0 },
-    pods: new Set(),
-    generation: 0,
-    freeMilliCPU: 0,
-    freeMemory: 0,
-    freeEphemeralStorage: 0,
-    freePods: 0,
-    allocMilliCPU: 0,
-    allocMemory: 0,
-    nonZeroMilliCPU: 0,
-    nonZeroMemory: 0,
-  };
-  refreshHeadroom(node);
-  return node;
+  });
 }
 
 /** Charges `pod` onto `node` in place, as the reducer does for a bound or assumed pod. */
