@@ -4,7 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { generateWorkload } from '../src/adapters/sim/workload.ts';
-import { defaultConfig } from '../src/runtime/config.ts';
+import { defaultConfig } from '../src/core/config.ts';
 import { simulate } from '../src/runtime/simulate.ts';
 
 interface Scenario {

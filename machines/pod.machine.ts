@@ -1,26 +1,34 @@
-// The per-pod lifecycle: pending → filtering → binding → bound, with unschedulable and backoff.
+// The per-pod lifecycle: gated → pending → filtering → (waiting) → binding → bound, with backoff.
 import { assign, setup } from 'xstate';
 import { type BackoffConfig, backoffDelayMs } from '../src/queue/backoff.ts';
 
 /** Per-pod machine context. */
 export interface PodContext {
+  uid: string;
   key: string;
-  /** Scheduling attempts so far (each SCHEDULE counts one, as kube-scheduler counts pops). */
+  /** Scheduling attempts so far; the current attempt's number (each SCHEDULE counts one). */
   attempts: number;
-  /** Logical time of the last failed attempt (unschedulable or bind failure). */
+  /** Logical time of the last failed attempt (unschedulable, error or bind failure). */
   lastFailureAt: number;
-  /** The node the pod is assumed on while binding. */
+  /** The node the pod is reserved on while waiting or binding. */
   node: string | undefined;
-  /** Why the pod is not bound yet (last unschedulable message or bind error). */
+  /** Why the pod is not bound yet (last unschedulable message, error or bind failure). */
   reason: string | undefined;
   backoff: BackoffConfig;
+  /** Whether the pod had scheduling gates when its machine was created. */
+  gated: boolean;
 }
 
-/** Events the runtime sends to a pod's machine. `now` is the event's logical time. */
+/** Events the core sends to a pod's machine. `now` is the event's logical time. */
 export type PodEvent =
+  | { type: 'UNGATED' }
   | { type: 'SCHEDULE' }
-  | { type: 'ASSUMED'; node: string }
-  | { type: 'UNSCHEDULABLE'; message: string; now: number }
+  | { type: 'RESERVED'; node: string }
+  | { type: 'WAIT' }
+  | { type: 'ALLOWED' }
+  | { type: 'UNRESERVED'; reason: string; now: number }
+  | { type: 'UNSCHEDULABLE'; message: string; plugins: readonly string[]; now: number }
+  | { type: 'CYCLE_FAILED'; message: string; now: number }
   | { type: 'BIND_SUCCEEDED' }
   | { type: 'BIND_FAILED'; message: string; now: number }
   | { type: 'BOUND'; node: string }
@@ -29,8 +37,11 @@ export type PodEvent =
 
 /** What a machine is created with. */
 export interface PodInput {
+  uid: string;
   key: string;
   backoff: BackoffConfig;
+  /** The pod has scheduling gates: it starts in `gated` (PreEnqueue), not in the queue. */
+  gated: boolean;
 }
 
 function eventTime(event: PodEvent): number | undefined {
@@ -45,10 +56,14 @@ export function remainingBackoffMs(context: PodContext, event: PodEvent): number
   return Math.max(0, until - now);
 }
 
+const failedAt = ({ context, event }: { context: PodContext; event: PodEvent }) =>
+  eventTime(event) ?? context.lastFailureAt;
+
 /**
- * The pod lifecycle. Effects are declared by name and supplied by the runtime with
+ * The pod lifecycle. Effects are declared by name and supplied by the core with
  * `.provide()`: `enqueue` (add to activeQ), `dequeue`, `park` / `unpark` (unschedulable
- * pool) and `requestBind` (issue the bind command; its result returns as an event).
+ * pool). Commands (bind) and the permit timeout are the core's decisions, which it
+ * reports to the machine as events; the backoff delay runs on the core's log clock.
  */
 export const podMachine = setup({
   types: {
@@ -57,28 +72,39 @@ export const podMachine = setup({
     input: {} as PodInput,
   },
   actions: {
-    // Declared effects: the default implementations do nothing; the runtime supplies them.
+    // Declared effects: the default implementations do nothing; the core supplies them.
     enqueue: () => {},
     dequeue: () => {},
-    park: () => {},
+    park: (_, _params: { plugins: readonly string[] }) => {},
     unpark: () => {},
-    requestBind: () => {},
     countAttempt: assign({ attempts: ({ context }) => context.attempts + 1 }),
     rememberNode: assign({
-      node: ({ event }) => (event.type === 'ASSUMED' ? event.node : undefined),
+      node: ({ event }) => (event.type === 'RESERVED' ? event.node : undefined),
     }),
     rememberUnschedulable: assign({
       reason: ({ event }) => (event.type === 'UNSCHEDULABLE' ? event.message : undefined),
-      lastFailureAt: ({ context, event }) => eventTime(event) ?? context.lastFailureAt,
+      lastFailureAt: failedAt,
+    }),
+    rememberError: assign({
+      reason: ({ event }) =>
+        event.type === 'CYCLE_FAILED' ? `scheduling error: ${event.message}` : undefined,
+      lastFailureAt: failedAt,
+    }),
+    rememberUnreserve: assign({
+      reason: ({ event }) =>
+        event.type === 'UNRESERVED' ? `reservation released: ${event.reason}` : undefined,
+      lastFailureAt: failedAt,
+      node: () => undefined,
     }),
     rememberBindFailure: assign({
       reason: ({ event }) =>
         event.type === 'BIND_FAILED' ? `binding failed: ${event.message}` : undefined,
-      lastFailureAt: ({ context, event }) => eventTime(event) ?? context.lastFailureAt,
+      lastFailureAt: failedAt,
       node: () => undefined,
     }),
   },
   guards: {
+    isGated: ({ context }) => context.gated,
     backoffExpired: ({ context, event }) => remainingBackoffMs(context, event) === 0,
   },
   delays: {
@@ -87,19 +113,29 @@ export const podMachine = setup({
 }).createMachine({
   id: 'pod',
   context: ({ input }) => ({
+    uid: input.uid,
     key: input.key,
     attempts: 0,
     lastFailureAt: 0,
     node: undefined,
     reason: undefined,
     backoff: input.backoff,
+    gated: input.gated,
   }),
-  initial: 'pending',
+  initial: 'start',
   on: {
     DELETED: { target: '.deleted' },
     BOUND: { target: '.bound' },
   },
   states: {
+    start: {
+      description: 'Routes a new pod: gated pods wait in PreEnqueue, others enter the queue.',
+      always: [{ guard: 'isGated', target: 'gated' }, { target: 'pending' }],
+    },
+    gated: {
+      description: 'Has scheduling gates (PreEnqueue): takes no capacity, not in the queue.',
+      on: { UNGATED: { target: 'pending' } },
+    },
     pending: {
       description: 'Waiting in the activeQ for a scheduling cycle.',
       entry: 'enqueue',
@@ -107,23 +143,47 @@ export const podMachine = setup({
       on: { SCHEDULE: { target: 'filtering', actions: 'countAttempt' } },
     },
     filtering: {
-      description: 'In a scheduling cycle: filter, score, select against one snapshot.',
+      description: 'In a scheduling cycle: PreFilter, Filter, Score, select against one snapshot.',
       on: {
-        ASSUMED: { target: 'binding', actions: 'rememberNode' },
+        RESERVED: { target: 'reserved', actions: 'rememberNode' },
         UNSCHEDULABLE: { target: 'unschedulable', actions: 'rememberUnschedulable' },
+        CYCLE_FAILED: { target: 'backoff', actions: 'rememberError' },
+      },
+    },
+    reserved: {
+      description: 'Reserved on a node (assumed); Permit decides: allow now or wait.',
+      on: {
+        ALLOWED: { target: 'binding' },
+        WAIT: { target: 'waiting' },
+      },
+    },
+    waiting: {
+      description:
+        'Waiting at Permit (e.g. a gang member), holding its reservation until allowed, ' +
+        'or released by the core (rejected, or its permit timer fired).',
+      on: {
+        ALLOWED: { target: 'binding' },
+        UNRESERVED: { target: 'backoff', actions: 'rememberUnreserve' },
       },
     },
     binding: {
-      description: 'Assumed on a node; the bind effect is in flight.',
-      entry: 'requestBind',
+      description: 'The bind command is in flight.',
       on: {
-        BIND_SUCCEEDED: { target: 'bound' },
+        BIND_SUCCEEDED: { target: 'boundUnconfirmed' },
         BIND_FAILED: { target: 'backoff', actions: 'rememberBindFailure' },
       },
     },
+    boundUnconfirmed: {
+      description:
+        'Bound by the API, not yet seen bound by the watch: stays assumed; a watch update ' +
+        'without nodeName never re-queues it.',
+    },
     unschedulable: {
       description: 'No node fits; parked until a cluster event could help.',
-      entry: 'park',
+      entry: {
+        type: 'park',
+        params: ({ event }) => ({ plugins: event.type === 'UNSCHEDULABLE' ? event.plugins : [] }),
+      },
       exit: 'unpark',
       on: {
         REQUEUE: [{ guard: 'backoffExpired', target: 'pending' }, { target: 'backoff' }],
@@ -133,10 +193,10 @@ export const podMachine = setup({
       description: 'Waiting out 1 s × 2^(attempts−1), capped, before retrying.',
       after: { backoff: { target: 'pending' } },
     },
-    bound: { type: 'final', description: 'Bound to a node; the machine stops.' },
+    bound: { type: 'final', description: 'Seen bound to a node; the machine stops.' },
     deleted: { type: 'final', description: 'Deleted while in flight; the machine stops.' },
   },
 });
 
-/** The pod machine's type, for the runtime's `.provide()`. */
+/** The pod machine's type, for the core's `.provide()`. */
 export type PodMachine = typeof podMachine;

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { ManifestError, parseManifests } from '../adapters/sim/manifests.ts';
 import { generateWorkload } from '../adapters/sim/workload.ts';
 import type { NodeObject, PodObject } from '../cluster/objects.ts';
-import { defaultConfig } from '../runtime/config.ts';
+import { defaultConfig } from '../core/config.ts';
 import { simulate } from '../runtime/simulate.ts';
 import { intFlag, numberFlag, parseFlags } from './args.ts';
 import { CliError } from './errors.ts';

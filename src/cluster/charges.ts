@@ -6,8 +6,8 @@ import type { Charge, ClusterState, NodeInfo, PodInfo } from './types.ts';
 /** No charge: the pod uses no node's resources. */
 export const NO_CHARGE: Charge = Object.freeze({ kind: 'none' });
 
-function addPodTo(node: NodeInfo, key: string, info: PodInfo): void {
-  node.pods.add(key);
+function addPodTo(node: NodeInfo, uid: string, info: PodInfo): void {
+  node.pods.set(uid, info);
   addResources(node.requested, info.requests, 1);
   node.nonZeroRequested.milliCPU += info.nonZeroRequests.milliCPU;
   node.nonZeroRequested.memory += info.nonZeroRequests.memory;
@@ -20,8 +20,8 @@ export function bumpGeneration(state: ClusterState, node: NodeInfo): void {
   node.generation = state.generation;
 }
 
-/** Charges `info`'s requests to the node named by `charge` (live or absent). No-op for none. */
-export function applyCharge(state: ClusterState, key: string, info: PodInfo, charge: Charge): void {
+/** Charges pod `uid`'s requests (`info`) to the node named by `charge` (live or absent). No-op for none. */
+export function applyCharge(state: ClusterState, uid: string, info: PodInfo, charge: Charge): void {
   if (charge.kind === 'none') return;
   let node = state.nodes.get(charge.node);
   if (node === undefined) {
@@ -32,15 +32,15 @@ export function applyCharge(state: ClusterState, key: string, info: PodInfo, cha
       ghosts.set(charge.node, node);
     }
   }
-  if (node.pods.has(key)) return; // already charged there: never count a pod twice
-  addPodTo(node, key, info);
+  if (node.pods.has(uid)) return; // already charged there: never count a pod twice
+  addPodTo(node, uid, info);
   bumpGeneration(state, node);
 }
 
 /** Removes `info`'s requests from the node named by `charge`. No-op for none. */
 export function releaseCharge(
   state: ClusterState,
-  key: string,
+  uid: string,
   info: PodInfo,
   charge: Charge,
 ): void {
@@ -48,7 +48,7 @@ export function releaseCharge(
   const ghosts = state.absentNodes;
   const live = state.nodes.get(charge.node);
   const node = live ?? ghosts.get(charge.node);
-  if (node === undefined || !node.pods.delete(key)) return;
+  if (node === undefined || !node.pods.delete(uid)) return;
   addResources(node.requested, info.requests, -1);
   node.nonZeroRequested.milliCPU -= info.nonZeroRequests.milliCPU;
   node.nonZeroRequested.memory -= info.nonZeroRequests.memory;

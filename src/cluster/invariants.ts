@@ -6,7 +6,7 @@ import type { ClusterState, NodeInfo } from './types.ts';
 function checkNodeCharges(state: ClusterState, node: NodeInfo, where: string, out: string[]): void {
   const sum = zeroResources();
   const nonZero = { milliCPU: 0, memory: 0 };
-  for (const key of node.pods) {
+  for (const [key, held] of node.pods) {
     const record = state.pods.get(key);
     if (record === undefined) {
       out.push(`${where} ${node.name} holds unknown pod ${key}`);
@@ -15,6 +15,7 @@ function checkNodeCharges(state: ClusterState, node: NodeInfo, where: string, ou
     if (record.charge.kind === 'none' || record.charge.node !== node.name) {
       out.push(`${where} ${node.name} holds ${key}, whose charge is elsewhere`);
     }
+    if (held !== record.info) out.push(`${where} ${node.name} holds a stale copy of pod ${key}`);
     addResources(sum, record.info.requests, 1);
     nonZero.milliCPU += record.info.nonZeroRequests.milliCPU;
     nonZero.memory += record.info.nonZeroRequests.memory;
@@ -72,8 +73,12 @@ export function checkClusterInvariants(state: ClusterState): string[] {
     if (node.pods.size === 0) out.push(`absent node ${node.name} holds no pods`);
     checkNodeCharges(state, node, 'absent node', out);
   }
+  if (state.podUids.size !== state.pods.size) out.push('podUids and pods differ in size');
+  for (const [key, uid] of state.podUids) {
+    if (state.pods.get(uid)?.info.key !== key) out.push(`podUids maps ${key} to a stale uid`);
+  }
   for (const [key, { info, charge }] of state.pods) {
-    if (info.key !== key) out.push(`pod stored under ${key} has key ${info.key}`);
+    if (info.uid !== key) out.push(`pod stored under ${key} has uid ${info.uid}`);
     const finished = info.phase === 'Succeeded' || info.phase === 'Failed';
     if (charge.kind === 'none') {
       if (info.nodeName !== undefined && !finished) out.push(`bound pod ${key} is not charged`);
@@ -88,5 +93,34 @@ export function checkClusterInvariants(state: ClusterState): string[] {
       out.push(`pod ${key} is assumed but already has a nodeName`);
     }
   }
+  checkIndexes(state, out);
   return out;
+}
+
+/** The topology and nomination indexes agree with a recomputation from scratch. */
+function checkIndexes(state: ClusterState, out: string[]): void {
+  let entries = 0;
+  for (const node of state.nodes.values()) {
+    for (const [k, v] of Object.entries(node.labels)) {
+      entries++;
+      if (state.topology.get(k)?.get(v)?.has(node.name) !== true)
+        out.push(`topology index lacks ${k}=${v} on ${node.name}`);
+    }
+  }
+  let indexed = 0;
+  for (const values of state.topology.values())
+    for (const names of values.values()) indexed += names.size;
+  if (indexed !== entries) out.push(`topology index holds ${indexed} entries, nodes have ${entries}`);
+  let nominated = 0;
+  for (const { info, charge } of state.pods.values()) {
+    const target = info.nominatedNodeName;
+    if (target === undefined || info.nodeName !== undefined || charge.kind !== 'none') continue;
+    if (info.phase === 'Succeeded' || info.phase === 'Failed') continue;
+    nominated++;
+    if (state.nominated.get(target)?.get(info.uid) !== info)
+      out.push(`pod ${info.key} nominated to ${target} is not indexed`);
+  }
+  let indexedNominated = 0;
+  for (const pods of state.nominated.values()) indexedNominated += pods.size;
+  if (indexedNominated !== nominated) out.push('nominated index holds stale pods');
 }

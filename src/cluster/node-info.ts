@@ -84,7 +84,7 @@ export function newNodeInfo(part: NodeObjectPart): NodeInfo {
     ...part,
     requested: zeroResources(),
     nonZeroRequested: { milliCPU: 0, memory: 0 },
-    pods: new Set(),
+    pods: new Map(),
     generation: 0,
     freeMilliCPU: 0,
     freeMemory: 0,

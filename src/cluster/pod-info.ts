@@ -1,7 +1,9 @@
 // Builds the scheduling view of a Pod (PodInfo) from an untrusted object, totally.
 import { parseNodeAffinity, parseNodeSelector, parseTolerations } from './constraints.ts';
+import { parseHostPorts, parseSchedulingGates } from './pod-fields.ts';
 import { emptyRecord, isRecord, nonEmptyString, stringEntries } from './fields.ts';
 import { computePodRequests } from './requests.ts';
+import { parseTimestampMs } from './timestamps.ts';
 import type { PodInfo } from './types.ts';
 
 /** Scheduler name a pod gets when it names none (as the API server defaults it). */
@@ -43,20 +45,20 @@ export function podInfoFromObject(obj: unknown): PodInfo | { rejected: string } 
   const affinity = parseNodeAffinity(spec.affinity, 'spec.affinity');
   if (!affinity.ok) invalid ??= affinity.error;
 
-  const creation = typeof meta.creationTimestamp === 'string' ? meta.creationTimestamp : '';
-  const creationMs = Date.parse(creation);
+  const creationMs = parseTimestampMs(meta.creationTimestamp) ?? 0;
   const deletion = meta.deletionTimestamp;
+  const key = podKey(namespace, name);
   return {
-    key: podKey(namespace, name),
+    uid: nonEmptyString(meta.uid) ?? key,
+    key,
     namespace,
     name,
-    uid: typeof meta.uid === 'string' ? meta.uid : '',
     labels: stringEntries(meta.labels),
     schedulerName: nonEmptyString(spec.schedulerName) ?? DEFAULT_SCHEDULER_NAME,
     priority:
       typeof spec.priority === 'number' && Number.isFinite(spec.priority) ? spec.priority : 0,
     preemptionPolicy: nonEmptyString(spec.preemptionPolicy) ?? DEFAULT_PREEMPTION_POLICY,
-    creationMs: Number.isFinite(creationMs) ? creationMs : 0,
+    creationMs,
     nodeName: nonEmptyString(spec.nodeName),
     phase: nonEmptyString(status.phase) ?? 'Pending',
     terminating: deletion !== undefined && deletion !== null && deletion !== '',
@@ -70,5 +72,9 @@ export function podInfoFromObject(obj: unknown): PodInfo | { rejected: string } 
     requiredNodeAffinity: affinity.ok ? affinity.value.required : undefined,
     preferredNodeAffinity: affinity.ok ? affinity.value.preferred : [],
     tolerations: parseTolerations(spec.tolerations),
+    schedulingGates: parseSchedulingGates(spec.schedulingGates),
+    nominatedNodeName: nonEmptyString(status.nominatedNodeName),
+    hostPorts: parseHostPorts(spec),
+    unsupported: undefined,
   };
 }

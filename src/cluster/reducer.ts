@@ -9,12 +9,24 @@ import {
   takeAbsentNode,
 } from './charges.ts';
 import { isRecord } from './fields.ts';
+import { indexNodeLabels, indexNomination, unindexNodeLabels, unindexNomination } from './indexes.ts';
 import { nodeInfoFromObject, updateNodeObject } from './node-info.ts';
 import { podInfoFromObject } from './pod-info.ts';
-import type { Charge, ClusterState, NodeInfo, PodInfo, PodRecord } from './types.ts';
+import type {
+  Charge,
+  ClusterChange,
+  ClusterState,
+  NodeFacts,
+  NodeInfo,
+  PodInfo,
+  PodRecord,
+} from './types.ts';
 
 /** How many rejected objects the state keeps for explanation (older ones are dropped). */
 export const MAX_REJECTED = 100;
+
+/** The change of an event that changed nothing. */
+export const NO_CHANGE: ClusterChange = Object.freeze({ kind: 'none' });
 
 /** An empty cluster. */
 export function initialState(): ClusterState {
@@ -25,15 +37,24 @@ export function initialState(): ClusterState {
     absentNodes: new Map(),
     generation: 0,
     pods: new Map(),
+    podUids: new Map(),
+    topology: new Map(),
+    nominated: new Map(),
     resync: {},
     rejected: [],
     rejectedTotal: 0,
   };
 }
 
-/** The pod record for `namespace/name`, if the cluster has it. */
-export function getPod(state: ClusterState, key: string): PodRecord | undefined {
-  return state.pods.get(key);
+/** The pod record of `uid`, if the cluster has it. */
+export function getPod(state: ClusterState, uid: string): PodRecord | undefined {
+  return state.pods.get(uid);
+}
+
+/** The record of the pod currently called `namespace/name`, if any. */
+export function getPodByKey(state: ClusterState, key: string): PodRecord | undefined {
+  const uid = state.podUids.get(key);
+  return uid === undefined ? undefined : state.pods.get(uid);
 }
 
 /** The live node called `name`, if the cluster has it. */
@@ -47,19 +68,31 @@ function reject(state: ClusterState, seq: number, kind: 'Node' | 'Pod', reason: 
   state.rejectedTotal += 1;
 }
 
-function upsertNode(state: ClusterState, raw: unknown, seq: number): void {
+function factsOf(node: NodeInfo): NodeFacts {
+  return {
+    labels: node.labels,
+    taints: node.taints,
+    unschedulable: node.unschedulable,
+    allocatable: node.allocatable,
+  };
+}
+
+function upsertNode(state: ClusterState, raw: unknown, seq: number): ClusterChange {
   const parsed = nodeInfoFromObject(raw);
   if ('rejected' in parsed) {
     reject(state, seq, 'Node', parsed.rejected);
-    return;
+    return NO_CHANGE;
   }
   const name = parsed.name;
   state.resync.Node?.add(name);
   const existing = state.nodes.get(name);
   if (existing !== undefined) {
+    const before = factsOf(existing);
+    unindexNodeLabels(state, existing);
     updateNodeObject(existing, parsed);
+    indexNodeLabels(state, existing);
     bumpGeneration(state, existing);
-    return;
+    return { kind: 'node', name, before, after: existing };
   }
   // A node that comes back gets the charges of the pods still bound or assumed to it.
   const absent = takeAbsentNode(state, name);
@@ -67,13 +100,15 @@ function upsertNode(state: ClusterState, raw: unknown, seq: number): void {
   state.nodes.set(name, node);
   state.nodeIndex.set(name, state.nodeOrder.length);
   state.nodeOrder.push(node);
+  indexNodeLabels(state, node);
   bumpGeneration(state, node);
+  return { kind: 'node', name, before: undefined, after: node };
 }
 
-function deleteNode(state: ClusterState, name: string): void {
+function deleteNode(state: ClusterState, name: string): ClusterChange {
   const node = state.nodes.get(name);
   const index = state.nodeIndex.get(name);
-  if (node === undefined || index === undefined) return;
+  if (node === undefined || index === undefined) return NO_CHANGE;
   // Swap-remove: the last name takes the freed slot, so removal is O(1).
   const last = state.nodeOrder.pop();
   if (last !== undefined && last.name !== name) {
@@ -82,8 +117,10 @@ function deleteNode(state: ClusterState, name: string): void {
   }
   state.nodeIndex.delete(name);
   state.nodes.delete(name);
+  unindexNodeLabels(state, node);
   // Pods charged to it keep their charge; it is restored if the node is added again.
   keepAbsentNode(state, node);
+  return { kind: 'node', name, before: factsOf(node), after: undefined };
 }
 
 const isTerminal = (info: PodInfo): boolean =>
@@ -100,121 +137,167 @@ function chargeFor(info: PodInfo, current: Charge | undefined): Charge {
   return NO_CHARGE;
 }
 
-/** Moves a pod's charge (and swaps in new info): uncharges the old, charges the new. */
-function setRecord(state: ClusterState, key: string, info: PodInfo, charge: Charge): void {
-  const old = state.pods.get(key);
-  if (old !== undefined) releaseCharge(state, key, old.info, old.charge);
-  applyCharge(state, key, info, charge);
-  state.pods.set(key, { info, charge });
+/** Replaces a pod's record: uncharges and unindexes the old, charges and indexes the new. */
+function setRecord(state: ClusterState, info: PodInfo, charge: Charge): PodRecord {
+  const uid = info.uid;
+  const old = state.pods.get(uid);
+  if (old !== undefined) {
+    releaseCharge(state, uid, old.info, old.charge);
+    unindexNomination(state, old);
+  }
+  const record: PodRecord = { info, charge };
+  applyCharge(state, uid, info, charge);
+  state.pods.set(uid, record);
+  state.podUids.set(info.key, uid);
+  indexNomination(state, record);
+  return record;
 }
 
-function upsertPod(state: ClusterState, raw: unknown, seq: number): void {
+function removeRecord(state: ClusterState, uid: string): PodRecord | undefined {
+  const record = state.pods.get(uid);
+  if (record === undefined) return undefined;
+  releaseCharge(state, uid, record.info, record.charge);
+  unindexNomination(state, record);
+  state.pods.delete(uid);
+  if (state.podUids.get(record.info.key) === uid) state.podUids.delete(record.info.key);
+  return record;
+}
+
+function upsertPod(state: ClusterState, raw: unknown, seq: number): ClusterChange {
   const info = podInfoFromObject(raw);
   if ('rejected' in info) {
     reject(state, seq, 'Pod', info.rejected);
-    return;
+    return NO_CHANGE;
   }
-  state.resync.Pod?.add(info.key);
-  setRecord(state, info.key, info, chargeFor(info, state.pods.get(info.key)?.charge));
+  state.resync.Pod?.add(info.uid);
+  // Another uid under the same name is a pod that was deleted and recreated: drop the old.
+  const holder = state.podUids.get(info.key);
+  const replaced = holder !== undefined && holder !== info.uid ? removeRecord(state, holder) : undefined;
+  const before = state.pods.get(info.uid);
+  const after = setRecord(state, info, chargeFor(info, before?.charge));
+  return { kind: 'pod', uid: info.uid, before, after, replaced };
 }
 
-function deletePod(state: ClusterState, key: string): void {
-  const record = state.pods.get(key);
-  if (record === undefined) return;
-  releaseCharge(state, key, record.info, record.charge);
-  state.pods.delete(key);
+function deletePod(state: ClusterState, uid: string): ClusterChange {
+  const before = removeRecord(state, uid);
+  if (before === undefined) return NO_CHANGE;
+  return { kind: 'pod', uid, before, after: undefined, replaced: undefined };
 }
 
-function assume(state: ClusterState, key: string, node: string): void {
-  const record = state.pods.get(key);
+/** Reserve: charges an unbound, unfinished pod to a live node as assumed by `attempt`. */
+function assume(state: ClusterState, uid: string, node: string, attempt: number): ClusterChange {
+  const record = state.pods.get(uid);
   if (record === undefined || record.info.nodeName !== undefined || isTerminal(record.info)) {
-    return;
+    return NO_CHANGE;
   }
-  if (!state.nodes.has(node)) return;
-  setRecord(state, key, record.info, { kind: 'assumed', node });
+  if (!state.nodes.has(node)) return NO_CHANGE;
+  const before = record.charge;
+  const after = setRecord(state, record.info, { kind: 'assumed', node, attempt }).charge;
+  return { kind: 'charge', uid, before, after };
 }
 
-function forget(state: ClusterState, key: string, node: string): void {
-  const record = state.pods.get(key);
-  if (record?.charge.kind !== 'assumed' || record.charge.node !== node) return;
-  setRecord(state, key, record.info, NO_CHARGE);
+/** Forgets the assumption of `attempt` on `node`; any other charge is left alone. */
+function forget(state: ClusterState, uid: string, node: string, attempt: number): ClusterChange {
+  const record = state.pods.get(uid);
+  const charge = record?.charge;
+  if (record === undefined || charge?.kind !== 'assumed') return NO_CHANGE;
+  if (charge.node !== node || charge.attempt !== attempt) return NO_CHANGE;
+  setRecord(state, record.info, NO_CHARGE);
+  return { kind: 'charge', uid, before: charge, after: NO_CHARGE };
 }
 
-function finishResync(state: ClusterState, kind: ResourceKind): void {
+function finishResync(state: ClusterState, kind: ResourceKind): ClusterChange {
   const seen = state.resync[kind];
-  if (seen === undefined) return;
+  if (seen === undefined) return NO_CHANGE;
   delete state.resync[kind];
+  const removedNodes: string[] = [];
+  const removedPods: PodRecord[] = [];
   if (kind === 'Node') {
-    const unseen = state.nodeOrder.filter((n) => !seen.has(n.name)).map((n) => n.name);
-    for (const name of unseen) deleteNode(state, name);
+    for (const node of state.nodeOrder) if (!seen.has(node.name)) removedNodes.push(node.name);
+    for (const name of removedNodes) deleteNode(state, name);
   } else {
-    // Deleting the current entry while iterating a Map is safe in JavaScript.
-    for (const key of state.pods.keys()) if (!seen.has(key)) deletePod(state, key);
+    for (const uid of state.pods.keys()) {
+      if (seen.has(uid)) continue;
+      // Deleting the current entry while iterating a Map is safe in JavaScript.
+      const record = removeRecord(state, uid);
+      if (record !== undefined) removedPods.push(record);
+    }
   }
+  return { kind: 'resync', removedNodes, removedPods };
 }
 
 const isKind = (v: unknown): v is ResourceKind => v === 'Node' || v === 'Pod';
 const isString = (v: unknown): v is string => typeof v === 'string';
+const isAttempt = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v);
 
 /** Compile-time proof that every event type is handled. */
-function exhaustive(_event: never): void {}
+function exhaustive(_event: never): ClusterChange {
+  return NO_CHANGE;
+}
 
-function apply(state: ClusterState, event: BerthEvent, seq: number): void {
+function apply(state: ClusterState, event: BerthEvent, seq: number): ClusterChange {
   switch (event.type) {
     case 'NodeUpserted':
-      upsertNode(state, event.node, seq);
-      break;
+      return upsertNode(state, event.node, seq);
     case 'NodeDeleted':
-      if (isString(event.name)) deleteNode(state, event.name);
-      break;
+      return isString(event.name) ? deleteNode(state, event.name) : NO_CHANGE;
     case 'PodUpserted':
-      upsertPod(state, event.pod, seq);
-      break;
+      return upsertPod(state, event.pod, seq);
     case 'PodDeleted':
-      if (isString(event.key)) deletePod(state, event.key);
-      break;
+      return isString(event.uid) ? deletePod(state, event.uid) : NO_CHANGE;
     case 'ResyncStarted':
       if (isKind(event.kind)) state.resync[event.kind] = new Set();
-      break;
+      return NO_CHANGE;
     case 'ResyncDone':
-      if (isKind(event.kind)) finishResync(state, event.kind);
-      break;
-    case 'PodAssumed':
-      if (isString(event.key) && isString(event.node)) assume(state, event.key, event.node);
-      break;
+      return isKind(event.kind) ? finishResync(state, event.kind) : NO_CHANGE;
+    case 'PodReserved':
+      return isString(event.uid) && isString(event.node) && isAttempt(event.attempt)
+        ? assume(state, event.uid, event.node, event.attempt)
+        : NO_CHANGE;
     case 'BindFailed':
-      if (isString(event.key) && isString(event.node)) forget(state, event.key, event.node);
-      break;
+    case 'PodUnreserved':
+      return isString(event.uid) && isString(event.node) && isAttempt(event.attempt)
+        ? forget(state, event.uid, event.node, event.attempt)
+        : NO_CHANGE;
     case 'BindSucceeded':
+    case 'BindRequested':
+    case 'PodWaiting':
     case 'PodUnschedulable':
+    case 'CycleFailed':
     case 'TimerFired':
-      break; // the cluster changes when the watch reports it, not before
+      return NO_CHANGE; // the cluster changes when the watch reports it, not before
     default:
-      exhaustive(event);
+      return exhaustive(event);
   }
 }
 
 /**
- * Applies one event to the state, in place, and returns the same state: O(1) amortised per
+ * Applies one event to the state, in place, and returns what changed: O(1) amortised per
  * event (a relist's ResyncDone is O(objects of that kind)). Never throws: malformed objects
  * become rejections or `invalid` reasons, and events that do not apply change nothing.
  */
-export function evolve(state: ClusterState, env: Envelope): ClusterState {
+export function reduce(state: ClusterState, env: Envelope): ClusterChange {
   const e: unknown = env;
   let type = 'unknown';
   let seq = -1;
   try {
     const event: unknown = isRecord(e) ? e.event : undefined;
-    if (!isRecord(event) || typeof event.type !== 'string') return state;
+    if (!isRecord(event) || typeof event.type !== 'string') return NO_CHANGE;
     type = event.type;
     if (isRecord(e) && typeof e.seq === 'number') seq = e.seq;
-    apply(state, event as unknown as BerthEvent, seq);
+    return apply(state, event as unknown as BerthEvent, seq);
   } catch (err) {
     // Unreachable by design (every parser is total); recorded rather than thrown so the fold
     // survives, and visible in `rejected` so that tests can assert it never happens.
     const message = err instanceof Error ? err.message : 'a non-Error value was thrown';
     const kind = type.startsWith('Node') ? 'Node' : 'Pod';
     reject(state, seq, kind, `internal error in evolve(${type}): ${message}`);
+    return NO_CHANGE;
   }
+}
+
+/** `reduce`, returning the state (the fold's classic shape, for tests and tools). */
+export function evolve(state: ClusterState, env: Envelope): ClusterState {
+  reduce(state, env);
   return state;
 }

@@ -19,13 +19,25 @@ export interface Allocatable extends Resources {
   pods: number;
 }
 
+/** A host port a container asks for (NodePorts reads these). */
+export interface HostPort {
+  hostIP: string;
+  protocol: string;
+  port: number;
+}
+
 /** Parsed, scheduling-ready view of a Pod. Built once per upsert; plugins read it. */
 export interface PodInfo {
-  /** `namespace/name`: the identity used across the log, queue and machines. */
+  /**
+   * `metadata.uid`: the pod's identity across the state, queue, machines and log. A pod
+   * recreated under the same name is another pod. (A pod with no uid, which the API never
+   * serves, falls back to `namespace/name`.)
+   */
+  uid: string;
+  /** `namespace/name`: for messages, Events and the API's URLs; not an identity. */
   key: string;
   namespace: string;
   name: string;
-  uid: string;
   labels: Record<string, string>;
   schedulerName: string;
   /** `spec.priority`, 0 when absent. */
@@ -58,6 +70,17 @@ export interface PodInfo {
   requiredNodeAffinity: NodeSelectorTerm[] | undefined;
   preferredNodeAffinity: PreferredSchedulingTerm[];
   tolerations: Toleration[];
+  /** `spec.schedulingGates` names: while any remain the pod waits in PreEnqueue (gated). */
+  schedulingGates: readonly string[];
+  /** `status.nominatedNodeName` of a pod still waiting for preemption victims to go. */
+  nominatedNodeName: string | undefined;
+  /** Host ports its containers ask for (hostPort > 0). */
+  hostPorts: readonly HostPort[];
+  /**
+   * A constraint this pod carries that berth has no plugin for yet (naming the field), or
+   * undefined. Such a pod is refused with that reason, never placed as if it did not ask.
+   */
+  unsupported: string | undefined;
 }
 
 /** Parsed view of a Node plus the resources charged to it. Mutated in place by the reducer. */
@@ -73,8 +96,8 @@ export interface NodeInfo {
   requested: Resources;
   /** Sum of `nonZeroRequests` of the same pods, for scoring. */
   nonZeroRequested: { milliCPU: number; memory: number };
-  /** Keys of the pods charged here. `pods.size` is the pod count. */
-  pods: Set<string>;
+  /** The pods charged here, by uid (bound, terminating, assumed). `pods.size` is the count. */
+  pods: Map<string, PodInfo>;
   /**
    * Headroom kept inline (allocatable − requested; pods left) so the fit filter reads one
    * object per node instead of chasing four: scanning thousands of nodes per cycle is
@@ -97,7 +120,7 @@ export interface NodeInfo {
 export type Charge =
   | { kind: 'none' }
   | { kind: 'bound'; node: string }
-  | { kind: 'assumed'; node: string };
+  | { kind: 'assumed'; node: string; attempt: number };
 
 /** A pod as the cluster state holds it. */
 export interface PodRecord {
@@ -130,10 +153,60 @@ export interface ClusterState {
   absentNodes: Map<string, NodeInfo>;
   /** Last node generation handed out (one counter per state, as kube's nextGeneration). */
   generation: number;
+  /** Every pod, by uid. */
   pods: Map<string, PodRecord>;
-  /** Open relists: resource kind to keys seen since its ResyncStarted. */
+  /** The uid currently holding each `namespace/name` (a recreation replaces the old uid). */
+  podUids: Map<string, string>;
+  /**
+   * Topology index over live nodes: label key → label value → names of the nodes carrying
+   * it. Kept incrementally on node upserts and deletes (spreading and affinity read it).
+   */
+  topology: Map<string, Map<string, Set<string>>>;
+  /** Unbound pods nominated to a node (`status.nominatedNodeName`): node → uid → pod. */
+  nominated: Map<string, Map<string, PodInfo>>;
+  /** Open relists: resource kind to identities (node names, pod uids) seen since it began. */
   resync: { Node?: Set<string>; Pod?: Set<string> };
   /** The last few objects rejected outright (bounded), and how many in total. */
   rejected: RejectedObject[];
   rejectedTotal: number;
 }
+
+/**
+ * What plugins may read: the nodes (each with its pods), the topology index and the
+ * nominated pods. Read-only by contract; only the reducer writes the state behind it.
+ */
+export interface ClusterSnapshot {
+  readonly nodes: ReadonlyMap<string, NodeInfo>;
+  readonly nodeOrder: readonly NodeInfo[];
+  /** Index of each node name in `nodeOrder`. */
+  readonly nodeIndex: ReadonlyMap<string, number>;
+  readonly topology: ReadonlyMap<string, ReadonlyMap<string, ReadonlySet<string>>>;
+  readonly nominated: ReadonlyMap<string, ReadonlyMap<string, PodInfo>>;
+}
+
+/** The scheduling-relevant parts of a node, as they were before a change. */
+export type NodeFacts = Pick<NodeInfo, 'labels' | 'taints' | 'unschedulable' | 'allocatable'>;
+
+/**
+ * What one event changed in the state, as the reducer reports it. Queueing hints and the
+ * core's routing read it instead of diffing the state themselves.
+ */
+export type ClusterChange =
+  | { kind: 'none' }
+  /** A node was added (`before` undefined), updated, or deleted (`after` undefined). */
+  | { kind: 'node'; name: string; before: NodeFacts | undefined; after: NodeInfo | undefined }
+  /**
+   * A pod was added, updated or deleted (`after` undefined); `replaced` is the uid of
+   * another pod of the same name that this upsert removed (a recreation).
+   */
+  | {
+      kind: 'pod';
+      uid: string;
+      before: PodRecord | undefined;
+      after: PodRecord | undefined;
+      replaced: PodRecord | undefined;
+    }
+  /** A relist finished and removed what it did not see. */
+  | { kind: 'resync'; removedNodes: string[]; removedPods: PodRecord[] }
+  /** A pod's charge moved without its object changing (reserve, unreserve, bind failure). */
+  | { kind: 'charge'; uid: string; before: Charge; after: Charge };

@@ -3,10 +3,26 @@ import { createHash, type Hash } from 'node:crypto';
 import type { DecisionEvent } from './types.ts';
 
 /** The canonical one-line text of a decision; two decisions are equal iff their texts are. */
-export function decisionText(decision: DecisionEvent): string {
-  return decision.type === 'PodAssumed'
-    ? `assumed ${decision.key} ${decision.node}`
-    : `unschedulable ${decision.key} ${decision.message}`;
+export function decisionText(d: DecisionEvent): string {
+  const who = `${d.key} ${d.uid} #${d.attempt}`;
+  switch (d.type) {
+    case 'PodReserved':
+      return `reserved ${who} ${d.node}`;
+    case 'PodWaiting':
+      return `waiting ${who} ${d.node} ${d.timeoutMs}`;
+    case 'BindRequested':
+      return `bind ${who} ${d.node}`;
+    case 'PodUnreserved':
+      return `unreserved ${who} ${d.node} ${d.reason}`;
+    case 'PodUnschedulable':
+      return `unschedulable ${who} ${d.message}`;
+    case 'CycleFailed':
+      return `error ${who} ${d.plugin}: ${d.message}`;
+    default: {
+      const unreachable: never = d;
+      return JSON.stringify(unreachable);
+    }
+  }
 }
 
 /** Accumulates decisions into one digest; `hex()` may be called at any point. */

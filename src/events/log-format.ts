@@ -1,8 +1,12 @@
 // The JSONL log format: a header line, one event per line, and a closing digest line.
 import type { Envelope } from './types.ts';
 
-/** Version of the log format; bumped on any incompatible change. */
-export const logFormatVersion = 1;
+/**
+ * Version of the log format; bumped on any incompatible change. 2: pods are identified by
+ * uid, decisions are lists naming their attempt (reserve, permit, bind), the trim keeps
+ * every field a default plugin reads.
+ */
+export const logFormatVersion = 2;
 
 /** First line of every log: what produced it and what the core needs to replay it. */
 export interface LogHeader {

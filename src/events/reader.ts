@@ -32,8 +32,12 @@ const eventTypes: ReadonlySet<BerthEvent['type']> = new Set([
   'BindSucceeded',
   'BindFailed',
   'TimerFired',
-  'PodAssumed',
+  'PodReserved',
+  'PodWaiting',
+  'BindRequested',
+  'PodUnreserved',
   'PodUnschedulable',
+  'CycleFailed',
 ]);
 
 function isObject(value: unknown): value is Record<string, unknown> {

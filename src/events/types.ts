@@ -4,6 +4,20 @@ import type { NodeObject, PodObject } from '../cluster/objects.ts';
 /** The kinds of object berth lists and watches. */
 export type ResourceKind = 'Node' | 'Pod';
 
+/** A pod's identity: its uid; `key` (`namespace/name`) is for people and the API's URLs. */
+export interface PodRef {
+  uid: string;
+  key: string;
+}
+
+/**
+ * One scheduling attempt of one pod: uid plus the attempt number (1, 2, …). Every decision,
+ * command and effect result names its attempt; a result for an older attempt changes nothing.
+ */
+export interface AttemptRef extends PodRef {
+  attempt: number;
+}
+
 /** A node was added or changed (watch ADDED/MODIFIED, or an item of a relist). */
 export interface NodeUpserted {
   type: 'NodeUpserted';
@@ -22,11 +36,9 @@ export interface PodUpserted {
   pod: PodObject;
 }
 
-/** A pod was deleted. */
-export interface PodDeleted {
+/** A pod was deleted. The uid says which pod; a recreated pod of the same name is another. */
+export interface PodDeleted extends PodRef {
   type: 'PodDeleted';
-  /** `namespace/name`. */
-  key: string;
 }
 
 /**
@@ -44,32 +56,40 @@ export interface ResyncDone {
   kind: ResourceKind;
 }
 
-/** The bind effect for `key` to `node` succeeded. */
-export interface BindSucceeded {
+/** The bind command of attempt (`uid`, `attempt`) to `node` succeeded. */
+export interface BindSucceeded extends AttemptRef {
   type: 'BindSucceeded';
-  key: string;
   node: string;
 }
 
 /** Why a bind failed: a conflict means someone else bound or changed the pod first. */
 export type BindFailureReason = 'Conflict' | 'NotFound' | 'Error';
 
-/** The bind effect for `key` to `node` failed. */
-export interface BindFailed {
+/** The bind command of attempt (`uid`, `attempt`) to `node` failed. */
+export interface BindFailed extends AttemptRef {
   type: 'BindFailed';
-  key: string;
   node: string;
   reason: BindFailureReason;
   message: string;
 }
 
-/** A timer fired: a pod's backoff delay, or the periodic unschedulable-pool flush. */
-export interface TimerFired {
+/** The per-pod timers: retry after backoff, give up waiting at permit. */
+export type PodTimerId = 'backoff' | 'permit';
+
+/** A pod's timer fired. Timers are keyed by (pod uid, timer id). */
+export interface PodTimerFired extends PodRef {
   type: 'TimerFired';
-  timer: 'backoff' | 'flush';
-  /** The pod whose timer fired (absent for `flush`). */
-  key?: string;
+  timer: PodTimerId;
 }
+
+/** The periodic flush of the unschedulable pool fired. */
+export interface FlushTimerFired {
+  type: 'TimerFired';
+  timer: 'flush';
+}
+
+/** A timer fired. */
+export type TimerFired = PodTimerFired | FlushTimerFired;
 
 /** Events that come from outside the core: watches, effect results, timers. */
 export type InputEvent =
@@ -83,22 +103,60 @@ export type InputEvent =
   | BindFailed
   | TimerFired;
 
-/** Decision: the pod is assumed onto `node` (its resources are reserved there). */
-export interface PodAssumed {
-  type: 'PodAssumed';
-  key: string;
+/** Decision (Reserve): the attempt's pod is assumed onto `node`; its resources are held there. */
+export interface PodReserved extends AttemptRef {
+  type: 'PodReserved';
   node: string;
 }
 
+/** Decision (Permit → Wait): the reserved pod waits before binding, at most `timeoutMs`. */
+export interface PodWaiting extends AttemptRef {
+  type: 'PodWaiting';
+  node: string;
+  timeoutMs: number;
+}
+
+/** Decision (Permit → Allow, then Bind): the bind command for the reservation is issued. */
+export interface BindRequested extends AttemptRef {
+  type: 'BindRequested';
+  node: string;
+}
+
+/** Decision (Unreserve): the reservation is released (a wait rejected or timed out). */
+export interface PodUnreserved extends AttemptRef {
+  type: 'PodUnreserved';
+  node: string;
+  reason: string;
+}
+
 /** Decision: no node fits the pod right now; `message` is kube-scheduler style. */
-export interface PodUnschedulable {
+export interface PodUnschedulable extends AttemptRef {
   type: 'PodUnschedulable';
-  key: string;
   message: string;
 }
 
-/** A scheduling cycle's outcome. Exactly one per cycle. */
-export type DecisionEvent = PodAssumed | PodUnschedulable;
+/** Decision: the cycle failed with an error in `plugin`; the pod backs off and retries. */
+export interface CycleFailed extends AttemptRef {
+  type: 'CycleFailed';
+  plugin: string;
+  message: string;
+}
+
+/** The core's outputs. A cycle, a timer or a result may produce several, in order. */
+export type DecisionEvent =
+  | PodReserved
+  | PodWaiting
+  | BindRequested
+  | PodUnreserved
+  | PodUnschedulable
+  | CycleFailed;
+
+/** Decision types that start a scheduling cycle's list (a cycle always produces one first). */
+export const cycleOutcomeTypes: ReadonlySet<DecisionEvent['type']> = new Set([
+  'PodReserved',
+  'PodUnschedulable',
+  'CycleFailed',
+]);
 
 /** Any event in berth's log. */
 export type BerthEvent = InputEvent | DecisionEvent;
@@ -110,7 +168,16 @@ export interface Envelope<E extends BerthEvent = BerthEvent> {
   event: E;
 }
 
+const decisionTypes: ReadonlySet<string> = new Set<DecisionEvent['type']>([
+  'PodReserved',
+  'PodWaiting',
+  'BindRequested',
+  'PodUnreserved',
+  'PodUnschedulable',
+  'CycleFailed',
+]);
+
 /** True for the events that are decisions (the core's outputs). */
 export function isDecision(event: BerthEvent): event is DecisionEvent {
-  return event.type === 'PodAssumed' || event.type === 'PodUnschedulable';
+  return decisionTypes.has(event.type);
 }

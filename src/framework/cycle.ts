@@ -1,5 +1,5 @@
 // One scheduling cycle for one pod: PreFilter → Filter (sampled, rotating) → Score → select.
-import type { NodeInfo, PodInfo } from '../cluster/types.ts';
+import type { ClusterSnapshot, NodeInfo, PodInfo } from '../cluster/types.ts';
 import {
   type Diagnosis,
   ErrNoNodesAvailable,
@@ -11,7 +11,7 @@ import {
 import type { Rng } from './rng.ts';
 import { numFeasibleNodesToFind } from './sampling.ts';
 import { prioritizeNodes, selectHost } from './select.ts';
-import type { CycleState, FilterPlugin, Profile, Status } from './types.ts';
+import type { CycleState, FilterPlugin, PreFilterResult, Profile, Status } from './types.ts';
 import { success } from './types.ts';
 
 /** What a cycle needs besides the pod and the snapshot; `cursor` is advanced in place. */
@@ -24,14 +24,18 @@ export interface SchedulingContext {
   percentageOfNodesToScore: number;
 }
 
-/** The outcome of one cycle. `evaluated` counts the nodes filtered and kept (kube's EvaluatedNodes). */
+/**
+ * The outcome of one cycle. `evaluated` counts the nodes filtered and kept (kube's
+ * EvaluatedNodes). `Error`: a plugin threw (or returned Error); the pod backs off.
+ */
 export type CycleResult =
   | { kind: 'Scheduled'; node: string; evaluated: number; feasible: number }
-  | { kind: 'Unschedulable'; message: string; diagnosis: Diagnosis };
+  | { kind: 'Unschedulable'; message: string; diagnosis: Diagnosis }
+  | { kind: 'Error'; plugin: string; message: string };
 
-/** The read-only cluster view a cycle needs: the nodes in their stable order. */
-export interface ClusterView {
-  nodeOrder: readonly NodeInfo[];
+/** Which plugin is running, so that an exception can name it. */
+interface Running {
+  plugin: string;
 }
 
 function withPlugin(s: Status, plugin: string): Status {
@@ -47,9 +51,11 @@ export function runFilterPlugins(
   pod: PodInfo,
   node: NodeInfo,
   state: CycleState,
+  running?: Running,
 ): Status {
   for (let i = 0; i < filters.length; i++) {
     const f = filters[i] as FilterPlugin;
+    if (running !== undefined) running.plugin = f.name;
     const s = f.filter(pod, node, state);
     if (s.code !== 'Success') return withPlugin(s, f.name);
   }
@@ -61,18 +67,51 @@ export function runFilterPlugins(
  * once; an Unschedulable one is remembered while the others still run. Returns the
  * rejecting status or `success`.
  */
-function runPreFilterPlugins(profile: Profile, pod: PodInfo, state: CycleState): Status {
+function runPreFilterPlugins(
+  profile: Profile,
+  pod: PodInfo,
+  state: CycleState,
+  snapshot: ClusterSnapshot,
+  running: Running,
+): PreFilterResult {
   let rejected: Status | undefined;
+  let nodeNames: ReadonlySet<string> | undefined;
   for (const pl of profile.preFilter) {
-    const s = pl.preFilter(pod, state);
-    if (s.code === 'Success') continue;
+    running.plugin = pl.name;
+    const s = pl.preFilter(pod, state, snapshot);
+    if (s.code === 'Success') {
+      if (s.nodeNames !== undefined) nodeNames = intersect(nodeNames, s.nodeNames);
+      continue;
+    }
     if (s.code === 'Unschedulable') {
       rejected ??= withPlugin(s, pl.name);
       continue;
     }
     return withPlugin(s, pl.name);
   }
-  return rejected ?? success;
+  if (rejected !== undefined) return rejected;
+  return nodeNames === undefined ? success : { ...success, nodeNames };
+}
+
+function intersect(
+  a: ReadonlySet<string> | undefined,
+  b: ReadonlySet<string>,
+): ReadonlySet<string> {
+  if (a === undefined) return b;
+  const out = new Set<string>();
+  for (const n of a) if (b.has(n)) out.add(n);
+  return out;
+}
+
+/** The nodes a PreFilter narrowed to, in the snapshot's stable order. */
+function narrowedNodes(snapshot: ClusterSnapshot, names: ReadonlySet<string>): NodeInfo[] {
+  const picked: { at: number; node: NodeInfo }[] = [];
+  for (const name of names) {
+    const at = snapshot.nodeIndex.get(name);
+    const node = snapshot.nodes.get(name);
+    if (at !== undefined && node !== undefined) picked.push({ at, node });
+  }
+  return picked.sort((x, y) => x.at - y.at).map((p) => p.node);
 }
 
 function unschedulable(numAllNodes: number, diagnosis: Diagnosis): CycleResult {
@@ -95,41 +134,69 @@ function unschedulable(numAllNodes: number, diagnosis: Diagnosis): CycleResult {
  *    that node, unscored; more → weighted scores, highest total, ties by reservoir
  *    sampling with `ctx.rng`.
  *
- * Filters and scores whose PreFilter/PreScore `Skip` holds for this pod are left out.
+ * Filters and scores whose PreFilter/PreScore `Skip` holds for this pod are left out. A
+ * PreFilter may narrow the nodes (kube's PreFilterResult); the walk then covers only those.
+ * A plugin that throws or returns Error ends the cycle with `Error` naming the plugin.
  */
 export function scheduleOne(
   pod: PodInfo,
-  cluster: ClusterView,
+  snapshot: ClusterSnapshot,
   ctx: SchedulingContext,
 ): CycleResult {
-  const order = cluster.nodeOrder;
-  const numAllNodes = order.length;
+  const running: Running = { plugin: '' };
+  try {
+    return runCycle(pod, snapshot, ctx, running);
+  } catch (err) {
+    const message = err instanceof Error ? err.message : `threw ${String(err)}`;
+    return { kind: 'Error', plugin: running.plugin, message };
+  }
+}
+
+function runCycle(
+  pod: PodInfo,
+  snapshot: ClusterSnapshot,
+  ctx: SchedulingContext,
+  running: Running,
+): CycleResult {
+  const numAllNodes = snapshot.nodeOrder.length;
   if (numAllNodes === 0) {
     return { kind: 'Unschedulable', message: ErrNoNodesAvailable, diagnosis: newDiagnosis() };
   }
   const { profile } = ctx;
   const state: CycleState = new Map();
 
-  const pre = runPreFilterPlugins(profile, pod, state);
+  const pre = runPreFilterPlugins(profile, pod, state, snapshot, running);
+  if (pre.code === 'Error') {
+    return { kind: 'Error', plugin: pre.plugin ?? running.plugin, message: pre.reasons.join(', ') };
+  }
   if (pre.code !== 'Success') {
     const diagnosis = newDiagnosis();
     recordPreFilterStatus(diagnosis, numAllNodes, pre);
+    return unschedulable(numAllNodes, diagnosis);
+  }
+  const order = pre.nodeNames === undefined ? snapshot.nodeOrder : narrowedNodes(snapshot, pre.nodeNames);
+  const numNodes = order.length;
+  if (numNodes === 0) {
+    // kube: every node is rejected by the narrowing PreFilter(s), unresolvably.
+    const diagnosis = newDiagnosis();
+    diagnosis.unresolvableNodes = numAllNodes;
     return unschedulable(numAllNodes, diagnosis);
   }
 
   const numToFind =
     profile.score.length === 0
       ? 1
-      : numFeasibleNodesToFind(numAllNodes, ctx.percentageOfNodesToScore);
+      : numFeasibleNodesToFind(numNodes, ctx.percentageOfNodesToScore);
   const filters = profile.filter.filter((f) => f.preFilterSkip?.(pod) !== true);
   const feasible: NodeInfo[] = [];
   const failedNodes: string[] = [];
   const failedStatuses: Status[] = [];
   const next = ctx.cursor.next;
-  const start = Number.isInteger(next) && next > 0 ? next % numAllNodes : 0;
-  for (let i = 0, at = start; i < numAllNodes; i++, at = at + 1 === numAllNodes ? 0 : at + 1) {
+  const start = Number.isInteger(next) && next > 0 ? next % numNodes : 0;
+  for (let i = 0, at = start; i < numNodes; i++, at = at + 1 === numNodes ? 0 : at + 1) {
     const node = order[at] as NodeInfo;
-    const s = runFilterPlugins(filters, pod, node, state);
+    const s = runFilterPlugins(filters, pod, node, state, running);
+    if (s.code === 'Error') return { kind: 'Error', plugin: running.plugin, message: s.reasons.join(', ') };
     if (s.code === 'Success') {
       if (feasible.length === numToFind) break;
       feasible.push(node);
@@ -139,7 +206,7 @@ export function scheduleOne(
     }
   }
   const processed = feasible.length + failedNodes.length;
-  ctx.cursor.next = (start + processed) % numAllNodes;
+  ctx.cursor.next = (start + processed) % numNodes;
 
   if (feasible.length === 0) {
     const diagnosis = newDiagnosis();
@@ -153,7 +220,7 @@ export function scheduleOne(
     return { kind: 'Scheduled', node: only.name, evaluated: processed, feasible: 1 };
   }
   const scorers = profile.score.filter((w) => w.plugin.preScoreSkip?.(pod) !== true);
-  const totals = prioritizeNodes(pod, feasible, scorers, state);
+  const totals = prioritizeNodes(pod, feasible, scorers, state, running);
   const chosen = feasible[selectHost(totals, ctx.rng)] as NodeInfo;
   return { kind: 'Scheduled', node: chosen.name, evaluated: processed, feasible: feasible.length };
 }

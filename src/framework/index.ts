@@ -1,6 +1,7 @@
 // The framework stage: plugin interfaces, the seeded rng, and the filter → score → select cycle.
 export * from './cycle.ts';
 export * from './explain.ts';
+export * from './hints.ts';
 export * from './rng.ts';
 export * from './sampling.ts';
 export * from './select.ts';

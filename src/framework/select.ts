@@ -14,12 +14,14 @@ export function prioritizeNodes(
   nodes: readonly NodeInfo[],
   plugins: readonly WeightedScorePlugin[],
   state: CycleState,
+  running?: { plugin: string },
 ): number[] {
   const n = nodes.length;
   const totals = new Array<number>(n).fill(plugins.length === 0 ? 1 : 0);
   const scores = new Array<number>(n);
   for (let p = 0; p < plugins.length; p++) {
     const { plugin, weight } = plugins[p] as WeightedScorePlugin;
+    if (running !== undefined) running.plugin = plugin.name;
     for (let i = 0; i < n; i++) scores[i] = plugin.score(pod, nodes[i] as NodeInfo, state);
     plugin.normalize?.(pod, scores, state);
     for (let i = 0; i < n; i++) totals[i] = (totals[i] as number) + (scores[i] as number) * weight;

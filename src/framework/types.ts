@@ -1,5 +1,5 @@
 // Plugin interfaces and Status, named after kube-scheduler's extension points.
-import type { NodeInfo, PodInfo } from '../cluster/types.ts';
+import type { ClusterChange, ClusterSnapshot, NodeInfo, PodInfo } from '../cluster/types.ts';
 
 /**
  * Status codes: `Unschedulable` — the node does not fit now but preemption might help;
@@ -18,10 +18,27 @@ export interface Status {
 /** Per-cycle scratch space shared by the plugins of one scheduling cycle. */
 export type CycleState = Map<string, unknown>;
 
-/** Runs once per pod per cycle before any Filter; may reject the pod outright. */
+/**
+ * A PreFilter's answer: a Status, optionally narrowing the nodes worth filtering (kube's
+ * PreFilterResult.NodeNames). Results of several PreFilters are intersected.
+ */
+export type PreFilterResult = Status & { readonly nodeNames?: ReadonlySet<string> };
+
+/**
+ * kube's queueing hint: whether a cluster change could make a pod that this plugin
+ * rejected schedulable now. False keeps the pod parked; when unsure, say true.
+ */
+export type QueueingHint = (change: ClusterChange) => boolean;
+
+/**
+ * Runs once per pod per cycle before any Filter; may reject the pod outright, compute
+ * per-cycle state for its Filter/Score (in `state`), and narrow the node set. Reads the
+ * snapshot, never writes it.
+ */
 export interface PreFilterPlugin {
   readonly name: string;
-  preFilter(pod: PodInfo, state: CycleState): Status;
+  preFilter(pod: PodInfo, state: CycleState, snapshot: ClusterSnapshot): PreFilterResult;
+  queueingHint?: QueueingHint;
 }
 
 /**
@@ -37,6 +54,8 @@ export interface FilterPlugin {
    * it out of the per-node loop. Must not change any outcome.
    */
   preFilterSkip?(pod: PodInfo): boolean;
+  /** Which cluster changes could undo this filter's rejection (absent: every change). */
+  queueingHint?: QueueingHint;
 }
 
 /**
@@ -67,6 +86,8 @@ export interface Profile {
   preFilter: PreFilterPlugin[];
   filter: FilterPlugin[];
   score: WeightedScorePlugin[];
+  /** Queueing hint by plugin name; a rejecting plugin without one requeues on any change. */
+  queueingHints: ReadonlyMap<string, QueueingHint>;
 }
 
 /** Highest normalised score a plugin may give. */

@@ -1,4 +1,5 @@
 // NodeAffinity: filter on nodeSelector plus required node affinity; score on preferred terms.
+import { nodeLabelsChanged } from '../framework/hints.ts';
 import type { PreferredSchedulingTerm } from '../cluster/objects.ts';
 import type { NodeInfo, PodInfo } from '../cluster/types.ts';
 import {
@@ -56,6 +57,7 @@ export function preferredAffinityScore(pod: PodInfo, node: NodeInfo): number {
  */
 export const nodeAffinity = {
   name,
+  queueingHint: nodeLabelsChanged,
   /** kube's PreFilter Skip: no nodeSelector and no required affinity pass every node. */
   preFilterSkip(pod: PodInfo): boolean {
     return pod.requiredNodeAffinity === undefined && Object.keys(pod.nodeSelector).length === 0;

@@ -1,4 +1,5 @@
 // NodeName filter: a pod that names a node (spec.nodeName) fits only that node.
+import { nodeAdded } from '../framework/hints.ts';
 import type { NodeInfo, PodInfo } from '../cluster/types.ts';
 import { type FilterPlugin, type Status, status, success } from '../framework/types.ts';
 
@@ -13,6 +14,7 @@ const rejected: Status = Object.freeze(status('UnschedulableAndUnresolvable', na
 /** Passes when the pod names no node (undefined or empty) or names this node. */
 export const nodeName = {
   name,
+  queueingHint: nodeAdded,
   /** kube's PreFilter Skip: a pod that names no node passes every node. */
   preFilterSkip(pod: PodInfo): boolean {
     return pod.nodeName === undefined || pod.nodeName === '';

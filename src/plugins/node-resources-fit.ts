@@ -1,4 +1,5 @@
 // NodeResourcesFit: filter on free capacity (pods, cpu, memory, storage, scalars); score by allocation.
+import { capacityFreed } from '../framework/hints.ts';
 import type { NodeInfo, PodInfo } from '../cluster/types.ts';
 import {
   type FilterPlugin,
@@ -170,6 +171,7 @@ export function newNodeResourcesFit(args?: unknown) {
   const { type, cpu: wCPU, memory: wMem } = parseArgs(args);
   const perResource = type === 'LeastAllocated' ? leastRequestedScore : mostRequestedScore;
   return {
+    queueingHint: capacityFreed,
     name,
     filter(pod: PodInfo, node: NodeInfo): Status {
       return fitsRequest(pod, node);

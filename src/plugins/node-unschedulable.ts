@@ -1,4 +1,5 @@
 // NodeUnschedulable filter: keeps pods off cordoned nodes (spec.unschedulable) unless tolerated.
+import { nodeCordonChanged } from '../framework/hints.ts';
 import type { Taint } from '../cluster/objects.ts';
 import type { NodeInfo, PodInfo } from '../cluster/types.ts';
 import { type FilterPlugin, type Status, status, success } from '../framework/types.ts';
@@ -27,6 +28,7 @@ const rejected: Status = Object.freeze(
  */
 export const nodeUnschedulable = {
   name,
+  queueingHint: nodeCordonChanged,
   filter(pod: PodInfo, node: NodeInfo): Status {
     if (!node.unschedulable) return success;
     if (tolerationsTolerateTaint(pod.tolerations, unschedulableTaint)) return success;

@@ -1,4 +1,5 @@
 // PodValidity (berth-specific PreFilter): a pod the reducer could not parse is never scheduled.
+import { never } from '../framework/hints.ts';
 import type { PodInfo } from '../cluster/types.ts';
 import { type PreFilterPlugin, type Status, status, success } from '../framework/types.ts';
 
@@ -14,6 +15,7 @@ export const ErrReasonInvalidPod = 'pod is invalid';
  */
 export const podValidity = {
   name,
+  queueingHint: never,
   preFilter(pod: PodInfo): Status {
     const invalid = pod.invalid;
     if (invalid === undefined) return success;

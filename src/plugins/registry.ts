@@ -3,6 +3,7 @@ import type {
   FilterPlugin,
   PreFilterPlugin,
   Profile,
+  QueueingHint,
   ScorePlugin,
   WeightedScorePlugin,
 } from '../framework/types.ts';
@@ -13,10 +14,11 @@ import * as nodeResourcesFit from './node-resources-fit.ts';
 import * as nodeUnschedulable from './node-unschedulable.ts';
 import * as podValidity from './pod-validity.ts';
 import * as taintToleration from './taint-toleration.ts';
+import * as unsupportedConstraints from './unsupported-constraints.ts';
 
 /** A plugin instance: any combination of the extension points berth runs. */
 export type Plugin = { readonly name: string } & Partial<
-  Pick<PreFilterPlugin, 'preFilter'> & Pick<FilterPlugin, 'filter'> & ScorePlugin
+  Pick<PreFilterPlugin, 'preFilter' | 'queueingHint'> & Pick<FilterPlugin, 'filter'> & ScorePlugin
 >;
 
 /** Creates a plugin from its (optional, plugin-specific) arguments; throws on bad args. */
@@ -25,6 +27,7 @@ export type PluginFactory = (args?: unknown) => Plugin;
 /** Every plugin berth knows, by name (kube's in-tree registry, trimmed). */
 export const registry: ReadonlyMap<string, PluginFactory> = new Map<string, PluginFactory>([
   [podValidity.name, podValidity.newPodValidity],
+  [unsupportedConstraints.name, unsupportedConstraints.newUnsupportedConstraints],
   [nodeUnschedulable.name, nodeUnschedulable.newNodeUnschedulable],
   [nodeName.name, nodeName.newNodeName],
   [taintToleration.name, taintToleration.newTaintToleration],
@@ -45,8 +48,9 @@ export interface ScoreConfig {
 
 /**
  * A profile as configured: plugin names per extension point, in run order, plus
- * per-plugin arguments. An omitted list takes the default profile's list; PodValidity
- * always runs first among the PreFilters whatever the configuration says.
+ * per-plugin arguments. An omitted list takes the default profile's list; PodValidity and
+ * UnsupportedConstraints always run first among the PreFilters whatever the configuration
+ * says.
  */
 export interface ProfileConfig {
   preFilters?: string[];
@@ -116,9 +120,10 @@ export function profileFromConfig(config: ProfileConfig = {}): Profile {
     return created;
   };
 
+  const alwaysFirst = [podValidity.name, unsupportedConstraints.name];
   const preFilterNames = [
-    podValidity.name,
-    ...(config.preFilters ?? []).filter((n) => n !== podValidity.name),
+    ...alwaysFirst,
+    ...(config.preFilters ?? []).filter((n) => !alwaysFirst.includes(n)),
   ];
   const filterNames = config.filters ?? defaultFilters;
   const scoreConfigs = config.scores ?? defaultScores;
@@ -148,11 +153,16 @@ export function profileFromConfig(config: ProfileConfig = {}): Profile {
     }
     return { plugin: p, weight };
   });
-  return { preFilter, filter, score };
+  const queueingHints = new Map<string, QueueingHint>();
+  for (const [pluginName, p] of instances) {
+    if (p.queueingHint !== undefined) queueingHints.set(pluginName, p.queueingHint);
+  }
+  return { preFilter, filter, score, queueingHints };
 }
 
 /**
- * kube's default profile restricted to the plugins berth has: PreFilter PodValidity;
+ * kube's default profile restricted to the plugins berth has: PreFilters PodValidity and
+ * UnsupportedConstraints;
  * Filters NodeUnschedulable, NodeName, TaintToleration, NodeAffinity, NodeResourcesFit;
  * Scores TaintToleration ×3, NodeAffinity ×2, NodeResourcesFit (LeastAllocated) ×1,
  * NodeResourcesBalancedAllocation ×1.

@@ -1,4 +1,5 @@
 // TaintToleration: filter on NoSchedule/NoExecute taints, score on PreferNoSchedule taints.
+import { nodeTaintsChanged } from '../framework/hints.ts';
 import type { Taint, Toleration } from '../cluster/objects.ts';
 import type { NodeInfo, PodInfo } from '../cluster/types.ts';
 import {
@@ -96,6 +97,7 @@ export function countIntolerablePreferNoSchedule(pod: PodInfo, node: NodeInfo): 
  */
 export const taintToleration = {
   name,
+  queueingHint: nodeTaintsChanged,
   filter(pod: PodInfo, node: NodeInfo): Status {
     return findUntoleratedTaint(pod, node) === undefined ? success : rejected;
   },

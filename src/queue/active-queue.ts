@@ -1,17 +1,24 @@
-// The activeQ: a binary heap of pods ready to schedule, highest priority then oldest first.
+// The activeQ: a binary heap of pods ready to schedule, highest priority then longest queued.
 
-/** What the heap orders by. `key` breaks the last ties so the order is total. */
+/**
+ * What the heap orders by (kube's PrioritySort): priority, then the logical time the pod
+ * entered the queue (kube's QueuedPodInfo.Timestamp, reset on every requeue, so a pod that
+ * keeps failing goes behind newer pods of its priority), then `order`, the queue's own
+ * entry counter, so that the order is total and deterministic.
+ */
 export interface QueuedPod {
+  /** The pod's uid. */
   key: string;
   priority: number;
-  creationMs: number;
+  enqueuedAt: number;
+  order: number;
 }
 
 /** True when `a` must be scheduled before `b`. */
 export function comesBefore(a: QueuedPod, b: QueuedPod): boolean {
   if (a.priority !== b.priority) return a.priority > b.priority;
-  if (a.creationMs !== b.creationMs) return a.creationMs < b.creationMs;
-  return a.key < b.key;
+  if (a.enqueuedAt !== b.enqueuedAt) return a.enqueuedAt < b.enqueuedAt;
+  return a.order < b.order;
 }
 
 /** A heap with O(log n) push/pop and O(log n) removal by key. */
@@ -27,6 +34,12 @@ export class ActiveQueue {
   /** True when `key` is queued. */
   has(key: string): boolean {
     return this.position.has(key);
+  }
+
+  /** The queued entry of `key`, if queued. */
+  get(key: string): QueuedPod | undefined {
+    const at = this.position.get(key);
+    return at === undefined ? undefined : this.heap[at];
   }
 
   /** Adds a pod, or re-orders it if already queued. */

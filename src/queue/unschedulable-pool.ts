@@ -1,18 +1,29 @@
 // The unschedulable pool: pods that fit nowhere, parked until a cluster event could help.
 
-/** Parked pods with the logical time each was parked. Iteration order is parking order. */
+/** A parked pod: when it was parked and which plugins rejected it (for queueing hints). */
+export interface ParkedPod {
+  at: number;
+  plugins: readonly string[];
+}
+
+/** Parked pods by uid. Iteration order is parking order. */
 export class UnschedulablePool {
-  private readonly parkedAt = new Map<string, number>();
+  private readonly parkedAt = new Map<string, ParkedPod>();
 
   /** Number of parked pods. */
   get size(): number {
     return this.parkedAt.size;
   }
 
-  /** Parks `key` at logical time `now`. */
-  park(key: string, now: number): void {
+  /** Parks `key` at logical time `now`, rejected by `plugins`. */
+  park(key: string, now: number, plugins: readonly string[] = []): void {
     this.parkedAt.delete(key);
-    this.parkedAt.set(key, now);
+    this.parkedAt.set(key, { at: now, plugins });
+  }
+
+  /** Every parked pod, in parking order (read-only view). */
+  entries(): IterableIterator<[string, ParkedPod]> {
+    return this.parkedAt.entries();
   }
 
   /** Removes `key`; returns whether it was parked. */
@@ -33,7 +44,7 @@ export class UnschedulablePool {
   /** Keys parked for at least `maxParkedMs` at time `now` (kube: 5 min), oldest first. */
   parkedLongerThan(now: number, maxParkedMs: number): string[] {
     const out: string[] = [];
-    for (const [key, at] of this.parkedAt) {
+    for (const [key, { at }] of this.parkedAt) {
       if (now - at >= maxParkedMs) out.push(key);
       else break;
     }

@@ -1,17 +1,18 @@
 // Runs the core against live event sources on the wall clock: the runtime behind `berth run`.
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
-import { type Observable, Subject, type Subscription } from 'rxjs';
+import { merge, type Observable, Subject, type Subscription, takeUntil } from 'rxjs';
 import type { LineSink, Recorder } from '../events/recorder.ts';
-import type { Envelope, InputEvent, ResourceKind } from '../events/types.ts';
-import type { BerthConfig } from './config.ts';
+import type { DecisionEvent, Envelope, InputEvent, PodTimerId, ResourceKind } from '../events/types.ts';
+import type { BerthConfig } from '../core/config.ts';
 import { connectSources } from './pipeline.ts';
 import { startRecording } from './recording.ts';
-import { type EffectPort, Scheduler, type TimerPort } from './scheduler.ts';
+import type { EffectPort, TimerPort } from '../core/ports.ts';
+import { Scheduler } from '../core/scheduler.ts';
 
 /** An effect adapter that can be drained on shutdown. */
 export interface LiveEffects extends EffectPort {
-  /** Resolves when every write in flight has settled. */
+  /** Resolves when every bind in flight has settled (reports are not waited for). */
   idle?(): Promise<void>;
   /** Makes later commands no-ops. */
   stop?(): void;
@@ -37,20 +38,21 @@ export interface LiveOptions {
 const initialSync: readonly ResourceKind[] = ['Node', 'Pod'];
 
 /**
- * The live loop. Events from the sources and from effect results enter one log in
- * arrival order; scheduling cycles run in turns between I/O, and only after the first
- * relist of both nodes and pods, so capacity used by pods bound before berth started
- * is known before anything is placed.
+ * The live loop. Watch events, effect results and timer firings are merged into one RxJS
+ * stream and enter one log in arrival order; scheduling cycles run in turns between I/O,
+ * and only after the first relist of both nodes and pods, so capacity used by pods bound
+ * before berth started is known before anything is placed.
  */
 export class LiveScheduler {
   readonly core: Scheduler;
   private readonly results = new Subject<InputEvent>();
+  private readonly firings = new Subject<InputEvent>();
   private readonly effects: LiveEffects;
   private readonly recorder: Recorder | undefined;
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private flushTimer: NodeJS.Timeout | undefined;
-  private sourcesSubscription: Subscription | undefined;
-  private resultsSubscription: Subscription | undefined;
+  private readonly watchesStopped = new Subject<void>();
+  private inputs: Subscription | undefined;
   private readonly synced = new Set<ResourceKind>();
   private turnPending = false;
   private stopping = false;
@@ -79,8 +81,12 @@ export class LiveScheduler {
   /** Connects the sources; scheduling starts once both initial relists are in. */
   start(): void {
     this.core.startFlushTimer(this.now());
-    this.resultsSubscription = this.results.subscribe((event) => this.ingest(event));
-    this.sourcesSubscription = connectSources(this.opts.sources, (event) => this.ingest(event));
+    // One door: watches, effect results and timer firings merge into one stream. On
+    // shutdown the watches end first; results keep coming while in-flight binds drain.
+    const watches = merge(...this.opts.sources).pipe(takeUntil(this.watchesStopped));
+    this.inputs = connectSources([watches, this.results, this.firings], (event) =>
+      this.ingest(event),
+    );
   }
 
   /**
@@ -90,7 +96,7 @@ export class LiveScheduler {
   async stop(graceMs = 10_000): Promise<void> {
     if (this.stopping) return;
     this.stopping = true;
-    this.sourcesSubscription?.unsubscribe();
+    this.watchesStopped.next();
     for (const t of this.timers.values()) clearTimeout(t);
     this.timers.clear();
     if (this.flushTimer !== undefined) clearTimeout(this.flushTimer);
@@ -105,14 +111,14 @@ export class LiveScheduler {
       this.opts.logger.warn({ graceMs }, 'in-flight writes did not finish; abandoning them');
     this.effects.stop?.();
     // Results that arrived while draining are in the log; nothing else may enter now.
-    this.resultsSubscription?.unsubscribe();
+    this.inputs?.unsubscribe();
     const digest = this.recorder?.close();
     this.opts.logger.info({ decisions: this.decisions, digest }, 'stopped');
   }
 
   private ingest(event: InputEvent): void {
     try {
-      this.core.ingest(event, this.now());
+      this.logDecisions(this.core.ingest(event, this.now()));
     } catch (error) {
       // The reducer is total; this guards the process against a bug elsewhere in the core.
       this.opts.logger.error(
@@ -148,22 +154,34 @@ export class LiveScheduler {
     if (this.stopping) return;
     const limit = this.opts.cyclesPerTurn ?? 64;
     for (let i = 0; i < limit; i++) {
-      let decided: ReturnType<Scheduler['runCycle']>;
+      let decided: Envelope<DecisionEvent>[];
       try {
         decided = this.core.runCycle(this.now());
       } catch (error) {
         this.opts.logger.error({ err: error }, 'a scheduling cycle failed; continuing');
         break;
       }
-      if (decided === undefined) return;
-      this.decisions++;
-      if (decided.type === 'PodUnschedulable') {
-        this.opts.logger.info({ pod: decided.key, reason: decided.message }, 'unschedulable');
-      } else {
-        this.opts.logger.debug({ pod: decided.key, node: decided.node }, 'assumed');
-      }
+      if (decided.length === 0) return;
+      this.logDecisions(decided);
     }
     this.scheduleTurn();
+  }
+
+  private logDecisions(decided: Envelope<DecisionEvent>[]): void {
+    const log = this.opts.logger;
+    for (const { event: d } of decided) {
+      this.decisions++;
+      if (d.type === 'PodUnschedulable') {
+        log.info({ pod: d.key, uid: d.uid, attempt: d.attempt, reason: d.message }, 'unschedulable');
+      } else if (d.type === 'CycleFailed') {
+        log.error(
+          { pod: d.key, uid: d.uid, attempt: d.attempt, plugin: d.plugin, err: d.message },
+          'scheduling cycle failed in a plugin; the pod backs off',
+        );
+      } else if (d.type === 'PodReserved') {
+        log.debug({ pod: d.key, uid: d.uid, attempt: d.attempt, node: d.node }, 'reserved');
+      }
+    }
   }
 
   private onEnvelope(env: Envelope): void {
@@ -175,33 +193,37 @@ export class LiveScheduler {
   }
 
   private timerPort(): TimerPort {
-    const fire = (timer: 'backoff' | 'flush', key: string | undefined) => {
-      if (this.stopping) return;
-      this.ingest(
-        key === undefined ? { type: 'TimerFired', timer } : { type: 'TimerFired', timer, key },
-      );
+    const keyOf = (uid: string, timer: PodTimerId) => `${timer} ${uid}`;
+    const disarmPod = (uid: string, timer: PodTimerId) => {
+      const k = keyOf(uid, timer);
+      const handle = this.timers.get(k);
+      if (handle !== undefined) clearTimeout(handle);
+      this.timers.delete(k);
     };
     return {
-      arm: (timer, key, deadline) => {
-        const delay = Math.max(0, deadline - this.now());
-        const handle = setTimeout(() => {
-          if (key !== undefined) this.timers.delete(key);
-          fire(timer, key);
-        }, delay);
-        if (key === undefined) {
-          if (this.flushTimer !== undefined) clearTimeout(this.flushTimer);
-          this.flushTimer = handle;
-          handle.unref();
-        } else {
-          const previous = this.timers.get(key);
-          if (previous !== undefined) clearTimeout(previous);
-          this.timers.set(key, handle);
-        }
+      armPod: (pod, timer, deadline) => {
+        disarmPod(pod.uid, timer);
+        const k = keyOf(pod.uid, timer);
+        const ref = { uid: pod.uid, key: pod.key };
+        const handle = setTimeout(
+          () => {
+            this.timers.delete(k);
+            if (!this.stopping) this.firings.next({ type: 'TimerFired', timer, ...ref });
+          },
+          Math.max(0, deadline - this.now()),
+        );
+        this.timers.set(k, handle);
       },
-      disarm: (key) => {
-        const handle = this.timers.get(key);
-        if (handle !== undefined) clearTimeout(handle);
-        this.timers.delete(key);
+      disarmPod,
+      armFlush: (deadline) => {
+        if (this.flushTimer !== undefined) clearTimeout(this.flushTimer);
+        this.flushTimer = setTimeout(
+          () => {
+            if (!this.stopping) this.firings.next({ type: 'TimerFired', timer: 'flush' });
+          },
+          Math.max(0, deadline - this.now()),
+        );
+        this.flushTimer.unref();
       },
     };
   }

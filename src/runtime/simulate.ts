@@ -4,12 +4,14 @@ import { SimCluster } from '../adapters/sim/sim-cluster.ts';
 import type { NodeObject, PodObject } from '../cluster/objects.ts';
 import type { ClusterState } from '../cluster/types.ts';
 import type { LineSink } from '../events/recorder.ts';
-import type { Envelope, InputEvent } from '../events/types.ts';
+import { Subject } from 'rxjs';
+import type { Envelope, InputEvent, PodTimerId } from '../events/types.ts';
 import { seededRng } from '../framework/rng.ts';
-import type { BerthConfig } from './config.ts';
+import type { BerthConfig } from '../core/config.ts';
 import { connectSources } from './pipeline.ts';
 import { startRecording } from './recording.ts';
-import { Scheduler, type TimerPort } from './scheduler.ts';
+import type { TimerPort } from '../core/ports.ts';
+import { Scheduler } from '../core/scheduler.ts';
 import { type RunSummary, SummaryTracker } from './summary.ts';
 import { VirtualClock } from './virtual-clock.ts';
 
@@ -27,6 +29,8 @@ export interface SimulationOptions {
   onDecision?: (decisions: number) => void;
   /** Collects each scheduling cycle's wall duration in ms (benchmarks). */
   cycleDurations?: number[];
+  /** Probability that a bound pod's watch update arrives before its bind result. */
+  watchFirstRate?: number;
   /** Virtual time after which the simulation stops even if pods are still backing off. */
   horizonMs?: number;
   /** Changes to make to the cluster at given virtual times, as if through the API. */
@@ -35,11 +39,18 @@ export interface SimulationOptions {
   inspect?: (phase: 'before' | 'after', env: Envelope, state: ClusterState) => void;
 }
 
-/** One scripted change to the simulated cluster. */
+/** One scripted change to the simulated cluster, as if made through the API at `at`. */
 export type ScriptedChange =
+  /** Creates a pod (a pod of the same name is deleted first: a StatefulSet recreation). */
   | { at: number; createPod: PodObject }
+  /** Updates a pod's labels, spec (not its node) and phase, keeping its uid. */
+  | { at: number; updatePod: PodObject }
   | { at: number; deletePod: string }
-  | { at: number; addNode: NodeObject };
+  /** Adds or replaces a node. */
+  | { at: number; addNode: NodeObject }
+  | { at: number; deleteNode: string }
+  /** The watches expire: a relist of nodes and pods follows. */
+  | { at: number; relist: true };
 
 /** Fifteen virtual minutes: enough for any pod to exhaust its backoff many times over. */
 export const defaultHorizonMs = 15 * 60_000;
@@ -56,22 +67,29 @@ export function simulate(opts: SimulationOptions): RunSummary {
     recorder?.record(env);
     if (scheduler !== undefined) opts.inspect?.('before', env, scheduler.state);
   };
+  const firings = new Subject<InputEvent>();
   const timerIds = new Map<string, number>();
-  const fireTimer = (timer: 'backoff' | 'flush', key: string | undefined) => {
-    if (key !== undefined) timerIds.delete(key);
-    const event: InputEvent =
-      key === undefined ? { type: 'TimerFired', timer } : { type: 'TimerFired', timer, key };
-    scheduler?.ingest(event, clock.now());
-  };
+  const timerKey = (uid: string, timer: PodTimerId) => `${timer} ${uid}`;
   const timers: TimerPort = {
-    arm: (timer, key, deadline) => {
-      const id = clock.schedule(deadline, () => fireTimer(timer, key), timer === 'flush');
-      if (key !== undefined) timerIds.set(key, id);
+    armPod: (pod, timer, deadline) => {
+      const k = timerKey(pod.uid, timer);
+      const previous = timerIds.get(k);
+      if (previous !== undefined) clock.cancel(previous);
+      const ref = { uid: pod.uid, key: pod.key };
+      const id = clock.schedule(deadline, () => {
+        timerIds.delete(k);
+        firings.next({ type: 'TimerFired', timer, ...ref });
+      });
+      timerIds.set(k, id);
     },
-    disarm: (key) => {
-      const id = timerIds.get(key);
+    disarmPod: (uid, timer) => {
+      const k = timerKey(uid, timer);
+      const id = timerIds.get(k);
       if (id !== undefined) clock.cancel(id);
-      timerIds.delete(key);
+      timerIds.delete(k);
+    },
+    armFlush: (deadline) => {
+      clock.schedule(deadline, () => firings.next({ type: 'TimerFired', timer: 'flush' }), true);
     },
   };
   const sim = new SimCluster({
@@ -83,6 +101,7 @@ export function simulate(opts: SimulationOptions): RunSummary {
     },
     bindLatencyMs: opts.bindLatencyMs,
     bindFailureRate: opts.bindFailureRate,
+    ...(opts.watchFirstRate === undefined ? {} : { watchFirstRate: opts.watchFirstRate }),
     rng: seededRng(opts.seed ^ 0x5eed),
   });
   const core = new Scheduler({
@@ -96,15 +115,20 @@ export function simulate(opts: SimulationOptions): RunSummary {
       : { onApplied: (env, state) => opts.inspect?.('after', env, state) }),
   });
   scheduler = core;
-  const subscription = connectSources([sim.events$], (event) => core.ingest(event, clock.now()));
+  const subscription = connectSources([sim.events$, firings], (event) =>
+    core.ingest(event, clock.now()),
+  );
   const started = performance.now();
   sim.start();
   core.startFlushTimer(clock.now());
   for (const change of opts.script ?? []) {
     clock.schedule(change.at, () => {
       if ('createPod' in change) sim.createPod(change.createPod);
+      else if ('updatePod' in change) sim.updatePod(change.updatePod);
       else if ('deletePod' in change) sim.deletePod(change.deletePod);
-      else sim.addNode(change.addNode);
+      else if ('addNode' in change) sim.addNode(change.addNode);
+      else if ('deleteNode' in change) sim.deleteNode(change.deleteNode);
+      else sim.relist();
     });
   }
   const horizon = opts.horizonMs ?? defaultHorizonMs;
@@ -112,7 +136,7 @@ export function simulate(opts: SimulationOptions): RunSummary {
   for (;;) {
     for (;;) {
       const t0 = opts.cycleDurations === undefined ? 0 : performance.now();
-      if (core.runCycle(clock.now()) === undefined) break;
+      if (core.runCycle(clock.now()).length === 0) break;
       if (opts.cycleDurations !== undefined) opts.cycleDurations.push(performance.now() - t0);
       opts.onDecision?.(++decisions);
     }

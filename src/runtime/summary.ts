@@ -22,7 +22,8 @@ export interface RunSummary {
 /** Tracks berth's pods and placements from envelopes, and digests the decisions. */
 export class SummaryTracker {
   readonly digest = new DecisionDigest();
-  private readonly placements = new Map<string, string>();
+  /** `namespace/name` → the uid berth bound under that name and its node. */
+  private readonly placements = new Map<string, { uid: string; node: string }>();
   private readonly nodeNames = new Set<string>();
 
   /** Observes one envelope (call with every envelope, in order). */
@@ -34,10 +35,10 @@ export class SummaryTracker {
     }
     switch (event.type) {
       case 'BindSucceeded':
-        this.placements.set(event.key, event.node);
+        this.placements.set(event.key, { uid: event.uid, node: event.node });
         return;
       case 'PodDeleted':
-        this.placements.delete(event.key);
+        if (this.placements.get(event.key)?.uid === event.uid) this.placements.delete(event.key);
         return;
       case 'NodeUpserted':
         if (typeof event.node?.metadata?.name === 'string')
@@ -54,7 +55,9 @@ export class SummaryTracker {
   /** Builds the summary; `pending` comes from the scheduler's in-flight machines. */
   summarize(pending: Map<string, string>, elapsedMs: number): RunSummary {
     const placements = Object.fromEntries(
-      [...this.placements].sort(([a], [b]) => (a < b ? -1 : 1)),
+      [...this.placements]
+        .sort(([a], [b]) => (a < b ? -1 : 1))
+        .map(([key, placed]) => [key, placed.node]),
     );
     const pendingObj = Object.fromEntries([...pending].sort(([a], [b]) => (a < b ? -1 : 1)));
     const scheduled = this.placements.size;

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { trimNode, trimPod } from '../../src/adapters/trim.ts';
 import { parseLog } from '../../src/events/reader.ts';
 import type { InputEvent } from '../../src/events/types.ts';
-import { defaultConfig } from '../../src/runtime/config.ts';
+import { defaultConfig } from '../../src/core/config.ts';
 import { LiveScheduler } from '../../src/runtime/live.ts';
 import { replay } from '../../src/runtime/replay.ts';
 

@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseManifests } from '../../src/adapters/sim/manifests.ts';
-import { defaultConfig } from '../../src/runtime/config.ts';
+import { defaultConfig } from '../../src/core/config.ts';
 import { simulate } from '../../src/runtime/simulate.ts';
 
 const fixture = new URL('../fixtures/kube-filters.yaml', import.meta.url);

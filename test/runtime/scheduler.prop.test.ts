@@ -8,7 +8,7 @@ import type { ClusterState, NodeInfo } from '../../src/cluster/types.ts';
 import { parseLog } from '../../src/events/reader.ts';
 import type { Envelope } from '../../src/events/types.ts';
 import { defaultProfile } from '../../src/plugins/registry.ts';
-import { defaultConfig } from '../../src/runtime/config.ts';
+import { defaultConfig } from '../../src/core/config.ts';
 import { replay } from '../../src/runtime/replay.ts';
 import { type ScriptedChange, simulate } from '../../src/runtime/simulate.ts';
 

@@ -7,7 +7,13 @@ import type {
   Taint,
   Toleration,
 } from '../../src/cluster/objects.ts';
-import type { Allocatable, NodeInfo, PodInfo, Resources } from '../../src/cluster/types.ts';
+import type {
+  Allocatable,
+  HostPort,
+  NodeInfo,
+  PodInfo,
+  Resources,
+} from '../../src/cluster/types.ts';
 
 /** kube-scheduler's non-zero defaults used for scoring when a request is missing. */
 export const defaultMilliCPURequest = 100;
@@ -40,6 +46,10 @@ export interface PodInput {
   requiredNodeAffinity?: NodeSelectorTerm[];
   preferredNodeAffinity?: PreferredSchedulingTerm[];
   tolerations?: Toleration[];
+  schedulingGates?: string[];
+  nominatedNodeName?: string;
+  hostPorts?: HostPort[];
+  unsupported?: string;
 }
 
 /** The fields a test may set on a node. */
@@ -103,6 +113,10 @@ export function makePod(input: PodInput = {}): PodInfo {
     requiredNodeAffinity: input.requiredNodeAffinity,
     preferredNodeAffinity: input.preferredNodeAffinity ?? [],
     tolerations: input.tolerations ?? [],
+    schedulingGates: input.schedulingGates ?? [],
+    nominatedNodeName: input.nominatedNodeName,
+    hostPorts: input.hostPorts ?? [],
+    unsupported: input.unsupported,
   };
 }
 
@@ -135,7 +149,7 @@ export function chargePod(node: NodeInfo, pod: PodInfo): NodeInfo {
   for (const [k, v] of Object.entries(pod.requests.scalar)) r.scalar[k] = (r.scalar[k] ?? 0) + v;
   node.nonZeroRequested.milliCPU += pod.nonZeroRequests.milliCPU;
   node.nonZeroRequested.memory += pod.nonZeroRequests.memory;
-  node.pods.add(pod.key);
+  node.pods.set(pod.uid, pod);
   node.generation += 1;
   refreshHeadroom(node);
   return node;

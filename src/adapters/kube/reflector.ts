@@ -305,7 +305,11 @@ class Reflector {
     }
     const ns =
       typeof meta?.namespace === 'string' && meta.namespace !== '' ? meta.namespace : 'default';
-    this.emit({ type: 'PodDeleted', key: `${ns}/${name}` });
+    const key = `${ns}/${name}`;
+    // The uid says which pod went; without one (never from a real API server) the name is
+    // the identity, as the reducer falls back to for uid-less pods.
+    const uid = typeof meta?.uid === 'string' && meta.uid !== '' ? meta.uid : key;
+    this.emit({ type: 'PodDeleted', uid, key });
   }
 
   private abortWatch(): void {

@@ -1,7 +1,7 @@
 // An in-process cluster: serves nodes and pods as events and applies binds after a latency.
 import { type Observable, Subject } from 'rxjs';
 import type { NodeObject, PodObject } from '../../cluster/objects.ts';
-import type { InputEvent } from '../../events/types.ts';
+import type { AttemptRef, InputEvent } from '../../events/types.ts';
 import type { Rng } from '../../framework/rng.ts';
 import { trimNode, trimPod } from '../trim.ts';
 
@@ -20,7 +20,12 @@ export interface SimClusterOptions {
   bindLatencyMs: number;
   /** Probability in [0, 1] that a bind fails with an injected error. */
   bindFailureRate: number;
-  /** Randomness for injected failures (not the core's generator). */
+  /**
+   * Probability in [0, 1] that a successful bind's watch update is delivered before the
+   * bind's own result (both orders happen on a real cluster).
+   */
+  watchFirstRate?: number;
+  /** Randomness for injected failures and orderings (not the core's generator). */
   rng: Rng;
 }
 
@@ -28,25 +33,40 @@ function keyOf(pod: PodObject): string {
   return `${pod.metadata.namespace ?? 'default'}/${pod.metadata.name}`;
 }
 
+function hasGates(pod: PodObject): boolean {
+  const gates = (pod.spec as { schedulingGates?: unknown }).schedulingGates;
+  return Array.isArray(gates) && gates.length > 0;
+}
+
 /**
  * A simulated API server. `events$` emits a relist of nodes and pods on `start()`, then
- * the results of binds (BindSucceeded/BindFailed, followed by the bound pod's update, as
- * a watch would show it).
+ * what changes: scripted creations, updates and deletions, and the results of binds
+ * (BindSucceeded/BindFailed and the bound pod's watch update, in either order). Like the
+ * real one it gives every pod a uid, refuses a Binding whose uid is not the current pod's
+ * (Conflict), a Binding of a gated pod (Conflict) or of a missing pod (NotFound).
  */
 export class SimCluster {
   private readonly subject = new Subject<InputEvent>();
   private readonly pods = new Map<string, PodObject>();
+  private readonly nodes = new Map<string, NodeObject>();
+  private uids = 0;
   /** The simulated cluster's event stream. */
   readonly events$: Observable<InputEvent> = this.subject.asObservable();
 
   constructor(private readonly opts: SimClusterOptions) {
-    for (const pod of opts.pods) this.pods.set(keyOf(pod), pod);
+    for (const node of opts.nodes) this.nodes.set(node.metadata.name, node);
+    for (const pod of opts.pods) this.pods.set(keyOf(pod), this.withUid(pod));
   }
 
   /** Emits the initial list of nodes and pods, as a reflector's first relist. */
   start(): void {
+    this.relist();
+  }
+
+  /** Emits a relist of nodes and pods (as after a watch expiry). */
+  relist(): void {
     this.subject.next({ type: 'ResyncStarted', kind: 'Node' });
-    for (const node of this.opts.nodes)
+    for (const node of this.nodes.values())
       this.subject.next({ type: 'NodeUpserted', node: trimNode(node) });
     this.subject.next({ type: 'ResyncDone', kind: 'Node' });
     this.subject.next({ type: 'ResyncStarted', kind: 'Pod' });
@@ -55,54 +75,107 @@ export class SimCluster {
     this.subject.next({ type: 'ResyncDone', kind: 'Pod' });
   }
 
-  /** Adds or replaces a pod now, as if created through the API. */
+  /**
+   * Creates a pod now, with a fresh uid. A pod of the same name is deleted first (as a
+   * StatefulSet recreates its pods): the new one is another pod.
+   */
   createPod(pod: PodObject): void {
-    this.pods.set(keyOf(pod), pod);
-    this.subject.next({ type: 'PodUpserted', pod: trimPod(pod) });
+    const key = keyOf(pod);
+    const old = this.pods.get(key);
+    if (old !== undefined) this.deletePod(key);
+    const created = this.withUid({ ...pod, metadata: { ...pod.metadata, uid: undefined } });
+    this.pods.set(key, created);
+    this.subject.next({ type: 'PodUpserted', pod: trimPod(created) });
+  }
+
+  /**
+   * Updates an existing pod's labels, spec and phase from `pod`, keeping its uid and its
+   * node (a binding cannot be undone). Ignored when no pod has that name.
+   */
+  updatePod(pod: PodObject): void {
+    const key = keyOf(pod);
+    const current = this.pods.get(key);
+    if (current === undefined) return;
+    const nodeName = current.spec.nodeName;
+    const updated: PodObject = {
+      ...pod,
+      metadata: { ...pod.metadata, uid: current.metadata.uid },
+      spec: { ...pod.spec, ...(nodeName === undefined ? {} : { nodeName }) },
+    };
+    this.pods.set(key, updated);
+    this.subject.next({ type: 'PodUpserted', pod: trimPod(updated) });
   }
 
   /** Adds or replaces a node now. */
   addNode(node: NodeObject): void {
+    this.nodes.set(node.metadata.name, node);
     this.subject.next({ type: 'NodeUpserted', node: trimNode(node) });
+  }
+
+  /** Deletes a node now. */
+  deleteNode(name: string): void {
+    if (this.nodes.delete(name)) this.subject.next({ type: 'NodeDeleted', name });
   }
 
   /** Deletes a pod now. */
   deletePod(key: string): void {
-    if (this.pods.delete(key)) this.subject.next({ type: 'PodDeleted', key });
+    const pod = this.pods.get(key);
+    if (pod === undefined) return;
+    this.pods.delete(key);
+    this.subject.next({ type: 'PodDeleted', uid: pod.metadata.uid as string, key });
+  }
+
+  /** The pods the simulated API server holds (for oracles in tests). */
+  podObjects(): PodObject[] {
+    return [...this.pods.values()];
+  }
+
+  /** The nodes the simulated API server holds (for oracles in tests). */
+  nodeObjects(): NodeObject[] {
+    return [...this.nodes.values()];
   }
 
   /** Binds after the configured latency; the outcome arrives on `events$`. */
-  bind(key: string, node: string): void {
+  bind(attempt: AttemptRef, node: string): void {
     const { timers, bindLatencyMs } = this.opts;
-    timers.schedule(timers.now() + bindLatencyMs, () => this.completeBind(key, node));
+    timers.schedule(timers.now() + bindLatencyMs, () => this.completeBind(attempt, node));
   }
 
-  private completeBind(key: string, node: string): void {
+  private withUid(pod: PodObject): PodObject {
+    const uid = pod.metadata.uid;
+    if (typeof uid === 'string' && uid !== '') return pod;
+    this.uids += 1;
+    const suffix = this.uids.toString(16).padStart(12, '0');
+    return { ...pod, metadata: { ...pod.metadata, uid: `00000000-0000-4000-8000-${suffix}` } };
+  }
+
+  private fail(attempt: AttemptRef, node: string, reason: 'Conflict' | 'NotFound' | 'Error', message: string): void {
+    this.subject.next({ type: 'BindFailed', ...attempt, node, reason, message });
+  }
+
+  private completeBind(attempt: AttemptRef, node: string): void {
+    const { key, uid } = attempt;
     const pod = this.pods.get(key);
     if (pod === undefined) {
-      this.subject.next({
-        type: 'BindFailed',
-        key,
-        node,
-        reason: 'NotFound',
-        message: `pods "${key}" not found`,
-      });
+      this.fail(attempt, node, 'NotFound', `pods "${key}" not found`);
+      return;
+    }
+    if (pod.metadata.uid !== uid) {
+      const message = `Precondition failed: UID in precondition: ${uid}, UID in object meta: ${pod.metadata.uid}`;
+      this.fail(attempt, node, 'Conflict', message);
       return;
     }
     const current = pod.spec.nodeName;
     if (current !== undefined && current !== '') {
-      const message = `pod ${key} is already assigned to node "${current}"`;
-      this.subject.next({ type: 'BindFailed', key, node, reason: 'Conflict', message });
+      this.fail(attempt, node, 'Conflict', `pod ${key} is already assigned to node "${current}"`);
+      return;
+    }
+    if (hasGates(pod)) {
+      this.fail(attempt, node, 'Conflict', `pod ${key} has non-empty .spec.schedulingGates`);
       return;
     }
     if (this.opts.bindFailureRate > 0 && this.opts.rng.nextFloat() < this.opts.bindFailureRate) {
-      this.subject.next({
-        type: 'BindFailed',
-        key,
-        node,
-        reason: 'Error',
-        message: 'injected bind failure',
-      });
+      this.fail(attempt, node, 'Error', 'injected bind failure');
       return;
     }
     const bound: PodObject = {
@@ -111,7 +184,11 @@ export class SimCluster {
       status: { ...pod.status, phase: 'Running' },
     };
     this.pods.set(key, bound);
-    this.subject.next({ type: 'BindSucceeded', key, node });
-    this.subject.next({ type: 'PodUpserted', pod: trimPod(bound) });
+    const result: InputEvent = { type: 'BindSucceeded', ...attempt, node };
+    const watch: InputEvent = { type: 'PodUpserted', pod: trimPod(bound) };
+    const rate = this.opts.watchFirstRate ?? 0;
+    const watchFirst = rate > 0 && this.opts.rng.nextFloat() < rate;
+    this.subject.next(watchFirst ? watch : result);
+    this.subject.next(watchFirst ? result : watch);
   }
 }

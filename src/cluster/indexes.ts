@@ -1,0 +1,66 @@
+// The snapshot's incremental indexes: node topology labels and nominated pods.
+import type { ClusterState, NodeInfo, PodRecord } from './types.ts';
+
+/** Adds `node`'s labels to the topology index. */
+export function indexNodeLabels(state: ClusterState, node: NodeInfo): void {
+  for (const key of Object.keys(node.labels)) {
+    const value = node.labels[key] as string;
+    let values = state.topology.get(key);
+    if (values === undefined) {
+      values = new Map();
+      state.topology.set(key, values);
+    }
+    let names = values.get(value);
+    if (names === undefined) {
+      names = new Set();
+      values.set(value, names);
+    }
+    names.add(node.name);
+  }
+}
+
+/** Removes `node`'s labels (as they are now) from the topology index. */
+export function unindexNodeLabels(state: ClusterState, node: NodeInfo): void {
+  for (const key of Object.keys(node.labels)) {
+    const values = state.topology.get(key);
+    const names = values?.get(node.labels[key] as string);
+    if (values === undefined || names === undefined) continue;
+    names.delete(node.name);
+    if (names.size === 0) values.delete(node.labels[key] as string);
+    if (values.size === 0) state.topology.delete(key);
+  }
+}
+
+/** Whether a record belongs in the nominated index: waiting, unbound, unassumed, unfinished. */
+function isNominated(record: PodRecord): boolean {
+  const { info, charge } = record;
+  return (
+    info.nominatedNodeName !== undefined &&
+    info.nodeName === undefined &&
+    charge.kind === 'none' &&
+    info.phase !== 'Succeeded' &&
+    info.phase !== 'Failed'
+  );
+}
+
+/** Adds a pod to the nominated index if it is nominated. */
+export function indexNomination(state: ClusterState, record: PodRecord): void {
+  if (!isNominated(record)) return;
+  const target = record.info.nominatedNodeName as string;
+  let pods = state.nominated.get(target);
+  if (pods === undefined) {
+    pods = new Map();
+    state.nominated.set(target, pods);
+  }
+  pods.set(record.info.uid, record.info);
+}
+
+/** Removes a pod's record from the nominated index. */
+export function unindexNomination(state: ClusterState, record: PodRecord): void {
+  const target = record.info.nominatedNodeName;
+  if (target === undefined) return;
+  const pods = state.nominated.get(target);
+  if (pods === undefined || pods.get(record.info.uid) !== record.info) return;
+  pods.delete(record.info.uid);
+  if (pods.size === 0) state.nominated.delete(target);
+}

@@ -1,0 +1,32 @@
+// The core's two ports: where commands go (effects) and where timers are armed.
+import type { AttemptRef, PodRef, PodTimerId } from '../events/types.ts';
+
+/**
+ * Arms timers on whatever clock drives this run; a fired timer must come back through the
+ * log as TimerFired. Pod timers are keyed by (uid, timer id): arming again replaces.
+ */
+export interface TimerPort {
+  /** Arms pod timer (`pod.uid`, `timer`) at logical time `deadline`. */
+  armPod(pod: PodRef, timer: PodTimerId, deadline: number): void;
+  /** Disarms pod timer (`uid`, `timer`) if armed. */
+  disarmPod(uid: string, timer: PodTimerId): void;
+  /** Arms the unschedulable pool's periodic flush at logical time `deadline`. */
+  armFlush(deadline: number): void;
+}
+
+/**
+ * Where commands go. A bind's result must come back through the log as BindSucceeded or
+ * BindFailed naming the same attempt. Reports inform people and other controllers (pod
+ * condition, Events) and never influence a decision: an adapter sends them on a budget of
+ * their own, so that a bind never waits behind a report.
+ */
+export interface EffectPort {
+  /** Binds the attempt's pod to `node` (the Binding carries the uid). */
+  bind(attempt: AttemptRef, node: string): void;
+  /** No node fits: set PodScheduled=False/Unschedulable and emit FailedScheduling. */
+  reportUnschedulable?(pod: PodRef, message: string): void;
+  /** The pod was bound to `node`: emit the Scheduled Event. */
+  reportScheduled?(pod: PodRef, node: string): void;
+  /** The pod is gone (deleted, or replaced under its name): forget what was reported. */
+  forgetPod?(pod: PodRef): void;
+}

@@ -1,0 +1,340 @@
+// The Scheduler: folds inputs into cluster state, drives pod machines, and makes decisions.
+import { NO_CHANGE, initialState, reduce } from '../cluster/reducer.ts';
+import type { ClusterChange, ClusterState, PodInfo } from '../cluster/types.ts';
+import type { AttemptRef, DecisionEvent, Envelope, InputEvent } from '../events/types.ts';
+import { type SchedulingContext, scheduleOne } from '../framework/cycle.ts';
+import { seededRng } from '../framework/rng.ts';
+import type { Profile } from '../framework/types.ts';
+import { defaultProfile } from '../plugins/registry.ts';
+import { changeCouldHelp, pluginsHelpedBy } from '../queue/requeue.ts';
+import type { BerthConfig } from './config.ts';
+import { PodActors } from './pod-actors.ts';
+import type { EffectPort, TimerPort } from './ports.ts';
+
+/** What a Scheduler is built with. */
+export interface SchedulerOptions {
+  config: BerthConfig;
+  seed: number;
+  timers: TimerPort;
+  effects: EffectPort;
+  /** Called with every envelope (inputs and decisions), in log order, before it is applied. */
+  onEnvelope?: (env: Envelope) => void;
+  /** Called after an envelope has been fully applied (tests check invariants here). */
+  onApplied?: (env: Envelope, state: ClusterState) => void;
+  profile?: Profile;
+}
+
+/** A command for the effect adapter, queued while an envelope is applied and sent after. */
+type Command =
+  | { kind: 'bind'; attempt: AttemptRef; node: string }
+  | { kind: 'unschedulable'; uid: string; key: string; message: string }
+  | { kind: 'scheduled'; uid: string; key: string; node: string }
+  | { kind: 'forget'; uid: string; key: string };
+
+/**
+ * The event-sourced core of berth. Inputs enter through `ingest` (stamped here) or
+ * `applyInput` (already stamped, in replay); cycles run through `runCycle`. Each returns
+ * the decisions it produced, in order, already stamped and applied; nothing else changes
+ * state, so a recorded log replays to the same decisions.
+ */
+export class Scheduler {
+  readonly state: ClusterState = initialState();
+  private readonly pods: PodActors;
+  private readonly outbox: Command[] = [];
+  private readonly ctx: SchedulingContext;
+  private produced: Envelope<DecisionEvent>[] = [];
+  private seq = 0;
+  private now = 0;
+
+  constructor(private readonly opts: SchedulerOptions) {
+    this.ctx = {
+      profile: opts.profile ?? defaultProfile(),
+      rng: seededRng(opts.seed),
+      cursor: { next: 0 },
+      percentageOfNodesToScore: opts.config.percentageOfNodesToScore,
+    };
+    this.pods = new PodActors({
+      backoff: opts.config.backoff,
+      timers: opts.timers,
+      now: () => this.now,
+      podInfo: (uid) => this.state.pods.get(uid)?.info,
+    });
+  }
+
+  /** Number of pods waiting in the activeQ. */
+  get activeCount(): number {
+    return this.pods.queue.size;
+  }
+
+  /** Number of pods with a live machine (in flight). */
+  get inFlightCount(): number {
+    return this.pods.size;
+  }
+
+  /** The last sequence number used. */
+  get lastSeq(): number {
+    return this.seq;
+  }
+
+  /** Arms the periodic flush of the unschedulable pool, starting from logical time `now`. */
+  startFlushTimer(now: number): void {
+    this.opts.timers.armFlush(now + this.opts.config.flushIntervalMs);
+  }
+
+  /** Live input: stamps it with the next seq and logical time `time`, then applies it. */
+  ingest(event: InputEvent, time: number): Envelope<DecisionEvent>[] {
+    return this.applyInput({ seq: this.seq + 1, time, event });
+  }
+
+  /** Applies a stamped input (live or replayed); returns the decisions it led to. */
+  applyInput(env: Envelope<InputEvent>): Envelope<DecisionEvent>[] {
+    this.seq = env.seq;
+    this.now = env.time;
+    this.opts.onEnvelope?.(env);
+    const change = reduce(this.state, env);
+    this.route(env.event, change);
+    this.requeueHelped(change);
+    this.opts.onApplied?.(env, this.state);
+    this.flushOutbox();
+    return this.takeProduced();
+  }
+
+  /**
+   * Runs one scheduling cycle at logical time `time` for the next pod in the activeQ and
+   * applies its decisions. Returns them; empty when the queue is empty.
+   */
+  runCycle(time: number): Envelope<DecisionEvent>[] {
+    this.now = time;
+    for (let next = this.pods.queue.pop(); next !== undefined; next = this.pods.queue.pop()) {
+      const uid = next.key;
+      const record = this.state.pods.get(uid);
+      if (record === undefined || !this.pods.has(uid)) continue;
+      this.pods.send(uid, { type: 'SCHEDULE' });
+      this.decideCycle(record.info);
+      this.flushOutbox();
+      return this.takeProduced();
+    }
+    return [];
+  }
+
+  /** Why each in-flight pod is not bound yet, by `namespace/name`. */
+  pendingReasons(): Map<string, string> {
+    const reasons = new Map<string, string>();
+    for (const uid of this.pods.uids()) {
+      const m = this.pods.inspect(uid);
+      if (m === undefined) continue;
+      reasons.set(m.key, m.reason ?? `waiting to be scheduled (${m.state})`);
+    }
+    return reasons;
+  }
+
+  /** The state name of pod `uid`'s machine, or undefined when it has none. */
+  machineState(uid: string): string | undefined {
+    return this.pods.inspect(uid)?.state;
+  }
+
+  private decideCycle(pod: PodInfo): void {
+    const attempt = this.pods.inspect(pod.uid)?.attempt ?? 0;
+    const ref: AttemptRef = { uid: pod.uid, key: pod.key, attempt };
+    const result = scheduleOne(pod, this.state, this.ctx);
+    if (result.kind === 'Scheduled') {
+      this.decide({ type: 'PodReserved', ...ref, node: result.node });
+      // Permit: no plugin of the profile waits yet, so every reservation is allowed at once.
+      this.decide({ type: 'BindRequested', ...ref, node: result.node });
+    } else if (result.kind === 'Unschedulable') {
+      this.decide({ type: 'PodUnschedulable', ...ref, message: result.message }, [
+        ...result.diagnosis.unschedulablePlugins,
+      ]);
+    } else {
+      this.decide({ type: 'CycleFailed', ...ref, plugin: result.plugin, message: result.message });
+    }
+  }
+
+  /** Stamps, records and applies one decision. */
+  private decide(decision: DecisionEvent, plugins: readonly string[] = []): void {
+    const env: Envelope<DecisionEvent> = { seq: this.seq + 1, time: this.now, event: decision };
+    this.seq = env.seq;
+    this.opts.onEnvelope?.(env);
+    this.produced.push(env);
+    const change = reduce(this.state, env);
+    this.applyDecision(decision, plugins);
+    this.requeueHelped(change);
+    this.opts.onApplied?.(env, this.state);
+  }
+
+  private applyDecision(d: DecisionEvent, plugins: readonly string[]): void {
+    switch (d.type) {
+      case 'PodReserved':
+        this.pods.send(d.uid, { type: 'RESERVED', node: d.node });
+        return;
+      case 'PodWaiting':
+        this.pods.send(d.uid, { type: 'WAIT' });
+        this.opts.timers.armPod(d, 'permit', this.now + d.timeoutMs);
+        return;
+      case 'BindRequested':
+        this.pods.send(d.uid, { type: 'ALLOWED' });
+        this.opts.timers.disarmPod(d.uid, 'permit');
+        this.outbox.push({ kind: 'bind', attempt: { uid: d.uid, key: d.key, attempt: d.attempt }, node: d.node });
+        return;
+      case 'PodUnreserved':
+        this.pods.send(d.uid, { type: 'UNRESERVED', reason: d.reason, now: this.now });
+        return;
+      case 'PodUnschedulable':
+        this.pods.send(d.uid, { type: 'UNSCHEDULABLE', message: d.message, plugins, now: this.now });
+        this.outbox.push({ kind: 'unschedulable', uid: d.uid, key: d.key, message: d.message });
+        return;
+      case 'CycleFailed':
+        this.pods.send(d.uid, { type: 'CYCLE_FAILED', message: `${d.plugin}: ${d.message}`, now: this.now });
+        return;
+      default: {
+        const unreachable: never = d;
+        throw new Error(`unhandled decision ${JSON.stringify(unreachable)}`);
+      }
+    }
+  }
+
+  private route(event: InputEvent, change: ClusterChange): void {
+    switch (event.type) {
+      case 'PodUpserted':
+      case 'PodDeleted':
+        if (change.kind === 'pod') this.onPodChange(change);
+        return;
+      case 'ResyncDone':
+        if (change.kind === 'resync') for (const r of change.removedPods) this.podGone(r.info);
+        return;
+      case 'BindSucceeded':
+        this.onBindSucceeded(event.uid, event.key, event.attempt, event.node);
+        return;
+      case 'BindFailed':
+        if (this.isCurrentAttempt(event.uid, event.attempt, 'binding'))
+          this.pods.send(event.uid, { type: 'BIND_FAILED', message: event.message, now: this.now });
+        return;
+      case 'TimerFired':
+        this.onTimer(event);
+        return;
+      case 'NodeUpserted':
+      case 'NodeDeleted':
+      case 'ResyncStarted':
+        return;
+      default: {
+        const unreachable: never = event;
+        throw new Error(`unhandled event ${JSON.stringify(unreachable)}`);
+      }
+    }
+  }
+
+  private isCurrentAttempt(uid: string, attempt: number, state: string): boolean {
+    const m = this.pods.inspect(uid);
+    return m !== undefined && m.attempt === attempt && m.state === state;
+  }
+
+  private onBindSucceeded(uid: string, key: string, attempt: number, node: string): void {
+    if (this.isCurrentAttempt(uid, attempt, 'binding')) {
+      this.pods.send(uid, { type: 'BIND_SUCCEEDED' });
+      this.outbox.push({ kind: 'scheduled', uid, key, node });
+      return;
+    }
+    // The watch may have shown the pod bound first (its machine has ended): still report it.
+    const record = this.state.pods.get(uid);
+    if (!this.pods.has(uid) && record?.info.nodeName === node)
+      this.outbox.push({ kind: 'scheduled', uid, key, node });
+  }
+
+  private onPodChange(change: Extract<ClusterChange, { kind: 'pod' }>): void {
+    if (change.replaced !== undefined) this.podGone(change.replaced.info);
+    if (change.after === undefined) {
+      if (change.before !== undefined) this.podGone(change.before.info);
+      return;
+    }
+    const { info, charge } = change.after;
+    if (info.schedulerName !== this.opts.config.schedulerName) return;
+    const uid = info.uid;
+    if (info.nodeName !== undefined) {
+      this.pods.send(uid, { type: 'BOUND', node: info.nodeName });
+      return;
+    }
+    if (info.terminating || info.phase === 'Succeeded' || info.phase === 'Failed') {
+      this.pods.send(uid, { type: 'DELETED' });
+      return;
+    }
+    const machine = this.pods.inspect(uid);
+    if (machine === undefined) {
+      this.pods.spawn(info);
+      return;
+    }
+    // kube's IsAssumedPod rule: a reserved pod's own updates never re-queue it.
+    if (charge.kind === 'assumed') return;
+    if (machine.state === 'gated') {
+      if (info.schedulingGates.length === 0) this.pods.send(uid, { type: 'UNGATED' });
+      return;
+    }
+    // The pod's own spec changed: re-order it if queued, retry it if parked (kube does both).
+    if (machine.state === 'pending') this.pods.reorder(uid);
+    else if (machine.state === 'unschedulable')
+      this.pods.send(uid, { type: 'REQUEUE', now: this.now });
+  }
+
+  private podGone(info: PodInfo): void {
+    this.pods.send(info.uid, { type: 'DELETED' });
+    this.outbox.push({ kind: 'forget', uid: info.uid, key: info.key });
+  }
+
+  private onTimer(event: Extract<InputEvent, { type: 'TimerFired' }>): void {
+    if (event.timer === 'flush') {
+      const stale = this.pods.parked.parkedLongerThan(this.now, this.opts.config.maxParkedMs);
+      for (const uid of stale) this.pods.send(uid, { type: 'REQUEUE', now: this.now });
+      this.startFlushTimer(this.now);
+      return;
+    }
+    if (typeof event.uid !== 'string') return;
+    if (event.timer === 'backoff') {
+      this.pods.fireBackoff(event.uid);
+      return;
+    }
+    // The permit timer: a pod still waiting gives up its reservation.
+    const m = this.pods.inspect(event.uid);
+    const node = this.state.pods.get(event.uid)?.charge;
+    if (m?.state !== 'waiting' || node?.kind !== 'assumed') return;
+    this.decide({
+      type: 'PodUnreserved',
+      uid: event.uid,
+      key: m.key,
+      attempt: m.attempt,
+      node: node.node,
+      reason: 'timed out waiting at permit',
+    });
+  }
+
+  /** Moves back the parked pods that `change` could help, by the rejecting plugins' hints. */
+  private requeueHelped(change: ClusterChange): void {
+    const parked = this.pods.parked;
+    if (parked.size === 0 || change === NO_CHANGE || change.kind === 'none') return;
+    const hints = this.ctx.profile.queueingHints;
+    const helped = pluginsHelpedBy(change, hints);
+    const moving: string[] = [];
+    for (const [uid, entry] of parked.entries()) {
+      if (changeCouldHelp(entry, helped, hints)) moving.push(uid);
+    }
+    for (const uid of moving) this.pods.send(uid, { type: 'REQUEUE', now: this.now });
+  }
+
+  private takeProduced(): Envelope<DecisionEvent>[] {
+    if (this.produced.length === 0) return [];
+    const out = this.produced;
+    this.produced = [];
+    return out;
+  }
+
+  private flushOutbox(): void {
+    if (this.outbox.length === 0) return;
+    const commands = this.outbox.splice(0);
+    const effects = this.opts.effects;
+    for (const c of commands) {
+      if (c.kind === 'bind') effects.bind(c.attempt, c.node);
+      else if (c.kind === 'unschedulable')
+        effects.reportUnschedulable?.({ uid: c.uid, key: c.key }, c.message);
+      else if (c.kind === 'scheduled') effects.reportScheduled?.({ uid: c.uid, key: c.key }, c.node);
+      else effects.forgetPod?.({ uid: c.uid, key: c.key });
+    }
+  }
+}
