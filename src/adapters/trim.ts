@@ -1,88 +1,164 @@
-// Projects full Kubernetes objects onto the fields scheduling reads, before they enter the log.
-import type { ContainerObject, NodeObject, PodObject } from '../cluster/objects.ts';
+// Projects full Kubernetes objects onto the fields kube-scheduler 1.34 reads, before they enter the log.
+import type { NodeObject, PodObject } from '../cluster/objects.ts';
+
+// What is kept, and who reads it (kube-scheduler 1.34 default plugins, queue, preemption,
+// binder). Everything else is representation noise: managedFields, annotations, env, command,
+// probes, mounts, image pull details, status conditions and container states.
+//
+// Shape rule: at every kept position an object is projected, an array is projected element
+// by element, and any other value (a malformed field) passes through untouched, so the
+// reducer can explain it. The projection is idempotent.
 
 type Loose = Record<string, unknown>;
 
-function obj(value: unknown): Loose | undefined {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-    ? (value as Loose)
-    : undefined;
+/** One level of projection: a key either kept whole (`true`) or projected further. */
+type Shape = { readonly [key: string]: true | Shape | Projection };
+/** A custom projection for one field; it receives the raw value and returns the kept one. */
+type Projection = (value: unknown) => unknown;
+
+function isObject(value: unknown): value is Loose {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function pick<T extends Loose>(source: Loose | undefined, keys: readonly string[]): T | undefined {
-  if (source === undefined) return undefined;
+/** Objects keep the listed keys (each projected by its rule); other values pass through. */
+function project(value: unknown, shape: Shape): unknown {
+  if (!isObject(value)) return value;
   const out: Loose = {};
-  for (const k of keys) if (source[k] !== undefined) out[k] = source[k];
-  return out as T;
+  for (const key of Object.keys(shape)) {
+    const v = value[key];
+    if (v === undefined) continue;
+    const rule = shape[key] as Shape[string];
+    const kept = rule === true ? v : typeof rule === 'function' ? rule(v) : project(v, rule);
+    if (kept !== undefined) out[key] = kept;
+  }
+  return out;
 }
 
-const metaKeys = [
-  'name',
-  'namespace',
-  'uid',
-  'resourceVersion',
-  'labels',
-  'creationTimestamp',
-  'deletionTimestamp',
-];
-
-function trimContainers(value: unknown): ContainerObject[] | undefined {
-  if (!Array.isArray(value)) return value === undefined ? undefined : (value as ContainerObject[]);
-  return value.map((c) => {
-    const container = obj(c);
-    if (container === undefined) return c as ContainerObject;
-    const resources = obj(container.resources);
-    return {
-      ...pick(container, ['name', 'restartPolicy']),
-      ...(resources === undefined ? {} : { resources: pick(resources, ['requests']) }),
-    } as ContainerObject;
-  });
+/** Arrays project each element; any other value passes through. */
+function each(shape: Shape): Projection {
+  return (value) => (Array.isArray(value) ? value.map((v) => project(v, shape)) : value);
 }
+
+/** Object metadata of pods and nodes (uid and resourceVersion for identity and resume). */
+const meta = {
+  name: true,
+  namespace: true,
+  uid: true,
+  resourceVersion: true,
+  /** NodeAffinity, InterPodAffinity, PodTopologySpread, PDBs. */
+  labels: true,
+  creationTimestamp: true,
+  /** Terminating pods are skipped by PodTopologySpread and preemption. */
+  deletionTimestamp: true,
+} as const satisfies Shape;
+
+const container = {
+  name: true,
+  /** `Always` on an init container makes it a sidecar (requests, ordering). */
+  restartPolicy: true,
+  /** ImageLocality. */
+  image: true,
+  /** NodePorts (hostPort, hostIP, protocol); containerPort under hostNetwork. */
+  ports: each({ containerPort: true, hostPort: true, hostIP: true, protocol: true }),
+  /** NodeResourcesFit: limits default missing requests; claims are DRA's. */
+  resources: { requests: true, limits: true, claims: true },
+} as const satisfies Shape;
+
+/** Volume sources read by VolumeBinding, VolumeZone, VolumeRestrictions, NodeVolumeLimits. */
+const volume = {
+  name: true,
+  persistentVolumeClaim: true,
+  ephemeral: true,
+  csi: true,
+  // In-tree sources: VolumeRestrictions conflicts, and CSI migration for volume limits.
+  gcePersistentDisk: true,
+  awsElasticBlockStore: true,
+  azureDisk: true,
+  azureFile: true,
+  cinder: true,
+  rbd: true,
+  iscsi: true,
+  portworxVolume: true,
+  vsphereVolume: true,
+} as const satisfies Shape;
+
+/** In-place resize: kube 1.34 charges max(spec, actuated, allocated) per container. */
+const containerStatus = {
+  name: true,
+  allocatedResources: true,
+  resources: { requests: true },
+} as const satisfies Shape;
+
+/** Only `PodResizePending` is read (reason Infeasible drops the spec from the charge). */
+function resizeConditions(value: unknown): unknown {
+  if (!Array.isArray(value)) return value;
+  const kept = value
+    .filter((c) => isObject(c) && c.type === 'PodResizePending')
+    .map((c) => project(c, { type: true, reason: true }));
+  return kept.length === 0 ? undefined : kept;
+}
+
+const podShape = {
+  metadata: {
+    ...meta,
+    ownerReferences: each({
+      apiVersion: true,
+      kind: true,
+      name: true,
+      uid: true,
+      controller: true,
+    }),
+  },
+  spec: {
+    nodeName: true,
+    schedulerName: true,
+    priority: true,
+    priorityClassName: true,
+    preemptionPolicy: true,
+    nodeSelector: true,
+    affinity: { nodeAffinity: true, podAffinity: true, podAntiAffinity: true },
+    tolerations: true,
+    topologySpreadConstraints: true,
+    schedulingGates: true,
+    hostNetwork: true,
+    overhead: true,
+    resources: { requests: true, limits: true },
+    containers: each(container),
+    initContainers: each(container),
+    // ephemeralContainers are never scheduled: dropped.
+    volumes: each(volume),
+    resourceClaims: true,
+  },
+  status: {
+    phase: true,
+    nominatedNodeName: true,
+    startTime: true,
+    conditions: resizeConditions,
+    containerStatuses: each(containerStatus),
+    initContainerStatuses: each(containerStatus),
+    resourceClaimStatuses: true,
+  },
+} as const satisfies Shape;
+
+const nodeShape = {
+  metadata: meta,
+  spec: { unschedulable: true, taints: true },
+  status: {
+    allocatable: true,
+    capacity: true,
+    images: each({ names: true, sizeBytes: true }),
+  },
+} as const satisfies Shape;
 
 /**
- * Keeps only what the reducer reads from a Pod. Never throws; odd shapes pass through
- * as they are (the reducer turns them into explainable states).
+ * Keeps every Pod field kube-scheduler 1.34 reads, and nothing else. Never throws; a
+ * malformed value at any kept position (a non-object pod included) passes through as it is.
  */
 export function trimPod(raw: unknown): PodObject {
-  const pod = obj(raw) ?? {};
-  const spec = obj(pod.spec) ?? {};
-  const status = obj(pod.status);
-  const affinity = obj(spec.affinity);
-  const trimmedSpec: Loose = {
-    ...pick(spec, [
-      'nodeName',
-      'schedulerName',
-      'priority',
-      'priorityClassName',
-      'preemptionPolicy',
-      'nodeSelector',
-      'tolerations',
-      'overhead',
-    ]),
-  };
-  if (affinity?.nodeAffinity !== undefined)
-    trimmedSpec.affinity = { nodeAffinity: affinity.nodeAffinity };
-  const containers = trimContainers(spec.containers);
-  if (containers !== undefined) trimmedSpec.containers = containers;
-  const initContainers = trimContainers(spec.initContainers);
-  if (initContainers !== undefined) trimmedSpec.initContainers = initContainers;
-  const trimmed: Loose = {
-    metadata: pick(obj(pod.metadata), metaKeys) ?? pod.metadata,
-    spec: trimmedSpec,
-  };
-  if (status?.phase !== undefined) trimmed.status = { phase: status.phase };
-  return trimmed as unknown as PodObject;
+  return project(raw, podShape) as PodObject;
 }
 
-/** Keeps only what the reducer reads from a Node. Never throws. */
+/** Keeps every Node field kube-scheduler 1.34 reads, and nothing else. Never throws. */
 export function trimNode(raw: unknown): NodeObject {
-  const node = obj(raw) ?? {};
-  const spec = obj(node.spec);
-  const status = obj(node.status);
-  const trimmed: Loose = { metadata: pick(obj(node.metadata), metaKeys) ?? node.metadata };
-  const trimmedSpec = pick(spec, ['unschedulable', 'taints']);
-  if (trimmedSpec !== undefined && Object.keys(trimmedSpec).length > 0) trimmed.spec = trimmedSpec;
-  const trimmedStatus = pick(status, ['allocatable', 'capacity']);
-  if (trimmedStatus !== undefined) trimmed.status = trimmedStatus;
-  return trimmed as unknown as NodeObject;
+  return project(raw, nodeShape) as NodeObject;
 }

@@ -8,7 +8,8 @@ const usage = `berth — an event-sourced Kubernetes scheduler
 
 Usage:
   berth run [--kubeconfig PATH] [--context NAME] [--scheduler-name berth] [--record LOG]
-            [--qps Q --burst B] [--config FILE] [--seed S] [--log-level info]
+            [--qps Q --burst B] [--events-qps Q --events-burst B]
+            [--config FILE] [--seed S] [--log-level info]
   berth simulate [--cluster FILE]... [--nodes N --pods M] [--seed S] [--record LOG]
                  [--bind-latency-ms X] [--bind-failure-rate P] [--json]
   berth replay LOG [--json]

@@ -11,7 +11,7 @@ import {
 import { KubeEffects } from '../adapters/kube/effects.ts';
 import { TokenBucket } from '../adapters/kube/rate-limiter.ts';
 import { nodeSource, podSource, reflect } from '../adapters/kube/reflector.ts';
-import { parseConfig } from '../runtime/config.ts';
+import { parseConfig } from '../core/config.ts';
 import { LiveScheduler } from '../runtime/live.ts';
 import { intFlag, numberFlag, parseFlags } from './args.ts';
 import { CliError } from './errors.ts';
@@ -41,6 +41,8 @@ export async function runCommand(argv: string[]): Promise<void> {
     record: { type: 'string' },
     qps: { type: 'string' },
     burst: { type: 'string' },
+    'events-qps': { type: 'string' },
+    'events-burst': { type: 'string' },
     config: { type: 'string' },
     seed: { type: 'string' },
     'log-level': { type: 'string' },
@@ -50,6 +52,11 @@ export async function runCommand(argv: string[]): Promise<void> {
     throw new CliError(`--log-level must be one of ${logLevels.join(', ')}`, 2);
   const qps = numberFlag(values.qps, 'qps', 50, 0.1, 100_000);
   const burst = intFlag(values.burst, 'burst', 100, 1, 100_000);
+  // Reports (PodScheduled patch, Events) get a bucket of their own so binds never wait behind
+  // them. kube-scheduler's event client is built from the same client config, so it has the
+  // same qps/burst as the main client but its own bucket: the defaults follow --qps/--burst.
+  const eventsQps = numberFlag(values['events-qps'], 'events-qps', qps, 0.1, 100_000);
+  const eventsBurst = intFlag(values['events-burst'], 'events-burst', burst, 1, 100_000);
   const seed = intFlag(values.seed, 'seed', 1, 0, 2 ** 32 - 1);
   let config: ReturnType<typeof parseConfig>;
   try {
@@ -78,7 +85,8 @@ export async function runCommand(argv: string[]): Promise<void> {
   const flusher = log === undefined ? undefined : setInterval(() => log.flush(), 200);
   flusher?.unref();
   const limiter = new TokenBucket({ qps, burst });
-  const live: LiveScheduler = new LiveScheduler({
+  const reportLimiter = new TokenBucket({ qps: eventsQps, burst: eventsBurst });
+  const live = new LiveScheduler({
     config,
     seed,
     logger,
@@ -90,16 +98,18 @@ export async function runCommand(argv: string[]): Promise<void> {
       new KubeEffects({
         clients,
         limiter,
+        reportLimiter,
         ingest,
         logger,
         reportingInstance: `berth-${hostname()}`,
         schedulerName: config.schedulerName,
-        // Events carry the pod's uid so `kubectl describe pod` shows them.
-        uidOf: (key): string | undefined => live.core.state.pods.get(key)?.info.uid,
       }),
     ...(log === undefined ? {} : { record: log.sink }),
   });
-  logger.info({ server: clients.server, qps, burst, record: values.record ?? null }, 'starting');
+  logger.info(
+    { server: clients.server, qps, burst, eventsQps, eventsBurst, record: values.record ?? null },
+    'starting',
+  );
   live.start();
   await new Promise<void>((resolve) => {
     const onSignal = (signal: NodeJS.Signals) => {

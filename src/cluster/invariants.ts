@@ -110,7 +110,8 @@ function checkIndexes(state: ClusterState, out: string[]): void {
   let indexed = 0;
   for (const values of state.topology.values())
     for (const names of values.values()) indexed += names.size;
-  if (indexed !== entries) out.push(`topology index holds ${indexed} entries, nodes have ${entries}`);
+  if (indexed !== entries)
+    out.push(`topology index holds ${indexed} entries, nodes have ${entries}`);
   let nominated = 0;
   for (const { info, charge } of state.pods.values()) {
     const target = info.nominatedNodeName;

@@ -47,12 +47,102 @@ export interface NodeAffinity {
   preferredDuringSchedulingIgnoredDuringExecution?: PreferredSchedulingTerm[];
 }
 
+/** A container port, as in `containers[].ports[]` (NodePorts reads the host side). */
+export interface ContainerPort {
+  containerPort?: number;
+  hostPort?: number;
+  hostIP?: string;
+  protocol?: string;
+}
+
 /** A container's scheduling-relevant fields. */
 export interface ContainerObject {
   name?: string;
   /** `Always` on an init container makes it a restartable sidecar. */
   restartPolicy?: string;
-  resources?: { requests?: RawResourceList; limits?: RawResourceList };
+  /** ImageLocality scores nodes that already hold it. */
+  image?: string;
+  ports?: ContainerPort[];
+  /** Requests, limits (the API server defaults requests from them) and DRA claims. */
+  resources?: {
+    requests?: RawResourceList;
+    limits?: RawResourceList;
+    claims?: { name: string; request?: string }[];
+  };
+}
+
+/** An owner reference (ReplicaSet, StatefulSet, Job…): who recreates the pod. */
+export interface OwnerReference {
+  apiVersion?: string;
+  kind?: string;
+  name?: string;
+  uid?: string;
+  controller?: boolean;
+}
+
+/** A label selector, as in affinity terms and spread constraints. */
+export interface LabelSelector {
+  matchLabels?: Record<string, string>;
+  matchExpressions?: { key: string; operator: string; values?: string[] }[];
+}
+
+/** A pod (anti-)affinity term. */
+export interface PodAffinityTerm {
+  labelSelector?: LabelSelector;
+  namespaces?: string[];
+  namespaceSelector?: LabelSelector;
+  topologyKey: string;
+  matchLabelKeys?: string[];
+  mismatchLabelKeys?: string[];
+}
+
+/** The pod affinity or anti-affinity part of `pod.spec.affinity`. */
+export interface PodAffinity {
+  requiredDuringSchedulingIgnoredDuringExecution?: PodAffinityTerm[];
+  preferredDuringSchedulingIgnoredDuringExecution?: {
+    weight: number;
+    podAffinityTerm: PodAffinityTerm;
+  }[];
+}
+
+/** One entry of `pod.spec.topologySpreadConstraints`. */
+export interface TopologySpreadConstraint {
+  maxSkew: number;
+  topologyKey: string;
+  /** `DoNotSchedule` (the default) filters; `ScheduleAnyway` only scores. */
+  whenUnsatisfiable?: string;
+  labelSelector?: LabelSelector;
+  minDomains?: number;
+  nodeAffinityPolicy?: string;
+  nodeTaintsPolicy?: string;
+  matchLabelKeys?: string[];
+}
+
+/**
+ * A pod volume, reduced to its name and the sources scheduling reads (PVC binding, volume
+ * zone, volume restrictions, CSI volume limits, including in-tree sources migrated to CSI).
+ */
+export interface VolumeObject {
+  name: string;
+  persistentVolumeClaim?: { claimName: string; readOnly?: boolean };
+  ephemeral?: Record<string, unknown>;
+  csi?: Record<string, unknown>;
+  gcePersistentDisk?: Record<string, unknown>;
+  awsElasticBlockStore?: Record<string, unknown>;
+  azureDisk?: Record<string, unknown>;
+  azureFile?: Record<string, unknown>;
+  cinder?: Record<string, unknown>;
+  rbd?: Record<string, unknown>;
+  iscsi?: Record<string, unknown>;
+  portworxVolume?: Record<string, unknown>;
+  vsphereVolume?: Record<string, unknown>;
+}
+
+/** A container status, reduced to what in-place resize makes the scheduler charge. */
+export interface ContainerStatusObject {
+  name?: string;
+  allocatedResources?: RawResourceList;
+  resources?: { requests?: RawResourceList };
 }
 
 /** Object metadata berth keeps. */
@@ -64,6 +154,8 @@ export interface ObjectMeta {
   labels?: Record<string, string>;
   creationTimestamp?: string;
   deletionTimestamp?: string;
+  /** Pods only. */
+  ownerReferences?: OwnerReference[];
 }
 
 /** A trimmed Pod. Fields may be missing or malformed: the reducer must cope. */
@@ -76,18 +168,56 @@ export interface PodObject {
     priorityClassName?: string;
     preemptionPolicy?: string;
     nodeSelector?: Record<string, string>;
-    affinity?: { nodeAffinity?: NodeAffinity };
+    affinity?: {
+      nodeAffinity?: NodeAffinity;
+      podAffinity?: PodAffinity;
+      podAntiAffinity?: PodAffinity;
+    };
     tolerations?: Toleration[];
+    topologySpreadConstraints?: TopologySpreadConstraint[];
+    schedulingGates?: { name: string }[];
+    /** With host networking the API server defaults each port's hostPort to its containerPort. */
+    hostNetwork?: boolean;
     containers?: ContainerObject[];
     initContainers?: ContainerObject[];
     overhead?: RawResourceList;
+    /** Pod-level resources (PodLevelResources): cpu, memory and hugepages-* override the containers. */
+    resources?: { requests?: RawResourceList; limits?: RawResourceList };
+    volumes?: VolumeObject[];
+    /** DRA claims the pod references. */
+    resourceClaims?: {
+      name: string;
+      resourceClaimName?: string;
+      resourceClaimTemplateName?: string;
+    }[];
   };
-  status?: { phase?: string };
+  status?: {
+    phase?: string;
+    nominatedNodeName?: string;
+    /** Preemption prefers victims that started last. */
+    startTime?: string;
+    /** Only a `PodResizePending` condition is kept (an infeasible resize changes the charge). */
+    conditions?: { type: string; reason?: string }[];
+    containerStatuses?: ContainerStatusObject[];
+    initContainerStatuses?: ContainerStatusObject[];
+    /** Names of the ResourceClaims generated for the pod (DRA). */
+    resourceClaimStatuses?: { name: string; resourceClaimName?: string }[];
+  };
+}
+
+/** An image present on a node, as in `node.status.images` (ImageLocality). */
+export interface ContainerImage {
+  names?: string[];
+  sizeBytes?: number;
 }
 
 /** A trimmed Node. */
 export interface NodeObject {
   metadata: ObjectMeta;
   spec?: { unschedulable?: boolean; taints?: Taint[] };
-  status?: { allocatable?: RawResourceList; capacity?: RawResourceList };
+  status?: {
+    allocatable?: RawResourceList;
+    capacity?: RawResourceList;
+    images?: ContainerImage[];
+  };
 }

@@ -1,10 +1,11 @@
 // Builds the scheduling view of a Pod (PodInfo) from an untrusted object, totally.
 import { parseNodeAffinity, parseNodeSelector, parseTolerations } from './constraints.ts';
-import { parseHostPorts, parseSchedulingGates } from './pod-fields.ts';
 import { emptyRecord, isRecord, nonEmptyString, stringEntries } from './fields.ts';
+import { parseHostPorts, parseSchedulingGates } from './pod-fields.ts';
 import { computePodRequests } from './requests.ts';
 import { parseTimestampMs } from './timestamps.ts';
 import type { PodInfo } from './types.ts';
+import { unsupportedConstraint } from './unsupported.ts';
 
 /** Scheduler name a pod gets when it names none (as the API server defaults it). */
 export const DEFAULT_SCHEDULER_NAME = 'default-scheduler';
@@ -38,7 +39,7 @@ export function podInfoFromObject(obj: unknown): PodInfo | { rejected: string } 
   const spec = isRecord(obj.spec) ? obj.spec : emptyRecord<unknown>();
   const status = isRecord(obj.status) ? obj.status : emptyRecord<unknown>();
 
-  const reqs = computePodRequests(obj.spec);
+  const reqs = computePodRequests(obj.spec, obj.status);
   let invalid = reqs.invalid;
   const selector = parseNodeSelector(spec.nodeSelector, 'spec.nodeSelector');
   if (!selector.ok) invalid ??= selector.error;
@@ -75,6 +76,6 @@ export function podInfoFromObject(obj: unknown): PodInfo | { rejected: string } 
     schedulingGates: parseSchedulingGates(spec.schedulingGates),
     nominatedNodeName: nonEmptyString(status.nominatedNodeName),
     hostPorts: parseHostPorts(spec),
-    unsupported: undefined,
+    unsupported: unsupportedConstraint(obj.spec),
   };
 }

@@ -9,7 +9,12 @@ import {
   takeAbsentNode,
 } from './charges.ts';
 import { isRecord } from './fields.ts';
-import { indexNodeLabels, indexNomination, unindexNodeLabels, unindexNomination } from './indexes.ts';
+import {
+  indexNodeLabels,
+  indexNomination,
+  unindexNodeLabels,
+  unindexNomination,
+} from './indexes.ts';
 import { nodeInfoFromObject, updateNodeObject } from './node-info.ts';
 import { podInfoFromObject } from './pod-info.ts';
 import type {
@@ -172,7 +177,8 @@ function upsertPod(state: ClusterState, raw: unknown, seq: number): ClusterChang
   state.resync.Pod?.add(info.uid);
   // Another uid under the same name is a pod that was deleted and recreated: drop the old.
   const holder = state.podUids.get(info.key);
-  const replaced = holder !== undefined && holder !== info.uid ? removeRecord(state, holder) : undefined;
+  const replaced =
+    holder !== undefined && holder !== info.uid ? removeRecord(state, holder) : undefined;
   const before = state.pods.get(info.uid);
   const after = setRecord(state, info, chargeFor(info, before?.charge));
   return { kind: 'pod', uid: info.uid, before, after, replaced };

@@ -58,7 +58,9 @@ export class PodActors {
   }
 
   /** The machine's state name and context of pod `uid`, if it has one. */
-  inspect(uid: string): { state: string; attempt: number; reason: string | undefined; key: string } | undefined {
+  inspect(
+    uid: string,
+  ): { state: string; attempt: number; reason: string | undefined; key: string } | undefined {
     const actor = this.actors.get(uid);
     if (actor === undefined) return undefined;
     const snap = actor.getSnapshot();

@@ -1,5 +1,5 @@
 // The Scheduler: folds inputs into cluster state, drives pod machines, and makes decisions.
-import { NO_CHANGE, initialState, reduce } from '../cluster/reducer.ts';
+import { initialState, NO_CHANGE, reduce } from '../cluster/reducer.ts';
 import type { ClusterChange, ClusterState, PodInfo } from '../cluster/types.ts';
 import type { AttemptRef, DecisionEvent, Envelope, InputEvent } from '../events/types.ts';
 import { type SchedulingContext, scheduleOne } from '../framework/cycle.ts';
@@ -123,7 +123,10 @@ export class Scheduler {
     for (const uid of this.pods.uids()) {
       const m = this.pods.inspect(uid);
       if (m === undefined) continue;
-      reasons.set(m.key, m.reason ?? `waiting to be scheduled (${m.state})`);
+      // kube's SchedulingGated condition message, for pods held in PreEnqueue.
+      const gated =
+        m.state === 'gated' ? 'Scheduling is blocked due to non-empty scheduling gates' : undefined;
+      reasons.set(m.key, gated ?? m.reason ?? `waiting to be scheduled (${m.state})`);
     }
     return reasons;
   }
@@ -174,17 +177,30 @@ export class Scheduler {
       case 'BindRequested':
         this.pods.send(d.uid, { type: 'ALLOWED' });
         this.opts.timers.disarmPod(d.uid, 'permit');
-        this.outbox.push({ kind: 'bind', attempt: { uid: d.uid, key: d.key, attempt: d.attempt }, node: d.node });
+        this.outbox.push({
+          kind: 'bind',
+          attempt: { uid: d.uid, key: d.key, attempt: d.attempt },
+          node: d.node,
+        });
         return;
       case 'PodUnreserved':
         this.pods.send(d.uid, { type: 'UNRESERVED', reason: d.reason, now: this.now });
         return;
       case 'PodUnschedulable':
-        this.pods.send(d.uid, { type: 'UNSCHEDULABLE', message: d.message, plugins, now: this.now });
+        this.pods.send(d.uid, {
+          type: 'UNSCHEDULABLE',
+          message: d.message,
+          plugins,
+          now: this.now,
+        });
         this.outbox.push({ kind: 'unschedulable', uid: d.uid, key: d.key, message: d.message });
         return;
       case 'CycleFailed':
-        this.pods.send(d.uid, { type: 'CYCLE_FAILED', message: `${d.plugin}: ${d.message}`, now: this.now });
+        this.pods.send(d.uid, {
+          type: 'CYCLE_FAILED',
+          message: `${d.plugin}: ${d.message}`,
+          now: this.now,
+        });
         return;
       default: {
         const unreachable: never = d;
@@ -333,7 +349,8 @@ export class Scheduler {
       if (c.kind === 'bind') effects.bind(c.attempt, c.node);
       else if (c.kind === 'unschedulable')
         effects.reportUnschedulable?.({ uid: c.uid, key: c.key }, c.message);
-      else if (c.kind === 'scheduled') effects.reportScheduled?.({ uid: c.uid, key: c.key }, c.node);
+      else if (c.kind === 'scheduled')
+        effects.reportScheduled?.({ uid: c.uid, key: c.key }, c.node);
       else effects.forgetPod?.({ uid: c.uid, key: c.key });
     }
   }

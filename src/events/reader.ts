@@ -49,9 +49,13 @@ function checkHeader(value: unknown): LogHeader {
     throw new LogError(1, 'the first line is not a berth log header');
   }
   if (value.format !== logFormatVersion) {
+    const older =
+      typeof value.format === 'number' && value.format < logFormatVersion
+        ? ` A format ${value.format} log names pods by namespace/name and records one decision per cycle; it cannot be replayed by this berth (record the run again, or replay it with the berth version that wrote it: ${String(value.berthVersion ?? 'unknown')}).`
+        : '';
     throw new LogError(
       1,
-      `unsupported log format ${String(value.format)} (this berth reads ${logFormatVersion})`,
+      `unsupported log format ${String(value.format)}: this berth reads format ${logFormatVersion}.${older}`,
     );
   }
   if (typeof value.seed !== 'number' || !Number.isInteger(value.seed)) {

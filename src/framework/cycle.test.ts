@@ -3,13 +3,12 @@ import { describe, expect, it } from 'vitest';
 import {
   chargePod,
   Gi,
-  makeCluster,
   makeNode,
   makeNodeWith,
   makePod,
   type NodeInput,
 } from '../../test/support/builders.ts';
-import type { NodeInfo, PodInfo } from '../cluster/types.ts';
+import type { ClusterSnapshot, NodeInfo, PodInfo } from '../cluster/types.ts';
 import { defaultProfile, profileFromConfig } from '../plugins/registry.ts';
 import {
   type CycleResult,
@@ -26,6 +25,25 @@ import {
   status,
   success,
 } from './types.ts';
+
+/** A read-only snapshot of `list`, in that order, with its topology index and no nominations. */
+function snapshotOf(list: NodeInfo[]): ClusterSnapshot {
+  const topology = new Map<string, Map<string, Set<string>>>();
+  for (const n of list) {
+    for (const [k, v] of Object.entries(n.labels)) {
+      const values = topology.get(k) ?? new Map<string, Set<string>>();
+      topology.set(k, values);
+      values.set(v, (values.get(v) ?? new Set()).add(n.name));
+    }
+  }
+  return {
+    nodes: new Map(list.map((n) => [n.name, n])),
+    nodeOrder: [...list],
+    nodeIndex: new Map(list.map((n, i) => [n.name, i])),
+    topology,
+    nominated: new Map(),
+  };
+}
 
 function ctx(
   profile: Profile,
@@ -56,7 +74,12 @@ function recordingProfile(
     },
   };
   const score: ScorePlugin = { name: 'Flat', score: () => 0 };
-  return { preFilter: [], filter: [filter], score: scored ? [{ plugin: score, weight: 1 }] : [] };
+  return {
+    preFilter: [],
+    filter: [filter],
+    score: scored ? [{ plugin: score, weight: 1 }] : [],
+    queueingHints: new Map(),
+  };
 }
 
 function scheduledNode(r: CycleResult): string {
@@ -66,7 +89,7 @@ function scheduledNode(r: CycleResult): string {
 
 describe('scheduleOne: no nodes and PreFilter', () => {
   it('reports kube\u2019s ErrNoNodesAvailable text when the cluster has no nodes', () => {
-    const r = scheduleOne(makePod(), makeCluster([]), ctx(defaultProfile()));
+    const r = scheduleOne(makePod(), snapshotOf([]), ctx(defaultProfile()));
     expect(r).toMatchObject({
       kind: 'Unschedulable',
       message: 'no nodes available to schedule pods',
@@ -77,7 +100,7 @@ describe('scheduleOne: no nodes and PreFilter', () => {
     const c = ctx(defaultProfile(), 2);
     const r = scheduleOne(
       makePod({ invalid: 'spec.overhead.cpu: unparsable quantity "x"' }),
-      makeCluster(nodes(3)),
+      snapshotOf(nodes(3)),
       c,
     );
     expect(r).toMatchObject({
@@ -96,7 +119,7 @@ describe('scheduleOne: filtering walk', () => {
   it('starts at the cursor, wraps around, and advances the cursor by the nodes processed', () => {
     const seen: string[] = [];
     const c = ctx(recordingProfile(seen), 150);
-    const r = scheduleOne(makePod(), makeCluster(nodes(200)), c);
+    const r = scheduleOne(makePod(), snapshotOf(nodes(200)), c);
     // 200 nodes: max(100, 200·49/100 = 98) = 100 to find
     expect(r).toMatchObject({ kind: 'Scheduled', evaluated: 100, feasible: 100 });
     expect(seen.slice(0, 3)).toEqual(['n150', 'n151', 'n152']);
@@ -108,7 +131,7 @@ describe('scheduleOne: filtering walk', () => {
   it('successive cycles rotate through the whole cluster', () => {
     const seen: string[] = [];
     const c = ctx(recordingProfile(seen));
-    const cluster = makeCluster(nodes(250));
+    const cluster = snapshotOf(nodes(250));
     const starts: number[] = [];
     for (let i = 0; i < 3; i++) {
       starts.push(c.cursor.next);
@@ -122,7 +145,7 @@ describe('scheduleOne: filtering walk', () => {
   it('stops once numFeasibleNodesToFind feasible nodes are held: the next feasible node is looked at and dropped', () => {
     const seen: string[] = [];
     const c = ctx(recordingProfile(seen));
-    const r = scheduleOne(makePod(), makeCluster(nodes(1000)), c);
+    const r = scheduleOne(makePod(), snapshotOf(nodes(1000)), c);
     // 1000 nodes: pct 42 → 420
     expect(r).toMatchObject({ kind: 'Scheduled', evaluated: 420, feasible: 420 });
     expect(seen).toHaveLength(421);
@@ -133,7 +156,7 @@ describe('scheduleOne: filtering walk', () => {
     const seen: string[] = [];
     const fail = new Set(['n100', 'n101', 'n102']);
     const c = ctx(recordingProfile(seen, fail));
-    const r = scheduleOne(makePod(), makeCluster(nodes(200)), c);
+    const r = scheduleOne(makePod(), snapshotOf(nodes(200)), c);
     expect(r).toMatchObject({ kind: 'Scheduled', evaluated: 103, feasible: 100 });
     expect(seen.at(-1)).toBe('n103');
     expect(c.cursor.next).toBe(103);
@@ -143,7 +166,7 @@ describe('scheduleOne: filtering walk', () => {
     const seen: string[] = [];
     const fail = new Set(Array.from({ length: 150 }, (_, i) => `n${i}`));
     const c = ctx(recordingProfile(seen, fail), 10);
-    const r = scheduleOne(makePod(), makeCluster(nodes(200)), c);
+    const r = scheduleOne(makePod(), snapshotOf(nodes(200)), c);
     expect(r).toMatchObject({ kind: 'Scheduled', evaluated: 200, feasible: 50 });
     expect(c.cursor.next).toBe(10);
   });
@@ -151,7 +174,7 @@ describe('scheduleOne: filtering walk', () => {
   it('looks for one feasible node only when the profile has no score plugins (kube\u2019s rule)', () => {
     const seen: string[] = [];
     const c = ctx(recordingProfile(seen, new Set(['n1']), false), 1);
-    const r = scheduleOne(makePod(), makeCluster(nodes(5)), c);
+    const r = scheduleOne(makePod(), snapshotOf(nodes(5)), c);
     expect(r).toMatchObject({ kind: 'Scheduled', node: 'n2', evaluated: 2, feasible: 1 });
     // the scorer-less search still peeks at the next node before stopping
     expect(seen).toEqual(['n1', 'n2', 'n3']);
@@ -161,7 +184,7 @@ describe('scheduleOne: filtering walk', () => {
   it('reduces a cursor beyond the node count modulo the node count', () => {
     const seen: string[] = [];
     const c = ctx(recordingProfile(seen), 7);
-    scheduleOne(makePod(), makeCluster(nodes(3)), c);
+    scheduleOne(makePod(), snapshotOf(nodes(3)), c);
     expect(seen).toEqual(['n1', 'n2', 'n0']);
     expect(c.cursor.next).toBe(1);
   });
@@ -192,7 +215,7 @@ describe('scheduleOne: outcome', () => {
     const profile = defaultProfile();
     profile.score = [{ plugin: { name: 'Spy', score: () => scored++ }, weight: 1 }];
     const pod = makePod({ nodeSelector: { disk: 'ssd' } });
-    const cluster = makeCluster([
+    const cluster = snapshotOf([
       makeNode({ name: 'a' }),
       makeNode({ name: 'b', labels: { disk: 'ssd' } }),
       makeNode({ name: 'c' }),
@@ -221,7 +244,7 @@ describe('scheduleOne: outcome', () => {
     list.push(makeNode({ name: 'cordoned', labels: { pool: 'batch' }, unschedulable: true }));
     for (let i = 0; i < 9; i++) list.push(makeNode({ name: `web-${i}`, labels: { pool: 'web' } }));
     const c = ctx(defaultProfile(), 4);
-    const r = scheduleOne(pod, makeCluster(list), c);
+    const r = scheduleOne(pod, snapshotOf(list), c);
     expect(r.kind).toBe('Unschedulable');
     if (r.kind !== 'Unschedulable') return;
     expect(r.message).toBe(
@@ -240,7 +263,7 @@ describe('scheduleOne: outcome', () => {
 
   it('breaks ties deterministically with the seeded rng, and different seeds spread the pods', () => {
     const pod = makePod({ requests: { milliCPU: 100, memory: 128 * 1024 * 1024 } });
-    const cluster = makeCluster(nodes(5));
+    const cluster = snapshotOf(nodes(5));
     const chosen = (seed: number) =>
       scheduledNode(scheduleOne(pod, cluster, ctx(defaultProfile(), 0, seed)));
     for (const seed of [1, 2, 3]) expect(chosen(seed)).toBe(chosen(seed));
@@ -250,7 +273,7 @@ describe('scheduleOne: outcome', () => {
 
   it('prefers the emptier node', () => {
     const pod = makePod({ requests: { milliCPU: 500, memory: 1 * Gi } });
-    const cluster = makeCluster([
+    const cluster = snapshotOf([
       makeNodeWith({ name: 'busy' }, [{ requests: { milliCPU: 2000, memory: 8 * Gi } }]),
       makeNode({ name: 'idle' }),
     ]);
@@ -268,7 +291,7 @@ describe('scheduleOne: outcome', () => {
     for (const seed of [1, 2, 3, 4]) {
       expect(
         scheduledNode(
-          scheduleOne(pod, makeCluster([skewed, even]), ctx(defaultProfile(), 0, seed)),
+          scheduleOne(pod, snapshotOf([skewed, even]), ctx(defaultProfile(), 0, seed)),
         ),
       ).toBe('even');
     }
@@ -287,7 +310,7 @@ describe('scheduleOne: outcome', () => {
       { requests: { milliCPU: 3600, memory: 14 * Gi } },
     ]);
     const empty = makeNode({ name: 'empty', labels: { zone: 'b' } });
-    const cluster = makeCluster([preferred, empty]);
+    const cluster = snapshotOf([preferred, empty]);
     // default weights: 300 + 2·100 + 9 = 509 against 300 + 0 + 97 = 397
     expect(scheduledNode(scheduleOne(pod, cluster, ctx(defaultProfile())))).toBe('preferred');
     const resourceHeavy = profileFromConfig({
@@ -303,7 +326,7 @@ describe('scheduleOne: outcome', () => {
 
   it('keeps off a PreferNoSchedule-tainted node when another fits equally', () => {
     const pod = makePod();
-    const cluster = makeCluster([
+    const cluster = snapshotOf([
       makeNode({
         name: 'tainted',
         taints: [{ key: 'spot', value: 'true', effect: 'PreferNoSchedule' }],

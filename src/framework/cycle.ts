@@ -174,7 +174,8 @@ function runCycle(
     recordPreFilterStatus(diagnosis, numAllNodes, pre);
     return unschedulable(numAllNodes, diagnosis);
   }
-  const order = pre.nodeNames === undefined ? snapshot.nodeOrder : narrowedNodes(snapshot, pre.nodeNames);
+  const order =
+    pre.nodeNames === undefined ? snapshot.nodeOrder : narrowedNodes(snapshot, pre.nodeNames);
   const numNodes = order.length;
   if (numNodes === 0) {
     // kube: every node is rejected by the narrowing PreFilter(s), unresolvably.
@@ -184,9 +185,7 @@ function runCycle(
   }
 
   const numToFind =
-    profile.score.length === 0
-      ? 1
-      : numFeasibleNodesToFind(numNodes, ctx.percentageOfNodesToScore);
+    profile.score.length === 0 ? 1 : numFeasibleNodesToFind(numNodes, ctx.percentageOfNodesToScore);
   const filters = profile.filter.filter((f) => f.preFilterSkip?.(pod) !== true);
   const feasible: NodeInfo[] = [];
   const failedNodes: string[] = [];
@@ -196,7 +195,8 @@ function runCycle(
   for (let i = 0, at = start; i < numNodes; i++, at = at + 1 === numNodes ? 0 : at + 1) {
     const node = order[at] as NodeInfo;
     const s = runFilterPlugins(filters, pod, node, state, running);
-    if (s.code === 'Error') return { kind: 'Error', plugin: running.plugin, message: s.reasons.join(', ') };
+    if (s.code === 'Error')
+      return { kind: 'Error', plugin: running.plugin, message: s.reasons.join(', ') };
     if (s.code === 'Success') {
       if (feasible.length === numToFind) break;
       feasible.push(node);

@@ -1,6 +1,6 @@
 // Queueing-hint building blocks: which cluster changes could undo which kind of rejection.
 import type { Taint } from '../cluster/objects.ts';
-import type { ClusterChange, NodeFacts, NodeInfo } from '../cluster/types.ts';
+import type { NodeFacts, NodeInfo } from '../cluster/types.ts';
 import type { QueueingHint } from './types.ts';
 
 function sameRecord(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
@@ -21,7 +21,9 @@ function sameTaints(a: readonly Taint[], b: readonly Taint[]): boolean {
 }
 
 /** A hint that fires when a node is added, or when `changed(before, after)` says so. */
-export function onNodeChange(changed: (before: NodeFacts, after: NodeInfo) => boolean): QueueingHint {
+export function onNodeChange(
+  changed: (before: NodeFacts, after: NodeInfo) => boolean,
+): QueueingHint {
   return (change) =>
     change.kind === 'node' &&
     change.after !== undefined &&

@@ -1,7 +1,8 @@
 // NodeAffinity: filter on nodeSelector plus required node affinity; score on preferred terms.
-import { nodeLabelsChanged } from '../framework/hints.ts';
+
 import type { PreferredSchedulingTerm } from '../cluster/objects.ts';
 import type { NodeInfo, PodInfo } from '../cluster/types.ts';
+import { nodeLabelsChanged } from '../framework/hints.ts';
 import {
   type FilterPlugin,
   type ScorePlugin,

@@ -1,6 +1,7 @@
 // NodeName filter: a pod that names a node (spec.nodeName) fits only that node.
-import { nodeAdded } from '../framework/hints.ts';
+
 import type { NodeInfo, PodInfo } from '../cluster/types.ts';
+import { nodeAdded } from '../framework/hints.ts';
 import { type FilterPlugin, type Status, status, success } from '../framework/types.ts';
 
 /** Name of the plugin in the registry and in profiles. */

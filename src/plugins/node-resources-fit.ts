@@ -1,6 +1,7 @@
 // NodeResourcesFit: filter on free capacity (pods, cpu, memory, storage, scalars); score by allocation.
-import { capacityFreed } from '../framework/hints.ts';
+
 import type { NodeInfo, PodInfo } from '../cluster/types.ts';
+import { capacityFreed } from '../framework/hints.ts';
 import {
   type FilterPlugin,
   maxNodeScore,

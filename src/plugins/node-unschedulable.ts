@@ -1,7 +1,8 @@
 // NodeUnschedulable filter: keeps pods off cordoned nodes (spec.unschedulable) unless tolerated.
-import { nodeCordonChanged } from '../framework/hints.ts';
+
 import type { Taint } from '../cluster/objects.ts';
 import type { NodeInfo, PodInfo } from '../cluster/types.ts';
+import { nodeCordonChanged } from '../framework/hints.ts';
 import { type FilterPlugin, type Status, status, success } from '../framework/types.ts';
 import { tolerationsTolerateTaint } from './taint-toleration.ts';
 

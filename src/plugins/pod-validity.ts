@@ -1,6 +1,7 @@
 // PodValidity (berth-specific PreFilter): a pod the reducer could not parse is never scheduled.
-import { never } from '../framework/hints.ts';
+
 import type { PodInfo } from '../cluster/types.ts';
+import { never } from '../framework/hints.ts';
 import { type PreFilterPlugin, type Status, status, success } from '../framework/types.ts';
 
 /** Name of the plugin in the registry and in profiles. */

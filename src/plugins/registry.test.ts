@@ -1,6 +1,14 @@
 // Tests for the plugin registry, the default profile and profiles built from configuration.
 import { describe, expect, it } from 'vitest';
 import { makeNode, makePod } from '../../test/support/builders.ts';
+import {
+  capacityFreed,
+  never,
+  nodeAdded,
+  nodeCordonChanged,
+  nodeLabelsChanged,
+  nodeTaintsChanged,
+} from '../framework/hints.ts';
 import { defaultProfile, profileFromConfig, registry } from './registry.ts';
 
 describe('registry', () => {
@@ -13,6 +21,7 @@ describe('registry', () => {
       'NodeUnschedulable',
       'PodValidity',
       'TaintToleration',
+      'UnsupportedConstraints',
     ]);
   });
 
@@ -24,7 +33,7 @@ describe('registry', () => {
 describe('defaultProfile', () => {
   it('has kube\u2019s default order and weights', () => {
     const p = defaultProfile();
-    expect(p.preFilter.map((x) => x.name)).toEqual(['PodValidity']);
+    expect(p.preFilter.map((x) => x.name)).toEqual(['PodValidity', 'UnsupportedConstraints']);
     expect(p.filter.map((x) => x.name)).toEqual([
       'NodeUnschedulable',
       'NodeName',
@@ -68,9 +77,42 @@ describe('profileFromConfig', () => {
     expect(p.score.map((s) => [s.plugin.name, s.weight])).toEqual([['NodeResourcesFit', 5]]);
   });
 
-  it('always runs PodValidity first, once', () => {
-    const p = profileFromConfig({ preFilters: ['PodValidity'], filters: [] });
-    expect(p.preFilter.map((x) => x.name)).toEqual(['PodValidity']);
+  it('always runs PodValidity and UnsupportedConstraints first, once', () => {
+    const p = profileFromConfig({
+      preFilters: ['UnsupportedConstraints', 'PodValidity'],
+      filters: [],
+    });
+    expect(p.preFilter.map((x) => x.name)).toEqual(['PodValidity', 'UnsupportedConstraints']);
+    expect(profileFromConfig({ filters: [] }).preFilter.map((x) => x.name)).toEqual([
+      'PodValidity',
+      'UnsupportedConstraints',
+    ]);
+  });
+
+  it('collects the queueing hint of every plugin it instantiates, by name', () => {
+    const p = defaultProfile();
+    expect([...p.queueingHints.keys()].sort()).toEqual([
+      'NodeAffinity',
+      'NodeName',
+      'NodeResourcesFit',
+      'NodeUnschedulable',
+      'PodValidity',
+      'TaintToleration',
+      'UnsupportedConstraints',
+    ]);
+    expect(p.queueingHints.get('NodeAffinity')).toBe(nodeLabelsChanged);
+    expect(p.queueingHints.get('NodeName')).toBe(nodeAdded);
+    expect(p.queueingHints.get('NodeResourcesFit')).toBe(capacityFreed);
+    expect(p.queueingHints.get('NodeUnschedulable')).toBe(nodeCordonChanged);
+    expect(p.queueingHints.get('TaintToleration')).toBe(nodeTaintsChanged);
+    expect(p.queueingHints.get('PodValidity')).toBe(never);
+    expect(p.queueingHints.get('UnsupportedConstraints')).toBe(never);
+    const onlyFit = profileFromConfig({ filters: ['NodeResourcesFit'], scores: [] });
+    expect([...onlyFit.queueingHints.keys()].sort()).toEqual([
+      'NodeResourcesFit',
+      'PodValidity',
+      'UnsupportedConstraints',
+    ]);
   });
 
   it('defaults a missing weight to 1 and missing lists to the default profile', () => {

@@ -1,7 +1,8 @@
 // TaintToleration: filter on NoSchedule/NoExecute taints, score on PreferNoSchedule taints.
-import { nodeTaintsChanged } from '../framework/hints.ts';
+
 import type { Taint, Toleration } from '../cluster/objects.ts';
 import type { NodeInfo, PodInfo } from '../cluster/types.ts';
+import { nodeTaintsChanged } from '../framework/hints.ts';
 import {
   type FilterPlugin,
   type ScorePlugin,

@@ -1,56 +1,87 @@
-// Pins queue behaviour: priority then creation order, removal, backoff math, pool, hints.
+// Pins queue behaviour: priority then queue-entry order, removal, backoff math, pool, hints.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { makeNode, makePod } from '../../test/support/builders.ts';
+import type { Charge, ClusterChange, NodeFacts } from '../cluster/types.ts';
+import {
+  capacityFreed,
+  never,
+  nodeAdded,
+  nodeCordonChanged,
+  nodeLabelsChanged,
+  nodeTaintsChanged,
+} from '../framework/hints.ts';
+import type { QueueingHint } from '../framework/types.ts';
 import { ActiveQueue, comesBefore, type QueuedPod } from './active-queue.ts';
 import { backoffDelayMs } from './backoff.ts';
-import { couldHelpParkedPods, nodeUpdateCouldHelp } from './requeue.ts';
-import { UnschedulablePool } from './unschedulable-pool.ts';
+import { changeCouldHelp, pluginsHelpedBy } from './requeue.ts';
+import { type ParkedPod, UnschedulablePool } from './unschedulable-pool.ts';
 
 describe('ActiveQueue', () => {
-  it('pops higher priority first, then older pods, then by key', () => {
-    const q = new ActiveQueue();
-    q.push({ key: 'ns/late-high', priority: 10, creationMs: 50 });
-    q.push({ key: 'ns/b', priority: 0, creationMs: 1 });
-    q.push({ key: 'ns/a', priority: 0, creationMs: 1 });
-    q.push({ key: 'ns/old-low', priority: 0, creationMs: 0 });
-    const order = [q.pop(), q.pop(), q.pop(), q.pop(), q.pop()].map((p) => p?.key);
-    expect(order).toEqual(['ns/late-high', 'ns/old-low', 'ns/a', 'ns/b', undefined]);
+  const q = (key: string, priority: number, enqueuedAt: number, order: number): QueuedPod => ({
+    key,
+    priority,
+    enqueuedAt,
+    order,
+  });
+
+  it('pops higher priority first, then the pod queued earlier, then by entry order', () => {
+    const queue = new ActiveQueue();
+    queue.push(q('late-high', 10, 50, 1));
+    queue.push(q('b', 0, 1, 3));
+    queue.push(q('a', 0, 1, 2));
+    queue.push(q('old-low', 0, 0, 4));
+    const order = [queue.pop(), queue.pop(), queue.pop(), queue.pop(), queue.pop()];
+    expect(order.map((p) => p?.key)).toEqual(['late-high', 'old-low', 'a', 'b', undefined]);
+  });
+
+  it('puts a pod that re-entered the queue behind a newer pod of equal priority (its queue time, not its creation)', () => {
+    const queue = new ActiveQueue();
+    // "old" was created first and queued at 0; it failed, and re-entered at 30.
+    queue.push(q('new', 0, 10, 2));
+    queue.push(q('old', 0, 30, 3));
+    expect(queue.pop()?.key).toBe('new');
+    expect(queue.pop()?.key).toBe('old');
   });
 
   it('removes a pod by key and re-orders a pod pushed twice', () => {
-    const q = new ActiveQueue();
-    q.push({ key: 'a', priority: 0, creationMs: 0 });
-    q.push({ key: 'b', priority: 0, creationMs: 1 });
-    q.push({ key: 'c', priority: 0, creationMs: 2 });
-    expect(q.remove('a')).toBe(true);
-    expect(q.remove('a')).toBe(false);
-    q.push({ key: 'c', priority: 5, creationMs: 2 });
-    expect(q.size).toBe(2);
-    expect(q.pop()?.key).toBe('c');
-    expect(q.pop()?.key).toBe('b');
+    const queue = new ActiveQueue();
+    queue.push(q('a', 0, 0, 1));
+    queue.push(q('b', 0, 1, 2));
+    queue.push(q('c', 0, 2, 3));
+    expect(queue.remove('a')).toBe(true);
+    expect(queue.remove('a')).toBe(false);
+    queue.push(q('c', 5, 2, 3));
+    expect(queue.size).toBe(2);
+    expect(queue.get('c')?.priority).toBe(5);
+    expect(queue.has('a')).toBe(false);
+    expect(queue.pop()?.key).toBe('c');
+    expect(queue.pop()?.key).toBe('b');
   });
 
   it('always pops in sorted order, whatever the pushes and removals', () => {
     const pod = fc.record({
       key: fc.constantFrom('a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'),
       priority: fc.integer({ min: -3, max: 3 }),
-      creationMs: fc.integer({ min: 0, max: 5 }),
+      enqueuedAt: fc.integer({ min: 0, max: 5 }),
     });
     fc.assert(
       fc.property(fc.array(fc.oneof(pod, fc.constantFrom('a', 'c', 'e'))), (ops) => {
-        const q = new ActiveQueue();
+        const queue = new ActiveQueue();
         const model = new Map<string, QueuedPod>();
+        let order = 0;
         for (const op of ops) {
           if (typeof op === 'string') {
-            expect(q.remove(op)).toBe(model.delete(op));
+            expect(queue.remove(op)).toBe(model.delete(op));
           } else {
-            q.push(op);
-            model.set(op.key, op);
+            const entry = { ...op, order: ++order };
+            queue.push(entry);
+            model.set(op.key, entry);
           }
         }
         const expected = [...model.values()].sort((x, y) => (comesBefore(x, y) ? -1 : 1));
         const popped: QueuedPod[] = [];
-        for (let p = q.pop(); p !== undefined; p = q.pop()) popped.push(p);
+        for (let p = queue.pop(); p !== undefined; p = queue.pop()) popped.push(p);
         expect(popped).toEqual(expected);
       }),
     );
@@ -85,90 +116,153 @@ describe('UnschedulablePool', () => {
     expect(pool.parkedLongerThan(300, 150)).toEqual(['b']);
     expect(pool.keys()).toEqual(['b', 'c', 'a']);
   });
-});
 
-describe('couldHelpParkedPods', () => {
-  const none = { before: undefined, after: undefined };
-  it.each([
-    [
-      'a node is added or changed',
-      { type: 'NodeUpserted', node: { metadata: { name: 'n' } } },
-      none,
-      true,
-    ],
-    [
-      'a bound pod is deleted',
-      { type: 'PodDeleted', key: 'a/b' },
-      { before: { kind: 'bound', node: 'n' }, after: undefined },
-      true,
-    ],
-    [
-      'a pending pod is deleted',
-      { type: 'PodDeleted', key: 'a/b' },
-      { before: { kind: 'none' }, after: undefined },
-      false,
-    ],
-    [
-      'a pod completes',
-      { type: 'PodUpserted', pod: { metadata: { name: 'b' }, spec: {} } },
-      { before: { kind: 'bound', node: 'n' }, after: { kind: 'none' } },
-      true,
-    ],
-    [
-      'a pod is bound where it was assumed',
-      { type: 'PodUpserted', pod: { metadata: { name: 'b' }, spec: {} } },
-      { before: { kind: 'assumed', node: 'n' }, after: { kind: 'bound', node: 'n' } },
-      false,
-    ],
-    [
-      'a bind fails',
-      { type: 'BindFailed', key: 'a/b', node: 'n', reason: 'Error', message: 'x' },
-      none,
-      true,
-    ],
-    ['a node is deleted', { type: 'NodeDeleted', name: 'n' }, none, false],
-  ] as const)('%s → %s', (_name, event, change, expected) => {
-    expect(couldHelpParkedPods(event as never, change as never)).toBe(expected);
+  it('remembers which plugins rejected each parked pod, replaced on re-parking', () => {
+    const pool = new UnschedulablePool();
+    pool.park('a', 0, ['NodeAffinity']);
+    pool.park('b', 1);
+    pool.park('a', 2, ['NodeResourcesFit']);
+    expect([...pool.entries()]).toEqual([
+      ['b', { at: 1, plugins: [] }],
+      ['a', { at: 2, plugins: ['NodeResourcesFit'] }],
+    ]);
   });
 });
 
-describe('nodeUpdateCouldHelp', () => {
-  const facts = {
-    labels: { zone: 'a' },
-    taints: [],
-    unschedulable: false,
-    allocatable: { milliCPU: 1000, memory: 1, ephemeralStorage: 0, pods: 10, scalar: {} },
+const allocatable = { milliCPU: 1000, memory: 1, ephemeralStorage: 0, pods: 10, scalar: {} };
+const facts: NodeFacts = { labels: { zone: 'a' }, taints: [], unschedulable: false, allocatable };
+const nodeChange = (before: NodeFacts | undefined, after: Partial<NodeFacts>): ClusterChange => ({
+  kind: 'node',
+  name: 'n',
+  before,
+  after: makeNode({ name: 'n', ...facts, ...after }),
+});
+const podChange = (
+  before: Charge | undefined,
+  after: Charge | undefined,
+  replaced?: Charge,
+): ClusterChange => {
+  const info = makePod({ name: 'b' });
+  const rec = (charge: Charge | undefined) => (charge === undefined ? undefined : { info, charge });
+  return {
+    kind: 'pod',
+    uid: info.uid,
+    before: rec(before),
+    after: rec(after),
+    replaced: rec(replaced),
   };
-  const updated = (patch: Partial<typeof facts>) => ({ ...facts, ...patch }) as never;
-  it.each([
-    ['a new node', undefined, updated({}), true],
-    [
-      'a heartbeat that changes nothing scheduling reads',
-      facts,
-      updated({ labels: { zone: 'a' } }),
-      false,
-    ],
+};
+const none: Charge = { kind: 'none' };
+const boundN: Charge = { kind: 'bound', node: 'n' };
+const assumedN: Charge = { kind: 'assumed', node: 'n', attempt: 1 };
+
+describe('queueing hints', () => {
+  it.each<[string, ClusterChange, boolean]>([
+    ['a new node', nodeChange(undefined, {}), true],
+    ['a node deleted', { kind: 'node', name: 'n', before: facts, after: undefined }, false],
+    ['a heartbeat that changes nothing scheduling reads', nodeChange(facts, {}), false],
     [
       'more allocatable cpu',
-      facts,
-      updated({ allocatable: { ...facts.allocatable, milliCPU: 2000 } }),
+      nodeChange(facts, { allocatable: { ...allocatable, milliCPU: 2000 } }),
       true,
     ],
     [
       'a new GPU',
-      facts,
-      updated({ allocatable: { ...facts.allocatable, scalar: { 'nvidia.com/gpu': 1 } } }),
+      nodeChange(facts, { allocatable: { ...allocatable, scalar: { 'nvidia.com/gpu': 1 } } }),
       true,
     ],
-    ['a label change', facts, updated({ labels: { zone: 'b' } }), true],
+    ['a label change', nodeChange(facts, { labels: { zone: 'b' } }), false],
+    ['a bound pod deleted', podChange(boundN, undefined), true],
+    ['a pending pod deleted', podChange(none, undefined), false],
+    ['a pod completing', podChange(boundN, none), true],
+    ['a pod bound where it was assumed', podChange(assumedN, boundN), false],
+    ['a pod added', podChange(undefined, none), false],
+    ['a bound pod replaced by a new pod of its name', podChange(undefined, none, boundN), true],
+    ['a reservation released', { kind: 'charge', uid: 'u', before: assumedN, after: none }, true],
+    ['a reservation made', { kind: 'charge', uid: 'u', before: none, after: assumedN }, false],
     [
-      'a removed taint',
-      { ...facts, taints: [{ key: 'k', effect: 'NoSchedule' }] },
-      updated({}),
+      'a relist removing pods',
+      { kind: 'resync', removedNodes: [], removedPods: [{ info: makePod(), charge: boundN }] },
       true,
     ],
-    ['an uncordon', { ...facts, unschedulable: true }, updated({}), true],
-  ] as const)('%s → %s', (_name, before, node, expected) => {
-    expect(nodeUpdateCouldHelp(before as never, node)).toBe(expected);
+    ['a relist removing nothing', { kind: 'resync', removedNodes: [], removedPods: [] }, false],
+    ['nothing', { kind: 'none' }, false],
+  ])('capacityFreed: %s → %s', (_name, change, expected) => {
+    expect(capacityFreed(change)).toBe(expected);
+  });
+
+  it.each<[string, QueueingHint, ClusterChange, boolean]>([
+    [
+      'labels: a label change',
+      nodeLabelsChanged,
+      nodeChange(facts, { labels: { zone: 'b' } }),
+      true,
+    ],
+    ['labels: a new node', nodeLabelsChanged, nodeChange(undefined, {}), true],
+    ['labels: a heartbeat', nodeLabelsChanged, nodeChange(facts, { labels: { zone: 'a' } }), false],
+    [
+      'labels: more cpu',
+      nodeLabelsChanged,
+      nodeChange(facts, { allocatable: { ...allocatable, milliCPU: 9 } }),
+      false,
+    ],
+    ['labels: a pod deleted', nodeLabelsChanged, podChange(boundN, undefined), false],
+    [
+      'taints: a removed taint',
+      nodeTaintsChanged,
+      nodeChange({ ...facts, taints: [{ key: 'k', effect: 'NoSchedule' }] }, {}),
+      true,
+    ],
+    [
+      'taints: a label change',
+      nodeTaintsChanged,
+      nodeChange(facts, { labels: { zone: 'b' } }),
+      false,
+    ],
+    [
+      'cordon: an uncordon',
+      nodeCordonChanged,
+      nodeChange({ ...facts, unschedulable: true }, {}),
+      true,
+    ],
+    ['cordon: a heartbeat', nodeCordonChanged, nodeChange(facts, {}), false],
+    ['name: a new node', nodeAdded, nodeChange(undefined, {}), true],
+    ['name: a node update', nodeAdded, nodeChange(facts, { labels: { x: 'y' } }), false],
+    ['never: a new node', never, nodeChange(undefined, {}), false],
+  ])('%s → %s', (_name, hint, change, expected) => {
+    expect(hint(change)).toBe(expected);
+  });
+});
+
+describe('requeue with hints', () => {
+  const hints = new Map<string, QueueingHint>([
+    ['NodeAffinity', nodeLabelsChanged],
+    ['NodeResourcesFit', capacityFreed],
+    ['PodValidity', never],
+  ]);
+  const parked = (...plugins: string[]): ParkedPod => ({ at: 0, plugins });
+  const freed = podChange(boundN, undefined);
+  const relabelled = nodeChange(facts, { labels: { zone: 'b' } });
+
+  it('names the plugins a change could help', () => {
+    expect([...pluginsHelpedBy(freed, hints)]).toEqual(['NodeResourcesFit']);
+    expect([...pluginsHelpedBy(relabelled, hints)]).toEqual(['NodeAffinity']);
+    expect(pluginsHelpedBy({ kind: 'none' }, hints).size).toBe(0);
+  });
+
+  it.each<[string, ParkedPod, ClusterChange, boolean]>([
+    ['rejected only by NodeAffinity, capacity freed', parked('NodeAffinity'), freed, false],
+    ['rejected only by NodeAffinity, a node relabelled', parked('NodeAffinity'), relabelled, true],
+    [
+      'rejected by NodeAffinity and NodeResourcesFit, capacity freed',
+      parked('NodeAffinity', 'NodeResourcesFit'),
+      freed,
+      true,
+    ],
+    ['rejected by a plugin without a hint', parked('Custom'), freed, true],
+    ['rejected by no named plugin', parked(), freed, true],
+    ['rejected by PodValidity, whose hint never helps', parked('PodValidity'), relabelled, false],
+  ])('%s → %s', (_name, pod, change, expected) => {
+    expect(changeCouldHelp(pod, pluginsHelpedBy(change, hints), hints)).toBe(expected);
   });
 });

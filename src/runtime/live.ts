@@ -2,13 +2,19 @@
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import { merge, type Observable, Subject, type Subscription, takeUntil } from 'rxjs';
-import type { LineSink, Recorder } from '../events/recorder.ts';
-import type { DecisionEvent, Envelope, InputEvent, PodTimerId, ResourceKind } from '../events/types.ts';
 import type { BerthConfig } from '../core/config.ts';
-import { connectSources } from './pipeline.ts';
-import { startRecording } from './recording.ts';
 import type { EffectPort, TimerPort } from '../core/ports.ts';
 import { Scheduler } from '../core/scheduler.ts';
+import type { LineSink, Recorder } from '../events/recorder.ts';
+import type {
+  DecisionEvent,
+  Envelope,
+  InputEvent,
+  PodTimerId,
+  ResourceKind,
+} from '../events/types.ts';
+import { connectSources } from './pipeline.ts';
+import { startRecording } from './recording.ts';
 
 /** An effect adapter that can be drained on shutdown. */
 export interface LiveEffects extends EffectPort {
@@ -172,7 +178,10 @@ export class LiveScheduler {
     for (const { event: d } of decided) {
       this.decisions++;
       if (d.type === 'PodUnschedulable') {
-        log.info({ pod: d.key, uid: d.uid, attempt: d.attempt, reason: d.message }, 'unschedulable');
+        log.info(
+          { pod: d.key, uid: d.uid, attempt: d.attempt, reason: d.message },
+          'unschedulable',
+        );
       } else if (d.type === 'CycleFailed') {
         log.error(
           { pod: d.key, uid: d.uid, attempt: d.attempt, plugin: d.plugin, err: d.message },

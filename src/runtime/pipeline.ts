@@ -1,5 +1,11 @@
 // The RxJS edge of the runtime: merges every input source into the scheduler's single log.
-import { filter, merge, type MonoTypeOperatorFunction, type Observable, type Subscription } from 'rxjs';
+import {
+  filter,
+  type MonoTypeOperatorFunction,
+  merge,
+  type Observable,
+  type Subscription,
+} from 'rxjs';
 import type { InputEvent, ResourceKind } from '../events/types.ts';
 
 type Loose = Record<string, unknown>;

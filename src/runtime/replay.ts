@@ -70,7 +70,8 @@ export function replay(log: ParsedLog): ReplayResult {
     }
     owed.push(...core.applyInput(env as Envelope<InputEvent>));
   }
-  if (divergence === undefined && owed.length > 0) {
+  // A log cut short by a crash may end between an input and the decisions it led to.
+  if (divergence === undefined && owed.length > 0 && log.digest !== undefined) {
     const made = owed[0] as Envelope<DecisionEvent>;
     divergence = { seq: made.seq, expected: '(end of log)', actual: textAt(made) };
   }

@@ -1,17 +1,17 @@
 // Runs berth against the in-process simulated cluster on a virtual clock.
 import { performance } from 'node:perf_hooks';
+import { Subject } from 'rxjs';
 import { SimCluster } from '../adapters/sim/sim-cluster.ts';
 import type { NodeObject, PodObject } from '../cluster/objects.ts';
 import type { ClusterState } from '../cluster/types.ts';
-import type { LineSink } from '../events/recorder.ts';
-import { Subject } from 'rxjs';
-import type { Envelope, InputEvent, PodTimerId } from '../events/types.ts';
-import { seededRng } from '../framework/rng.ts';
 import type { BerthConfig } from '../core/config.ts';
-import { connectSources } from './pipeline.ts';
-import { startRecording } from './recording.ts';
 import type { TimerPort } from '../core/ports.ts';
 import { Scheduler } from '../core/scheduler.ts';
+import type { LineSink } from '../events/recorder.ts';
+import type { Envelope, InputEvent, PodTimerId } from '../events/types.ts';
+import { seededRng } from '../framework/rng.ts';
+import { connectSources } from './pipeline.ts';
+import { startRecording } from './recording.ts';
 import { type RunSummary, SummaryTracker } from './summary.ts';
 import { VirtualClock } from './virtual-clock.ts';
 

@@ -107,6 +107,12 @@ describe('berth CLI', () => {
     ['an unknown flag', ['simulate', '--frob'], 2, /Unknown option '--frob'/],
     ['a bad number', ['simulate', '--nodes', 'x', '--pods', '3'], 2, /--nodes must be an integer/],
     [
+      'a bad report budget',
+      ['run', '--events-qps', '0'],
+      2,
+      /--events-qps must be a number from 0.1 to 100000/,
+    ],
+    [
       'a missing file',
       ['simulate', '--cluster', 'missing.yaml'],
       1,

@@ -9,7 +9,7 @@ import {
 } from '@kubernetes/client-node';
 import pino from 'pino';
 import { describe, expect, it, vi } from 'vitest';
-import type { InputEvent } from '../../events/types.ts';
+import type { AttemptRef, InputEvent, PodRef } from '../../events/types.ts';
 import type { KubeClients } from './config.ts';
 import { KubeEffects, type KubeEffectsOptions } from './effects.ts';
 import { TokenBucket } from './rate-limiter.ts';
@@ -37,6 +37,53 @@ function deferred() {
     resolve = r;
   });
   return { promise, resolve };
+}
+
+/** A pod in `ns` named `name`; its uid defaults to `uid-<name>`. */
+function pod(key: string, uid = `uid-${key.split('/')[1] ?? key}`): PodRef {
+  return { uid, key };
+}
+
+function attempt(key: string, n = 1, uid?: string): AttemptRef {
+  return { ...pod(key, uid), attempt: n };
+}
+
+/** Lets every callback already due run (fake API calls resolve at once). */
+function flush() {
+  return new Promise<void>((r) => setImmediate(r));
+}
+
+/** A 1-qps token bucket on a manual clock: `burst` tokens, then one more per `tick()`. */
+function manualBucket(burst = 1) {
+  let now = 0;
+  let fire: (() => void) | undefined;
+  const bucket = new TokenBucket({
+    qps: 1,
+    burst,
+    now: () => now,
+    setTimeout: (f) => {
+      fire = f;
+      return 0;
+    },
+  });
+  return {
+    bucket,
+    async tick() {
+      now += 1000;
+      const f = fire;
+      fire = undefined;
+      f?.();
+      await flush();
+    },
+  };
+}
+
+/** Resolves to 'settled' if `promise` settles within `ms` (real time), else to 'pending'. */
+function within(promise: Promise<unknown>, ms: number) {
+  return Promise.race([
+    promise.then(() => 'settled' as const),
+    new Promise<'pending'>((r) => setTimeout(() => r('pending'), ms)),
+  ]);
 }
 
 function setup(over: Partial<KubeEffectsOptions> = {}) {
@@ -80,6 +127,7 @@ function setup(over: Partial<KubeEffectsOptions> = {}) {
   const effects = new KubeEffects({
     clients,
     limiter: new TokenBucket({ qps: 1000, burst: 1000 }),
+    reportLimiter: new TokenBucket({ qps: 1000, burst: 1000 }),
     ingest: (e) => ingested.push(e),
     logger,
     reportingInstance: 'berth-test',
@@ -87,7 +135,8 @@ function setup(over: Partial<KubeEffectsOptions> = {}) {
     now: () => new Date('2030-01-02T03:04:05.678Z'),
     ...over,
   });
-  return { effects, calls, behaviour, ingested, logLines };
+  const notes = () => calls.event.map((c) => (c.param.body as { note: string }).note);
+  return { effects, calls, behaviour, ingested, logLines, notes };
 }
 
 /** Runs the per-call middleware of `options` on a request and returns its headers. */
@@ -99,9 +148,9 @@ async function headersAfter(options: ConfigurationOptions | undefined) {
 }
 
 describe('KubeEffects.bind', () => {
-  it('posts the Binding subresource and reports BindSucceeded', async () => {
+  it('posts the Binding subresource with the pod uid and reports BindSucceeded for the attempt', async () => {
     const t = setup();
-    t.effects.bind('ns1/p1', 'node-a');
+    t.effects.bind(attempt('ns1/p1', 3, 'uid-1'), 'node-a');
     await t.effects.idle();
     expect(t.calls.bind.map((c) => c.param)).toEqual([
       {
@@ -110,12 +159,34 @@ describe('KubeEffects.bind', () => {
         body: {
           apiVersion: 'v1',
           kind: 'Binding',
-          metadata: { name: 'p1', namespace: 'ns1' },
+          metadata: { name: 'p1', namespace: 'ns1', uid: 'uid-1' },
           target: { apiVersion: 'v1', kind: 'Node', name: 'node-a' },
         },
       },
     ]);
-    expect(t.ingested).toEqual([{ type: 'BindSucceeded', key: 'ns1/p1', node: 'node-a' }]);
+    expect(t.ingested).toEqual([
+      { type: 'BindSucceeded', uid: 'uid-1', key: 'ns1/p1', attempt: 3, node: 'node-a' },
+    ]);
+  });
+
+  it('reports a uid precondition failure (pod recreated under its name) as Conflict of that attempt', async () => {
+    const t = setup();
+    const message =
+      'Operation cannot be fulfilled on pods "p1": StorageError: invalid object, Code: 4, Key: /registry/pods/ns1/p1, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: uid-1, UID in object meta: uid-2';
+    t.behaviour.bind = () => Promise.reject(apiError(409, 'Conflict', message));
+    t.effects.bind(attempt('ns1/p1', 2, 'uid-1'), 'node-a');
+    await t.effects.idle();
+    expect(t.ingested).toEqual([
+      {
+        type: 'BindFailed',
+        uid: 'uid-1',
+        key: 'ns1/p1',
+        attempt: 2,
+        node: 'node-a',
+        reason: 'Conflict',
+        message,
+      },
+    ]);
   });
 
   it.each([
@@ -171,10 +242,18 @@ describe('KubeEffects.bind', () => {
   ])('reports %s', async (_name, error, reason, message, code) => {
     const t = setup();
     t.behaviour.bind = () => Promise.reject(error);
-    t.effects.bind('ns1/p1', 'node-a');
+    t.effects.bind(attempt('ns1/p1', 4), 'node-a');
     await t.effects.idle();
     expect(t.ingested).toEqual([
-      { type: 'BindFailed', key: 'ns1/p1', node: 'node-a', reason, message },
+      {
+        type: 'BindFailed',
+        uid: 'uid-p1',
+        key: 'ns1/p1',
+        attempt: 4,
+        node: 'node-a',
+        reason,
+        message,
+      },
     ]);
     const warn = t.logLines.find((l) => l.msg === 'bind failed');
     expect(warn).toMatchObject({ level: 40, pod: 'ns1/p1', node: 'node-a', reason });
@@ -187,18 +266,18 @@ describe('KubeEffects.bind', () => {
         throw new Error('core bug');
       },
     });
-    t.effects.bind('ns1/p1', 'node-a');
+    t.effects.bind(attempt('ns1/p1'), 'node-a');
     await t.effects.idle();
     expect(t.logLines.some((l) => l.msg === 'ingesting a bind result failed')).toBe(true);
   });
 
-  it('waits for a limiter token before each write', async () => {
+  it('waits for a limiter token before each bind', async () => {
     vi.useFakeTimers();
     try {
       const limiter = new TokenBucket({ qps: 10, burst: 1, now: () => Date.now() });
       const t = setup({ limiter });
-      t.effects.bind('ns/a', 'n');
-      t.effects.bind('ns/b', 'n');
+      t.effects.bind(attempt('ns/a'), 'n');
+      t.effects.bind(attempt('ns/b'), 'n');
       await vi.advanceTimersByTimeAsync(0);
       expect(t.calls.bind).toHaveLength(1);
       await vi.advanceTimersByTimeAsync(100);
@@ -208,34 +287,52 @@ describe('KubeEffects.bind', () => {
     }
   });
 
-  it('sends nothing after stop(), including binds still waiting for a token', async () => {
-    vi.useFakeTimers();
-    try {
-      const limiter = new TokenBucket({ qps: 1, burst: 1, now: () => Date.now() });
-      const t = setup({ limiter });
-      t.effects.bind('ns/a', 'n');
-      t.effects.bind('ns/b', 'n');
-      await vi.advanceTimersByTimeAsync(0);
-      t.effects.stop();
-      t.effects.bind('ns/c', 'n');
-      t.effects.reportUnschedulable('ns/d', 'no');
-      t.effects.reportScheduled('ns/e', 'n');
-      await vi.advanceTimersByTimeAsync(10_000);
-      await t.effects.idle();
-      expect(t.calls.bind.map((c) => c.param.name)).toEqual(['a']);
-      expect(t.calls.patch).toHaveLength(0);
-      expect(t.calls.event).toHaveLength(0);
-    } finally {
-      vi.useRealTimers();
-    }
+  it('sends a bind at once while 100 reports wait behind an empty report bucket', async () => {
+    const binds = manualBucket(1);
+    const reports = manualBucket(1);
+    const t = setup({ limiter: binds.bucket, reportLimiter: reports.bucket });
+    for (let i = 0; i <= 100; i++) t.effects.reportUnschedulable(pod(`ns/r${i}`), 'no fit');
+    await flush();
+    expect(t.effects.queuedReports).toBe(201);
+    t.effects.bind(attempt('ns/p', 1), 'n');
+    await flush();
+    expect(t.calls.bind).toHaveLength(1);
+    expect(t.ingested).toEqual([
+      { type: 'BindSucceeded', uid: 'uid-p', key: 'ns/p', attempt: 1, node: 'n' },
+    ]);
+    // The reports still wait: one write per report token, none from the binds' bucket.
+    expect(t.calls.patch.length + t.calls.event.length).toBe(1);
+    await reports.tick();
+    expect(t.calls.patch.length + t.calls.event.length).toBe(2);
+  });
+
+  it('sends nothing after stop(), including binds and reports still waiting for a token', async () => {
+    const binds = manualBucket(1);
+    const reports = manualBucket(1);
+    const t = setup({ limiter: binds.bucket, reportLimiter: reports.bucket });
+    t.effects.bind(attempt('ns/a'), 'n');
+    t.effects.bind(attempt('ns/b'), 'n');
+    t.effects.reportScheduled(pod('ns/q1'), 'n');
+    t.effects.reportScheduled(pod('ns/q2'), 'n');
+    await flush();
+    t.effects.stop();
+    t.effects.bind(attempt('ns/c'), 'n');
+    t.effects.reportUnschedulable(pod('ns/d'), 'no');
+    t.effects.reportScheduled(pod('ns/e'), 'n');
+    await binds.tick();
+    await reports.tick();
+    await t.effects.settled();
+    expect(t.calls.bind.map((c) => c.param.name)).toEqual(['a']);
+    expect(t.calls.patch).toHaveLength(0);
+    expect(t.notes()).toEqual(['Successfully assigned ns/q1 to n']);
   });
 });
 
 describe('KubeEffects reports', () => {
   it('patches PodScheduled=False/Unschedulable with a strategic merge patch', async () => {
     const t = setup();
-    t.effects.reportUnschedulable('ns1/p1', '0/3 nodes are available: 3 Insufficient cpu.');
-    await t.effects.idle();
+    t.effects.reportUnschedulable(pod('ns1/p1'), '0/3 nodes are available: 3 Insufficient cpu.');
+    await t.effects.settled();
     expect(t.calls.patch.map((c) => c.param)).toEqual([
       {
         name: 'p1',
@@ -259,10 +356,10 @@ describe('KubeEffects reports', () => {
     expect(headers['Content-Type']).toBe('application/strategic-merge-patch+json');
   });
 
-  it('records FailedScheduling as an events.k8s.io/v1 Event with a MicroTime', async () => {
-    const t = setup({ uidOf: (key) => (key === 'ns1/p1' ? 'uid-1' : undefined) });
-    t.effects.reportUnschedulable('ns1/p1', 'no fit');
-    await t.effects.idle();
+  it('records FailedScheduling as an events.k8s.io/v1 Event regarding the pod uid, with a MicroTime', async () => {
+    const t = setup();
+    t.effects.reportUnschedulable(pod('ns1/p1', 'uid-1'), 'no fit');
+    await t.effects.settled();
     const call = t.calls.event[0];
     expect(call?.param.namespace).toBe('ns1');
     const body = call?.param.body as Record<string, unknown>;
@@ -286,56 +383,94 @@ describe('KubeEffects reports', () => {
 
   it('does not repeat both writes while the message stays the same', async () => {
     const t = setup();
-    t.effects.reportUnschedulable('ns/p', 'A');
-    t.effects.reportUnschedulable('ns/p', 'A');
-    await t.effects.idle();
-    t.effects.reportUnschedulable('ns/p', 'A');
-    await t.effects.idle();
+    const p = pod('ns/p');
+    t.effects.reportUnschedulable(p, 'A');
+    t.effects.reportUnschedulable(p, 'A');
+    await t.effects.settled();
+    t.effects.reportUnschedulable(p, 'A');
+    await t.effects.settled();
     expect(t.calls.patch).toHaveLength(1);
     expect(t.calls.event).toHaveLength(1);
-    t.effects.reportUnschedulable('ns/p', 'B');
-    t.effects.reportUnschedulable('ns/p', 'A');
-    await t.effects.idle();
-    expect(t.calls.event.map((c) => (c.param.body as { note: string }).note)).toEqual([
-      'A',
-      'B',
-      'A',
-    ]);
+    t.effects.reportUnschedulable(p, 'B');
+    t.effects.reportUnschedulable(p, 'A');
+    await t.effects.settled();
+    expect(t.notes()).toEqual(['A', 'B', 'A']);
+  });
+
+  it('writes both again for a pod recreated under the same name with the same message', async () => {
+    const t = setup();
+    t.effects.reportUnschedulable(pod('ns/web-0', 'uid-old'), 'A');
+    await t.effects.settled();
+    t.effects.reportUnschedulable(pod('ns/web-0', 'uid-new'), 'A');
+    await t.effects.settled();
+    expect(t.calls.patch.map((c) => c.param.name)).toEqual(['web-0', 'web-0']);
+    expect(
+      t.calls.event.map((c) => (c.param.body as { regarding: { uid: string } }).regarding.uid),
+    ).toEqual(['uid-old', 'uid-new']);
+  });
+
+  it('forgetPod clears the dedupe: the same message is written again', async () => {
+    const t = setup();
+    const p = pod('ns/p');
+    t.effects.reportUnschedulable(p, 'A');
+    await t.effects.settled();
+    t.effects.forgetPod(p);
+    t.effects.reportUnschedulable(p, 'A');
+    await t.effects.settled();
+    expect(t.calls.patch).toHaveLength(2);
+    expect(t.calls.event).toHaveLength(2);
+  });
+
+  it("forgetPod drops the pod's queued status patch (the name may be another pod now) but keeps its Event", async () => {
+    const reports = manualBucket(1);
+    const t = setup({ reportLimiter: reports.bucket });
+    t.effects.reportScheduled(pod('ns/other'), 'n');
+    t.effects.reportUnschedulable(pod('ns/p', 'uid-old'), 'A');
+    await flush();
+    t.effects.forgetPod(pod('ns/p', 'uid-old'));
+    expect(t.effects.queuedReports).toBe(1);
+    await reports.tick();
+    await reports.tick();
+    await t.effects.settled();
+    expect(t.calls.patch).toHaveLength(0);
+    expect(t.notes()).toEqual(['Successfully assigned ns/other to n', 'A']);
   });
 
   it('reports the same message again after the pod was scheduled', async () => {
     const t = setup();
-    t.effects.reportUnschedulable('ns/p', 'A');
-    t.effects.reportScheduled('ns/p', 'n1');
-    t.effects.reportUnschedulable('ns/p', 'A');
-    await t.effects.idle();
+    const p = pod('ns/p');
+    t.effects.reportUnschedulable(p, 'A');
+    t.effects.reportScheduled(p, 'n1');
+    t.effects.reportUnschedulable(p, 'A');
+    await t.effects.settled();
     expect(t.calls.patch).toHaveLength(2);
   });
 
   it('sends a report again when the previous identical one failed', async () => {
     const t = setup();
     t.behaviour.patch = () => Promise.reject(apiError(500, 'InternalError', 'boom'));
-    t.effects.reportUnschedulable('ns/p', 'A');
-    await t.effects.idle();
+    t.effects.reportUnschedulable(pod('ns/p'), 'A');
+    await t.effects.settled();
     expect(t.logLines.some((l) => l.msg === 'report failed' && l.code === 500)).toBe(true);
     t.behaviour.patch = async () => ({});
-    t.effects.reportUnschedulable('ns/p', 'A');
-    await t.effects.idle();
+    t.effects.reportUnschedulable(pod('ns/p'), 'A');
+    await t.effects.settled();
     expect(t.calls.patch).toHaveLength(2);
   });
 
   it('remembers a bounded number of pods', async () => {
     const t = setup({ maxRemembered: 2 });
-    for (const key of ['ns/a', 'ns/b', 'ns/c', 'ns/a']) t.effects.reportUnschedulable(key, 'same');
-    await t.effects.idle();
+    for (const name of ['a', 'b', 'c', 'a'])
+      t.effects.reportUnschedulable(pod(`ns/${name}`), 'same');
+    await t.effects.settled();
     expect(t.calls.patch.map((c) => c.param.name)).toEqual(['a', 'b', 'c', 'a']);
   });
 
   it('names events <pod>.<hex time>, unique even within one millisecond', async () => {
     const t = setup();
-    t.effects.reportScheduled('ns/p', 'n');
-    t.effects.reportScheduled('ns/p', 'n');
-    await t.effects.idle();
+    t.effects.reportScheduled(pod('ns/p'), 'n');
+    t.effects.reportScheduled(pod('ns/p'), 'n');
+    await t.effects.settled();
     const names = t.calls.event.map(
       (c) => (c.param.body as { metadata: { name: string } }).metadata.name,
     );
@@ -345,22 +480,22 @@ describe('KubeEffects reports', () => {
 
   it('records Scheduled as a Normal Binding event', async () => {
     const t = setup();
-    t.effects.reportScheduled('ns1/p1', 'node-a');
-    await t.effects.idle();
+    t.effects.reportScheduled(pod('ns1/p1', 'uid-1'), 'node-a');
+    await t.effects.settled();
     expect(t.calls.event[0]?.param.body).toMatchObject({
       reason: 'Scheduled',
       type: 'Normal',
       action: 'Binding',
       note: 'Successfully assigned ns1/p1 to node-a',
-      regarding: { kind: 'Pod', name: 'p1', namespace: 'ns1' },
+      regarding: { kind: 'Pod', name: 'p1', namespace: 'ns1', uid: 'uid-1' },
     });
   });
 
   it('cuts notes to the 1 kB the API accepts', async () => {
     const t = setup();
-    t.effects.reportUnschedulable('ns/p', `é${'x'.repeat(5000)}`);
-    await t.effects.idle();
-    const note = (t.calls.event[0]?.param.body as { note: string } | undefined)?.note ?? '';
+    t.effects.reportUnschedulable(pod('ns/p'), `é${'x'.repeat(5000)}`);
+    await t.effects.settled();
+    const note = t.notes()[0] ?? '';
     expect(Buffer.byteLength(note)).toBeLessThanOrEqual(1024);
     expect(note.endsWith('...')).toBe(true);
     // The condition keeps the whole message.
@@ -372,39 +507,84 @@ describe('KubeEffects reports', () => {
     const t = setup();
     t.behaviour.event = () =>
       Promise.reject(apiError(403, 'Forbidden', 'events.events.k8s.io is forbidden'));
-    t.effects.reportScheduled('ns/p', 'n');
-    await t.effects.idle();
+    t.effects.reportScheduled(pod('ns/p'), 'n');
+    await t.effects.settled();
     expect(t.logLines.find((l) => l.msg === 'report failed')).toMatchObject({
       level: 40,
       pod: 'ns/p',
+      uid: 'uid-p',
       code: 403,
       err: 'events.events.k8s.io is forbidden',
     });
   });
 });
 
+describe('KubeEffects report backlog', () => {
+  it('keeps at most maxQueuedReports waiting, dropping the oldest, and logs the count', async () => {
+    const reports = manualBucket(1);
+    const t = setup({ reportLimiter: reports.bucket, maxQueuedReports: 3 });
+    for (let i = 0; i < 10; i++) t.effects.reportScheduled(pod(`ns/p${i}`), 'n');
+    expect(t.effects.queuedReports).toBe(3);
+    expect(t.effects.droppedReports).toBe(7);
+    expect(
+      t.logLines.filter((l) => l.msg === 'report backlog full; dropping the oldest reports'),
+    ).toMatchObject([{ level: 40, dropped: 1 }]);
+    await flush();
+    await reports.tick();
+    await reports.tick();
+    await t.effects.settled();
+    expect(t.notes()).toEqual(['p7', 'p8', 'p9'].map((p) => `Successfully assigned ns/${p} to n`));
+    expect(t.logLines.find((l) => l.msg === 'report backlog drained')).toMatchObject({
+      dropped: 7,
+    });
+  });
+
+  it('writes a dropped unschedulable report again when it is repeated', async () => {
+    const reports = manualBucket(1);
+    const t = setup({ reportLimiter: reports.bucket, maxQueuedReports: 2 });
+    t.effects.reportUnschedulable(pod('ns/a'), 'A');
+    t.effects.reportUnschedulable(pod('ns/b'), 'B'); // pushes a's two writes out
+    expect(t.effects.droppedReports).toBe(2);
+    t.effects.reportUnschedulable(pod('ns/a'), 'A'); // not deduped; pushes b's writes out
+    expect(t.effects.droppedReports).toBe(4);
+    for (let i = 0; i < 4; i++) await reports.tick();
+    await t.effects.settled();
+    expect(t.calls.patch.map((c) => c.param.name)).toEqual(['a']);
+    expect(t.notes()).toEqual(['A']);
+  });
+});
+
 describe('KubeEffects.idle', () => {
-  it('resolves only once every in-flight write has settled', async () => {
-    const t = setup();
+  it('resolves once the binds in flight have settled, without waiting for reports', async () => {
+    const reports = manualBucket(1);
+    const t = setup({ reportLimiter: reports.bucket });
     const bind = deferred();
     const event = deferred();
     t.behaviour.bind = () => bind.promise;
     t.behaviour.event = () => event.promise;
-    t.effects.bind('ns/p', 'n');
-    t.effects.reportScheduled('ns/q', 'n');
-    let idle = false;
-    const waiting = t.effects.idle().then(() => {
-      idle = true;
-    });
-    await new Promise((r) => setTimeout(r, 5));
-    expect(idle).toBe(false);
+    t.effects.bind(attempt('ns/p'), 'n');
+    // One report in flight (never answered) and five waiting for a report token.
+    for (let i = 0; i < 6; i++) t.effects.reportScheduled(pod(`ns/q${i}`), 'n');
+    await flush();
+    expect(await within(t.effects.idle(), 20)).toBe('pending');
     bind.resolve();
-    await new Promise((r) => setTimeout(r, 5));
-    expect(idle).toBe(false);
-    event.resolve();
-    await waiting;
-    expect(idle).toBe(true);
+    expect(await within(t.effects.idle(), 200)).toBe('settled');
     expect(t.ingested).toHaveLength(1);
+    expect(t.effects.queuedReports).toBe(5);
+  });
+
+  it('stop() drops the queued reports and logs how many', async () => {
+    const reports = manualBucket(1);
+    const t = setup({ reportLimiter: reports.bucket });
+    for (let i = 0; i < 6; i++) t.effects.reportScheduled(pod(`ns/q${i}`), 'n');
+    await flush();
+    t.effects.stop();
+    expect(t.effects.queuedReports).toBe(0);
+    expect(t.logLines.find((l) => l.msg === 'stopped; queued reports dropped')).toMatchObject({
+      dropped: 5,
+    });
+    for (let i = 0; i < 5; i++) await reports.tick();
+    expect(t.calls.event).toHaveLength(1);
   });
 
   it('resolves at once when nothing is in flight', async () => {

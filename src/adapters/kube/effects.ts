@@ -1,18 +1,23 @@
 // The Kubernetes effect adapter: binds pods, sets PodScheduled, records Events, rate-limited.
 import { PatchStrategy, V1MicroTime } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
-import type { BindFailureReason, InputEvent } from '../../events/types.ts';
-import type { EffectPort } from '../../runtime/scheduler.ts';
+import type { EffectPort } from '../../core/ports.ts';
+import type { AttemptRef, BindFailureReason, InputEvent, PodRef } from '../../events/types.ts';
 import { describeApiError } from './api-error.ts';
 import type { KubeClients } from './config.ts';
-import type { TokenBucket } from './rate-limiter.ts';
+import { PacedQueue, type TokenBucket } from './rate-limiter.ts';
 import { timeoutOptions } from './request-options.ts';
 
 /** What a KubeEffects is built with. */
 export interface KubeEffectsOptions {
   clients: KubeClients;
-  /** Every write waits for a token here first. */
+  /** Binds wait for a token here; nothing else takes from it. */
   limiter: TokenBucket;
+  /**
+   * Reports (the PodScheduled status patch and Events) wait for a token here, so that a
+   * backlog of reports never delays a bind (kube-scheduler gives Events a client of their own).
+   */
+  reportLimiter: TokenBucket;
   /** Where bind results go (they become BindSucceeded/BindFailed in the log). */
   ingest: (event: InputEvent) => void;
   logger: Logger;
@@ -21,18 +26,32 @@ export interface KubeEffectsOptions {
   /** `reportingInstance` of the Events (e.g. `berth-<hostname>`). */
   reportingInstance: string;
   schedulerName: string;
-  /** UID of a pod by key, when known: lets `kubectl describe pod` find the Events. */
-  uidOf?: (key: string) => string | undefined;
   /** Timeout of each API write (default 30 s). */
   requestTimeoutMs?: number;
   /** How many pods' last unschedulable message to remember (default 10,000). */
   maxRemembered?: number;
+  /** How many report writes may wait for a token; beyond it the oldest is dropped (default 1,000). */
+  maxQueuedReports?: number;
   /** Wall clock for condition and event timestamps (default `new Date()`). */
   now?: () => Date;
 }
 
+/** One report write waiting for a token. */
+interface Report {
+  pod: PodRef;
+  /** `status` writes go to the pod by name; they are dropped when the pod is forgotten. */
+  kind: 'status' | 'event';
+  what: string;
+  call: () => Promise<unknown>;
+  /** The unschedulable message this write reports, if any (for the dedupe). */
+  message?: string;
+}
+
 /** The events.k8s.io/v1 `note` limit (1 kB); longer notes are rejected by the API. */
 const noteLimit = 1024;
+
+/** Drops are logged at the first one and then every this many, with the running count. */
+const dropLogEvery = 1000;
 
 function splitKey(key: string): { namespace: string; name: string } {
   const slash = key.indexOf('/');
@@ -49,6 +68,7 @@ function truncateBytes(text: string, limit: number): string {
 }
 
 function bindFailureReason(code: number | undefined): BindFailureReason {
+  // 409 also covers a uid mismatch: the pod was recreated under its name since the decision.
   if (code === 409) return 'Conflict';
   if (code === 404) return 'NotFound';
   return 'Error';
@@ -56,33 +76,62 @@ function bindFailureReason(code: number | undefined): BindFailureReason {
 
 /**
  * Carries out berth's commands against the API server. `bind` reports its outcome through
- * `ingest`; reports (condition, Events) are fire-and-forget and only logged on failure.
- * No method throws or leaves a rejected promise behind.
+ * `ingest`, naming the attempt it answers. Reports (condition, Events) are fire-and-forget on
+ * their own token bucket and bounded queue, and only logged on failure; neither binds nor
+ * shutdown ever wait for them. No method throws or leaves a rejected promise behind.
  */
 export class KubeEffects implements EffectPort {
-  private readonly inFlight = new Set<Promise<void>>();
-  /** Last unschedulable message per pod, oldest first (Map keeps insertion order). */
+  private readonly binds = new Set<Promise<void>>();
+  private readonly reports: PacedQueue<Report>;
+  /** Last unschedulable message per pod uid, oldest first (Map keeps insertion order). */
   private readonly lastUnschedulable = new Map<string, string>();
   private stopped = false;
   /** Makes event names unique within one millisecond. */
   private eventSeq = 0;
+  private dropped = 0;
+  private droppedSinceLog = 0;
   private readonly log: Logger;
 
   constructor(private readonly opts: KubeEffectsOptions) {
     this.log = opts.logger.child({ effects: 'kube' });
+    this.reports = new PacedQueue<Report>({
+      bucket: opts.reportLimiter,
+      capacity: opts.maxQueuedReports ?? 1000,
+      run: (report) => this.send(report),
+      onDrop: (report) => this.onDrop(report),
+    });
   }
 
-  /** Binds pod `key` to `node` (POST pods/binding); the result comes back through `ingest`. */
-  bind(key: string, node: string): void {
+  /** Report writes waiting for a token. */
+  get queuedReports(): number {
+    return this.reports.size;
+  }
+
+  /** Report writes dropped so far because the report queue was full. */
+  get droppedReports(): number {
+    return this.dropped;
+  }
+
+  /**
+   * Binds the attempt's pod to `node` (POST pods/binding with the pod's uid, so the API server
+   * refuses it with a 409 if the name now belongs to another pod); the result, naming the
+   * same attempt, comes back through `ingest`.
+   */
+  bind(attempt: AttemptRef, node: string): void {
     if (this.stopped) return;
-    this.track(this.runBind(key, node));
+    const { uid, key, attempt: n } = attempt;
+    const settled = this.runBind({ uid, key, attempt: n }, node).catch((err) => {
+      this.log.error({ err: describeApiError(err).message }, 'unexpected failure in a bind');
+    });
+    this.binds.add(settled);
+    void settled.finally(() => this.binds.delete(settled));
   }
 
   /** Sets PodScheduled=False/Unschedulable and records FailedScheduling, once per message. */
-  reportUnschedulable(key: string, message: string): void {
-    if (this.stopped || this.lastUnschedulable.get(key) === message) return;
-    this.remember(key, message);
-    const { namespace, name } = splitKey(key);
+  reportUnschedulable(pod: PodRef, message: string): void {
+    if (this.stopped || this.lastUnschedulable.get(pod.uid) === message) return;
+    this.remember(pod.uid, message);
+    const { namespace, name } = splitKey(pod.key);
     const condition = {
       type: 'PodScheduled',
       status: 'False',
@@ -90,40 +139,67 @@ export class KubeEffects implements EffectPort {
       message,
       lastTransitionTime: this.now().toISOString(),
     };
-    this.write(
-      'patch PodScheduled',
-      key,
-      () =>
+    this.reports.push({
+      pod,
+      kind: 'status',
+      what: 'patch PodScheduled',
+      message,
+      call: () =>
         this.opts.clients.core.patchNamespacedPodStatus(
           { name, namespace, body: { status: { conditions: [condition] } } },
           timeoutOptions(this.timeoutMs, PatchStrategy.StrategicMergePatch),
         ),
-      message,
-    );
-    this.recordEvent(key, 'Warning', 'FailedScheduling', 'Scheduling', message, message);
+    });
+    this.recordEvent(pod, 'Warning', 'FailedScheduling', 'Scheduling', message, message);
   }
 
-  /** Records the `Scheduled` Event for pod `key` on `node`. */
-  reportScheduled(key: string, node: string): void {
-    this.lastUnschedulable.delete(key);
+  /** Records the `Scheduled` Event for the pod on `node`. */
+  reportScheduled(pod: PodRef, node: string): void {
+    this.lastUnschedulable.delete(pod.uid);
     if (this.stopped) return;
     this.recordEvent(
-      key,
+      pod,
       'Normal',
       'Scheduled',
       'Binding',
-      `Successfully assigned ${key} to ${node}`,
+      `Successfully assigned ${pod.key} to ${node}`,
     );
   }
 
-  /** Resolves when every write issued so far (and any issued meanwhile) has settled. */
-  async idle(): Promise<void> {
-    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+  /**
+   * Forgets the pod (deleted, or replaced under its name): its next report is written even if
+   * the message repeats, and its status patches still queued are dropped, since they would
+   * land on whatever pod holds the name now. Its queued Events stay (they name its uid).
+   */
+  forgetPod(pod: PodRef): void {
+    this.lastUnschedulable.delete(pod.uid);
+    this.reports.remove((r) => r.kind === 'status' && r.pod.uid === pod.uid);
   }
 
-  /** Makes later calls no-ops; writes still waiting for a token are dropped, not sent. */
+  /**
+   * Resolves when every bind issued so far (and any issued meanwhile) has settled, its result
+   * ingested. Reports are never waited for.
+   */
+  async idle(): Promise<void> {
+    while (this.binds.size > 0) await Promise.allSettled([...this.binds]);
+  }
+
+  /** Resolves when binds and reports, queued or in flight, have all settled (for tests). */
+  async settled(): Promise<void> {
+    await this.idle();
+    await this.reports.settled();
+    if (this.binds.size > 0) await this.settled();
+  }
+
+  /**
+   * Makes later calls no-ops; binds still waiting for a token are not sent, and queued reports
+   * are dropped (logged with their count). Writes already sent are left to finish.
+   */
   stop(): void {
+    if (this.stopped) return;
     this.stopped = true;
+    const dropped = this.reports.close();
+    this.log.info({ dropped }, 'stopped; queued reports dropped');
   }
 
   private get timeoutMs(): number {
@@ -134,7 +210,8 @@ export class KubeEffects implements EffectPort {
     return this.opts.now?.() ?? new Date();
   }
 
-  private async runBind(key: string, node: string): Promise<void> {
+  private async runBind(attempt: AttemptRef, node: string): Promise<void> {
+    const { uid, key } = attempt;
     const { namespace, name } = splitKey(key);
     await this.opts.limiter.take();
     // Stopped while waiting: not sent; the pod stays pending for the next berth.
@@ -148,18 +225,21 @@ export class KubeEffects implements EffectPort {
           body: {
             apiVersion: 'v1',
             kind: 'Binding',
-            metadata: { name, namespace },
+            metadata: { name, namespace, uid },
             target: { apiVersion: 'v1', kind: 'Node', name: node },
           },
         },
         timeoutOptions(this.timeoutMs),
       );
-      result = { type: 'BindSucceeded', key, node };
+      result = { type: 'BindSucceeded', ...attempt, node };
     } catch (err) {
       const f = describeApiError(err);
       const reason = bindFailureReason(f.code);
-      this.log.warn({ pod: key, node, reason, code: f.code, err: f.message }, 'bind failed');
-      result = { type: 'BindFailed', key, node, reason, message: f.message };
+      this.log.warn(
+        { pod: key, uid, attempt: attempt.attempt, node, reason, code: f.code, err: f.message },
+        'bind failed',
+      );
+      result = { type: 'BindFailed', ...attempt, node, reason, message: f.message };
     }
     try {
       this.opts.ingest(result);
@@ -172,15 +252,14 @@ export class KubeEffects implements EffectPort {
   }
 
   private recordEvent(
-    key: string,
+    pod: PodRef,
     type: string,
     reason: string,
     action: string,
     note: string,
     unschedulable?: string,
   ): void {
-    const { namespace, name } = splitKey(key);
-    const uid = this.opts.uidOf?.(key);
+    const { namespace, name } = splitKey(pod.key);
     const time = this.now().getTime();
     const body = {
       apiVersion: 'events.k8s.io/v1',
@@ -194,18 +273,20 @@ export class KubeEffects implements EffectPort {
       reason,
       type,
       note: truncateBytes(note, noteLimit),
-      regarding: { apiVersion: 'v1', kind: 'Pod', name, namespace, ...(uid ? { uid } : {}) },
+      // The uid lets `kubectl describe pod` find the Event, and only for this pod.
+      regarding: { apiVersion: 'v1', kind: 'Pod', name, namespace, uid: pod.uid },
     };
-    this.write(
-      `event ${reason}`,
-      key,
-      () =>
+    this.reports.push({
+      pod,
+      kind: 'event',
+      what: `event ${reason}`,
+      ...(unschedulable === undefined ? {} : { message: unschedulable }),
+      call: () =>
         this.opts.clients.events.createNamespacedEvent(
           { namespace, body },
           timeoutOptions(this.timeoutMs),
         ),
-      unschedulable,
-    );
+    });
   }
 
   /**
@@ -219,37 +300,52 @@ export class KubeEffects implements EffectPort {
     return `${pod.slice(0, 253 - suffix.length - 1)}.${suffix}`;
   }
 
-  /**
-   * Runs a fire-and-forget write through the limiter; failures are logged and dropped. A
-   * failed unschedulable report is forgotten so that the next identical one is sent again.
-   */
-  private write(what: string, key: string, call: () => Promise<unknown>, message?: string): void {
-    const run = async () => {
-      await this.opts.limiter.take();
-      if (this.stopped) return;
-      try {
-        await call();
-      } catch (err) {
-        const f = describeApiError(err);
-        this.log.warn({ pod: key, write: what, code: f.code, err: f.message }, 'report failed');
-        if (message !== undefined && this.lastUnschedulable.get(key) === message)
-          this.lastUnschedulable.delete(key);
-      }
-    };
-    this.track(run());
+  /** Sends one report; a failure is logged and dropped. Never rejects. */
+  private async send(report: Report): Promise<void> {
+    if (this.stopped) return;
+    try {
+      await report.call();
+    } catch (err) {
+      const f = describeApiError(err);
+      this.log.warn(
+        {
+          pod: report.pod.key,
+          uid: report.pod.uid,
+          write: report.what,
+          code: f.code,
+          err: f.message,
+        },
+        'report failed',
+      );
+      this.unremember(report);
+    }
+    if (this.droppedSinceLog > 0 && this.reports.size === 0 && !this.stopped) {
+      this.log.info({ dropped: this.droppedSinceLog }, 'report backlog drained');
+      this.droppedSinceLog = 0;
+    }
   }
 
-  private track(promise: Promise<void>): void {
-    const settled = promise.catch((err) => {
-      this.log.error({ err: describeApiError(err).message }, 'unexpected failure in an API write');
-    });
-    this.inFlight.add(settled);
-    void settled.finally(() => this.inFlight.delete(settled));
+  private onDrop(report: Report): void {
+    this.dropped += 1;
+    this.droppedSinceLog += 1;
+    this.unremember(report);
+    if (this.droppedSinceLog === 1 || this.droppedSinceLog % dropLogEvery === 0)
+      this.log.warn(
+        { dropped: this.droppedSinceLog, queued: this.reports.size },
+        'report backlog full; dropping the oldest reports',
+      );
   }
 
-  private remember(key: string, message: string): void {
-    this.lastUnschedulable.delete(key);
-    this.lastUnschedulable.set(key, message);
+  /** A report that was not written is forgotten, so that the next identical one is sent. */
+  private unremember(report: Report): void {
+    const { uid } = report.pod;
+    if (report.message !== undefined && this.lastUnschedulable.get(uid) === report.message)
+      this.lastUnschedulable.delete(uid);
+  }
+
+  private remember(uid: string, message: string): void {
+    this.lastUnschedulable.delete(uid);
+    this.lastUnschedulable.set(uid, message);
     const max = this.opts.maxRemembered ?? 10_000;
     while (this.lastUnschedulable.size > max) {
       const oldest = this.lastUnschedulable.keys().next().value;

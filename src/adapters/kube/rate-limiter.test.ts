@@ -1,6 +1,6 @@
-// Tests the token bucket with an injected clock and timer.
+// Tests the token bucket and the paced queue with an injected clock and timer.
 import { describe, expect, it } from 'vitest';
-import { TokenBucket } from './rate-limiter.ts';
+import { PacedQueue, TokenBucket } from './rate-limiter.ts';
 
 /** Lets pending promise callbacks run (they record the time they saw). */
 async function flush() {
@@ -129,5 +129,83 @@ describe('TokenBucket', () => {
     expect(() => new TokenBucket({ qps: 0, burst: 1 })).toThrow(RangeError);
     expect(() => new TokenBucket({ qps: Number.NaN, burst: 1 })).toThrow(RangeError);
     expect(() => new TokenBucket({ qps: 5, burst: 0 })).toThrow(RangeError);
+  });
+});
+
+describe('PacedQueue', () => {
+  function paced(capacity: number, burst = 1) {
+    const clock = manualClock();
+    const bucket = new TokenBucket({ qps: 10, burst, ...clock });
+    const started: { job: string; at: number }[] = [];
+    const dropped: string[] = [];
+    const queue = new PacedQueue<string>({
+      bucket,
+      capacity,
+      run: async (job) => void started.push({ job, at: clock.now() }),
+      onDrop: (job) => dropped.push(job),
+    });
+    return { clock, bucket, queue, started, dropped };
+  }
+
+  it('starts one job per token, in order', async () => {
+    const q = paced(10);
+    for (const job of ['a', 'b', 'c']) q.queue.push(job);
+    await q.clock.advance(1000);
+    expect(q.started).toEqual([
+      { job: 'a', at: 0 },
+      { job: 'b', at: 100 },
+      { job: 'c', at: 200 },
+    ]);
+  });
+
+  it('drops the oldest waiting job beyond its capacity, and waits on the bucket only once', async () => {
+    const q = paced(2);
+    for (const job of ['a', 'b', 'c', 'd', 'e']) q.queue.push(job);
+    expect(q.queue.size).toBe(2);
+    expect(q.dropped).toEqual(['a', 'b', 'c']);
+    expect(q.bucket.pending).toBeLessThanOrEqual(1);
+    await q.clock.advance(1000);
+    expect(q.started.map((s) => s.job)).toEqual(['d', 'e']);
+  });
+
+  it('removes matching waiting jobs, and close() drops the rest and ignores later pushes', async () => {
+    const q = paced(10);
+    for (const job of ['a', 'x1', 'b', 'x2', 'c']) q.queue.push(job);
+    expect(q.queue.remove((j) => j.startsWith('x'))).toBe(2);
+    await q.clock.advance(150);
+    expect(q.started.map((s) => s.job)).toEqual(['a', 'b']);
+    expect(q.queue.close()).toBe(1);
+    q.queue.push('d');
+    await q.clock.advance(1000);
+    await q.queue.settled();
+    expect(q.started.map((s) => s.job)).toEqual(['a', 'b']);
+  });
+
+  it('settled() waits for the started jobs', async () => {
+    const clock = manualClock();
+    let finish: () => void = () => {};
+    const queue = new PacedQueue<string>({
+      bucket: new TokenBucket({ qps: 10, burst: 1, ...clock }),
+      capacity: 5,
+      run: () =>
+        new Promise<void>((r) => {
+          finish = r;
+        }),
+    });
+    queue.push('a');
+    let settled = false;
+    void queue.settled().then(() => {
+      settled = true;
+    });
+    await clock.advance(0);
+    expect(settled).toBe(false);
+    finish();
+    await clock.advance(0);
+    expect(settled).toBe(true);
+  });
+
+  it('rejects a capacity below one', () => {
+    const bucket = new TokenBucket({ qps: 1, burst: 1 });
+    expect(() => new PacedQueue({ bucket, capacity: 0, run: async () => {} })).toThrow(RangeError);
   });
 });

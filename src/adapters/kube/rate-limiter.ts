@@ -1,4 +1,4 @@
-// A token bucket for API writes (client-go's QPS/burst): callers wait their turn in FIFO order.
+// Rate limits for API writes: a token bucket (client-go's QPS/burst) and a bounded queue paced by one.
 
 /** How fast the bucket refills and how many tokens it holds. */
 export interface TokenBucketOptions {
@@ -74,5 +74,92 @@ export class TokenBucket {
     }
     // Rounding can leave the bucket a hair short of a token: arm() then waits ≥ 1 ms more.
     this.arm();
+  }
+}
+
+/** What a PacedQueue is built with. */
+export interface PacedQueueOptions<T> {
+  /** One token per job; the queue is its only waiter, so the bucket's own queue stays short. */
+  bucket: TokenBucket;
+  /** Jobs that may wait for a token; a push beyond it drops the oldest waiting job. */
+  capacity: number;
+  /** Starts a job once its token is taken. Its promise is awaited only by `settled()`. */
+  run: (job: T) => Promise<void>;
+  /** Called with each job dropped because the queue was full. */
+  onDrop?: (job: T) => void;
+}
+
+/**
+ * A bounded FIFO of fire-and-forget jobs, started one per token of `bucket`. Memory is bounded
+ * by `capacity`: when full, the oldest waiting job is dropped (newer work is the more current).
+ * Jobs already started are not waited for by anything but `settled()`.
+ */
+export class PacedQueue<T> {
+  private readonly jobs: T[] = [];
+  private readonly running = new Set<Promise<void>>();
+  private pumping: Promise<void> | undefined;
+  private closed = false;
+
+  constructor(private readonly opts: PacedQueueOptions<T>) {
+    if (!(opts.capacity >= 1)) throw new RangeError(`capacity must be >= 1 (got ${opts.capacity})`);
+  }
+
+  /** Jobs waiting for a token. */
+  get size(): number {
+    return this.jobs.length;
+  }
+
+  /** Queues `job` (a no-op after `close()`); drops the oldest waiting job when full. */
+  push(job: T): void {
+    if (this.closed) return;
+    this.jobs.push(job);
+    if (this.jobs.length > this.opts.capacity) {
+      const oldest = this.jobs.shift() as T;
+      this.opts.onDrop?.(oldest);
+    }
+    this.pumping ??= this.pump();
+  }
+
+  /** Removes the waiting jobs that match `which` (started jobs are not touched); returns how many. */
+  remove(which: (job: T) => boolean): number {
+    let kept = 0;
+    for (const job of this.jobs) if (!which(job)) this.jobs[kept++] = job;
+    const removed = this.jobs.length - kept;
+    this.jobs.length = kept;
+    return removed;
+  }
+
+  /** Drops every waiting job and ignores later pushes; returns how many were dropped. */
+  close(): number {
+    this.closed = true;
+    const dropped = this.jobs.length;
+    this.jobs.length = 0;
+    return dropped;
+  }
+
+  /** Resolves when no job is waiting and every started job has settled. */
+  async settled(): Promise<void> {
+    for (;;) {
+      const pending = [...this.running];
+      if (this.pumping !== undefined) pending.push(this.pumping);
+      if (pending.length === 0) return;
+      await Promise.allSettled(pending);
+    }
+  }
+
+  private async pump(): Promise<void> {
+    try {
+      while (!this.closed && this.jobs.length > 0) {
+        await this.opts.bucket.take();
+        // Taken off only now: while a job waits for the token it can still be dropped or removed.
+        const job = this.jobs.shift();
+        if (job === undefined) break;
+        const run = this.opts.run(job).catch(() => {});
+        this.running.add(run);
+        void run.finally(() => this.running.delete(run));
+      }
+    } finally {
+      this.pumping = undefined;
+    }
   }
 }

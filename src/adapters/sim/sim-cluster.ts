@@ -149,7 +149,12 @@ export class SimCluster {
     return { ...pod, metadata: { ...pod.metadata, uid: `00000000-0000-4000-8000-${suffix}` } };
   }
 
-  private fail(attempt: AttemptRef, node: string, reason: 'Conflict' | 'NotFound' | 'Error', message: string): void {
+  private fail(
+    attempt: AttemptRef,
+    node: string,
+    reason: 'Conflict' | 'NotFound' | 'Error',
+    message: string,
+  ): void {
     this.subject.next({ type: 'BindFailed', ...attempt, node, reason, message });
   }
 

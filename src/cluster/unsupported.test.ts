@@ -1,0 +1,158 @@
+// Pins which pod constraints berth refuses until a plugin checks them, and the field each reason names.
+import { describe, expect, it } from 'vitest';
+import { unsupportedConstraint } from './unsupported.ts';
+
+const term = {
+  labelSelector: { matchLabels: { app: 'db' } },
+  topologyKey: 'kubernetes.io/hostname',
+};
+const app = (ports?: unknown[]) => ({ name: 'app', ...(ports === undefined ? {} : { ports }) });
+
+describe('unsupportedConstraint', () => {
+  const cases: [string, unknown, string | undefined][] = [
+    ['A plain pod is supported', { containers: [app()] }, undefined],
+    [
+      'Required pod affinity is refused',
+      { affinity: { podAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [term] } } },
+      'berth does not support spec.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution yet',
+    ],
+    [
+      'Required pod anti-affinity is refused',
+      { affinity: { podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [term] } } },
+      'berth does not support spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution yet',
+    ],
+    [
+      'Required affinity is named before required anti-affinity',
+      {
+        affinity: {
+          podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [term] },
+          podAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [term] },
+        },
+      },
+      'berth does not support spec.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution yet',
+    ],
+    [
+      'Preferred pod affinity and anti-affinity only score, so they pass',
+      {
+        affinity: {
+          podAffinity: {
+            preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 1, podAffinityTerm: term }],
+          },
+          podAntiAffinity: {
+            preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 5, podAffinityTerm: term }],
+            requiredDuringSchedulingIgnoredDuringExecution: [],
+          },
+        },
+      },
+      undefined,
+    ],
+    [
+      'An empty or null required list is no constraint',
+      { affinity: { podAffinity: { requiredDuringSchedulingIgnoredDuringExecution: null } } },
+      undefined,
+    ],
+    [
+      'Required node affinity is checked by NodeAffinity, so it passes',
+      {
+        affinity: {
+          nodeAffinity: {
+            requiredDuringSchedulingIgnoredDuringExecution: {
+              nodeSelectorTerms: [{ matchExpressions: [{ key: 'a', operator: 'Exists' }] }],
+            },
+          },
+        },
+      },
+      undefined,
+    ],
+    [
+      'A DoNotSchedule spread constraint is refused, naming its index',
+      {
+        topologySpreadConstraints: [
+          { maxSkew: 1, topologyKey: 'zone', whenUnsatisfiable: 'ScheduleAnyway' },
+          { maxSkew: 1, topologyKey: 'zone', whenUnsatisfiable: 'DoNotSchedule' },
+        ],
+      },
+      'berth does not support spec.topologySpreadConstraints[1] with whenUnsatisfiable DoNotSchedule yet',
+    ],
+    [
+      'A spread constraint without whenUnsatisfiable defaults to DoNotSchedule',
+      { topologySpreadConstraints: [{ maxSkew: 1, topologyKey: 'zone' }] },
+      'berth does not support spec.topologySpreadConstraints[0] with whenUnsatisfiable DoNotSchedule yet',
+    ],
+    [
+      'ScheduleAnyway spread only scores, so it passes',
+      {
+        topologySpreadConstraints: [
+          { maxSkew: 1, topologyKey: 'zone', whenUnsatisfiable: 'ScheduleAnyway' },
+        ],
+      },
+      undefined,
+    ],
+    [
+      'A host port is refused, naming container and port index',
+      {
+        containers: [
+          app([{ containerPort: 80 }]),
+          app([{ containerPort: 8080 }, { containerPort: 9090, hostPort: 9090 }]),
+        ],
+      },
+      'berth does not support spec.containers[1].ports[1].hostPort yet',
+    ],
+    [
+      'A host port on an init container is refused',
+      { containers: [app()], initContainers: [app([{ containerPort: 53, hostPort: 53 }])] },
+      'berth does not support spec.initContainers[0].ports[0].hostPort yet',
+    ],
+    [
+      'A zero host port is no host port',
+      { containers: [app([{ containerPort: 80, hostPort: 0 }])] },
+      undefined,
+    ],
+    [
+      'With hostNetwork every container port is a host port',
+      { hostNetwork: true, containers: [app([{ containerPort: 8080 }])] },
+      'berth does not support spec.containers[0].ports[0].containerPort with spec.hostNetwork yet',
+    ],
+    [
+      'Affinity is named before spread, spread before host ports',
+      {
+        topologySpreadConstraints: [{ maxSkew: 1, topologyKey: 'zone' }],
+        containers: [app([{ hostPort: 1 }])],
+        affinity: { podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [term] } },
+      },
+      'berth does not support spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution yet',
+    ],
+    [
+      'Spread is named before host ports',
+      {
+        topologySpreadConstraints: [{ maxSkew: 1, topologyKey: 'zone' }],
+        containers: [app([{ hostPort: 1 }])],
+      },
+      'berth does not support spec.topologySpreadConstraints[0] with whenUnsatisfiable DoNotSchedule yet',
+    ],
+    [
+      'A malformed spread list is refused rather than ignored',
+      { topologySpreadConstraints: { maxSkew: 1 } },
+      'berth does not support spec.topologySpreadConstraints yet',
+    ],
+  ];
+  for (const [name, spec, want] of cases) {
+    it(name, () => expect(unsupportedConstraint(spec)).toBe(want));
+  }
+
+  it('never throws on odd shapes', () => {
+    const odd: unknown[] = [
+      undefined,
+      null,
+      7,
+      'spec',
+      [],
+      { affinity: 'x' },
+      { affinity: { podAffinity: [] } },
+      { topologySpreadConstraints: null },
+      { containers: 'x', initContainers: [null, 3, { ports: 'x' }, { ports: [null, 'p'] }] },
+    ];
+    for (const spec of odd) expect(() => unsupportedConstraint(spec)).not.toThrow();
+    expect(unsupportedConstraint(null)).toBeUndefined();
+  });
+});

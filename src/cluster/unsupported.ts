@@ -1,0 +1,79 @@
+// Finds the first constraint in a pod spec that no berth plugin checks yet, so the pod is refused, not misplaced.
+import { isRecord } from './fields.ts';
+
+/** The one-line reason for a field berth cannot honour yet. */
+export function unsupportedReason(field: string): string {
+  return `berth does not support ${field} yet`;
+}
+
+const REQUIRED = 'requiredDuringSchedulingIgnoredDuringExecution';
+
+/** Required terms are present unless the field is absent, null or an empty list. */
+function hasTerms(v: unknown): boolean {
+  return v !== undefined && v !== null && !(Array.isArray(v) && v.length === 0);
+}
+
+function requiredPodAffinity(spec: Record<string, unknown>): string | undefined {
+  const affinity = spec.affinity;
+  if (!isRecord(affinity)) return undefined;
+  for (const kind of ['podAffinity', 'podAntiAffinity']) {
+    const a = affinity[kind];
+    if (isRecord(a) && hasTerms(a[REQUIRED])) return `spec.affinity.${kind}.${REQUIRED}`;
+  }
+  return undefined;
+}
+
+/** A spread constraint filters unless it says ScheduleAnyway (DoNotSchedule is the default). */
+function filteringSpread(spec: Record<string, unknown>): string | undefined {
+  const list = spec.topologySpreadConstraints;
+  if (list === undefined || list === null) return undefined;
+  if (!Array.isArray(list)) return 'spec.topologySpreadConstraints';
+  for (let i = 0; i < list.length; i++) {
+    const c: unknown = list[i];
+    if (!isRecord(c)) return `spec.topologySpreadConstraints[${i}]`;
+    if (c.whenUnsatisfiable !== 'ScheduleAnyway')
+      return `spec.topologySpreadConstraints[${i}] with whenUnsatisfiable DoNotSchedule`;
+  }
+  return undefined;
+}
+
+function positive(v: unknown): v is number {
+  return typeof v === 'number' && v > 0;
+}
+
+/**
+ * A port that takes a host port: `hostPort > 0`, or, with `spec.hostNetwork`, any
+ * `containerPort` (the API server then defaults hostPort to it).
+ */
+function hostPort(spec: Record<string, unknown>): string | undefined {
+  for (const list of ['containers', 'initContainers']) {
+    const containers = spec[list];
+    if (!Array.isArray(containers)) continue;
+    for (let i = 0; i < containers.length; i++) {
+      const c: unknown = containers[i];
+      if (!isRecord(c) || !Array.isArray(c.ports)) continue;
+      for (let j = 0; j < c.ports.length; j++) {
+        const p: unknown = c.ports[j];
+        if (!isRecord(p)) continue;
+        const at = `spec.${list}[${i}].ports[${j}]`;
+        if (positive(p.hostPort)) return `${at}.hostPort`;
+        if (spec.hostNetwork === true && positive(p.containerPort))
+          return `${at}.containerPort with spec.hostNetwork`;
+      }
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The reason a pod must wait because it asks for something no berth plugin checks yet, or
+ * undefined. Checks, in order, and names the first field found: required pod affinity,
+ * required pod anti-affinity, a DoNotSchedule topology spread constraint, a host port
+ * (containers, then init containers). Preferred affinity and ScheduleAnyway spread only
+ * affect scoring and pass. Never throws; a non-object spec has nothing to refuse.
+ */
+export function unsupportedConstraint(spec: unknown): string | undefined {
+  if (!isRecord(spec)) return undefined;
+  const field = requiredPodAffinity(spec) ?? filteringSpread(spec) ?? hostPort(spec);
+  return field === undefined ? undefined : unsupportedReason(field);
+}
