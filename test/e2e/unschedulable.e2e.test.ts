@@ -63,11 +63,15 @@ describe('an unschedulable pod on a real cluster', () => {
     );
     expect(first[0]?.note).toBe(expectedMessage);
     expect(first[0]?.type).toBe('Warning');
-    // Node updates are queueing hints for unschedulable pods: each one makes berth retry
-    // after its backoff (1 s, 2 s, 4 s, …). Keep poking for more than 5 s.
+    // A pod leaving a node frees capacity, which NodeResourcesFit's queueing hint says could
+    // help: each one makes berth retry after its backoff (1 s, 2 s, 4 s, …). (A label change
+    // would not: the pod was rejected for cpu alone.) Keep poking for more than 5 s.
     const started = Date.now();
     for (let i = 0; Date.now() - started < 7_000; i++) {
-      await k.run(['label', 'node', 'n1', `berth-e2e/poke=${i}`, '--overwrite']);
+      const poke = pod(`poke-${i}`, ns, { schedulerName: null, cpu: '10m' });
+      (poke.spec as Record<string, unknown>).nodeName = 'n1';
+      await k.create(toYaml([poke]));
+      await k.run(['delete', 'pod', '-n', ns, `poke-${i}`, '--wait=false']);
       await delay(1_000);
     }
     const events = eventsAbout(await k.events(ns), 'huge', 'FailedScheduling');
@@ -105,7 +109,7 @@ describe('an unschedulable pod on a real cluster', () => {
       (l) => l.event?.key === `${ns}/huge`,
     );
     expect(attempts.length).toBeGreaterThanOrEqual(3);
-    const assumed = recordEvents(lines, 'PodAssumed').filter((l) => l.event?.key === `${ns}/huge`);
+    const assumed = recordEvents(lines, 'PodReserved').filter((l) => l.event?.key === `${ns}/huge`);
     expect(assumed.map((l) => l.event?.node)).toEqual(['big']);
     expect(lines.at(-1)?.kind).toBe('digest');
   });
