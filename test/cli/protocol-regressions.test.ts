@@ -1,0 +1,62 @@
+// Pods whose fields the old log dropped or the old core ignored stay pending with a reason.
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+
+function simulate(fixture: string) {
+  const r = spawnSync(
+    process.execPath,
+    [
+      join(root, 'bin/berth.js'),
+      'simulate',
+      '--cluster',
+      join(root, 'test/fixtures', fixture),
+      '--json',
+    ],
+    { encoding: 'utf8' },
+  );
+  expect(r.status, r.stderr).toBe(0);
+  return JSON.parse(r.stdout) as {
+    placements: Record<string, string>;
+    pending: Record<string, string>;
+  };
+}
+
+describe('berth simulate on pods with fields the core must not drop', () => {
+  const out = simulate('protocol-regressions.yaml');
+
+  it('charges limits-only pods their limits: two of three 1-cpu pods fit two 1-cpu nodes', () => {
+    const placed = Object.keys(out.placements).filter((k) => k.startsWith('lim/'));
+    expect(placed).toHaveLength(2);
+    expect(new Set(placed.map((k) => out.placements[k])).size).toBe(2);
+    const waiting = Object.entries(out.pending).filter(([k]) => k.startsWith('lim/'));
+    expect(waiting).toEqual([[expect.any(String), '0/2 nodes are available: 2 Insufficient cpu.']]);
+  });
+
+  it('keeps a gated pod out of scheduling', () => {
+    expect(out.placements['gates/gated']).toBeUndefined();
+    expect(out.pending['gates/gated']).toBe(
+      'Scheduling is blocked due to non-empty scheduling gates',
+    );
+  });
+
+  it('charges pod-level requests', () => {
+    expect(out.pending['plr/pod-level']).toBe('0/2 nodes are available: 2 Insufficient cpu.');
+  });
+
+  it.each([
+    [
+      'unsupported/anti-affinity',
+      'spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution',
+    ],
+    ['unsupported/spread', 'spec.topologySpreadConstraints[0]'],
+    ['unsupported/host-port', 'spec.containers[0].ports[0].hostPort'],
+  ])('refuses %s naming %s', (pod, field) => {
+    expect(out.placements[pod]).toBeUndefined();
+    expect(out.pending[pod]).toContain(field);
+    expect(out.pending[pod]).toMatch(/^0\/2 nodes are available: berth does not support /);
+  });
+});
