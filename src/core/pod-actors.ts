@@ -39,7 +39,10 @@ export class PodActors {
   constructor(private readonly opts: PodActorsOptions) {
     this.machine = podMachine.provide({
       actions: {
-        enqueue: ({ context }) => this.enqueue(context.uid),
+        // kube's QueuedPodInfo.Timestamp: when the pod entered the scheduling queue, which
+        // for a pod that failed is the time of its last failure (it never left the queue).
+        enqueue: ({ context }) =>
+          this.enqueue(context.uid, context.attempts > 0 ? context.lastFailureAt : undefined),
         dequeue: ({ context }) => void this.queue.remove(context.uid),
         park: ({ context }, params) => this.parked.park(context.uid, opts.now(), params.plugins),
         unpark: ({ context }) => void this.parked.remove(context.uid),
@@ -123,14 +126,14 @@ export class PodActors {
     fire();
   }
 
-  private enqueue(uid: string): void {
+  private enqueue(uid: string, queuedSince: number | undefined): void {
     const info = this.opts.podInfo(uid);
     if (info === undefined) return;
     this.enqueued += 1;
     this.queue.push({
       key: uid,
       priority: info.priority,
-      enqueuedAt: this.opts.now(),
+      enqueuedAt: queuedSince ?? this.opts.now(),
       order: this.enqueued,
     });
   }

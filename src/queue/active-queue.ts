@@ -2,9 +2,9 @@
 
 /**
  * What the heap orders by (kube's PrioritySort): priority, then the logical time the pod
- * entered the queue (kube's QueuedPodInfo.Timestamp, reset on every requeue, so a pod that
- * keeps failing goes behind newer pods of its priority), then `order`, the queue's own
- * entry counter, so that the order is total and deterministic.
+ * entered the scheduling queue (kube's QueuedPodInfo.Timestamp: first sight, or its last
+ * failure, so a pod that keeps failing goes behind pods queued before that failure), then
+ * `order`, the queue's own entry counter, so that the order is total and deterministic.
  */
 export interface QueuedPod {
   /** The pod's uid. */
