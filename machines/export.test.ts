@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { exportMachines } from './export.ts';
+import { podMachine } from './pod.machine.ts';
 
 describe('machine exports', () => {
   for (const exported of exportMachines()) {
@@ -12,4 +13,24 @@ describe('machine exports', () => {
       expect(readFileSync(`${dir}${exported.name}.mmd`, 'utf8')).toBe(exported.mermaid);
     });
   }
+
+  it('draws every state of the pod machine with its description, and ends only bound and deleted', () => {
+    const pod = exportMachines().find((m) => m.name === 'pod');
+    const lines = pod?.mermaid.split('\n') ?? [];
+    for (const [key, state] of Object.entries(podMachine.root.states)) {
+      expect(lines).toContain(`  ${key} : ${state.description}`);
+    }
+    expect(lines.filter((l) => l.endsWith('--> [*]')).sort()).toEqual([
+      '  bound --> [*]',
+      '  deleted --> [*]',
+    ]);
+    expect(lines).toContain('  binding --> boundUnconfirmed : BIND_SUCCEEDED');
+  });
+
+  it('draws the eventless routing out of start (start → gated [isGated], start → pending)', () => {
+    const pod = exportMachines().find((m) => m.name === 'pod');
+    const lines = pod?.mermaid.split('\n') ?? [];
+    expect(lines).toContain('  start --> gated : always [isGated]');
+    expect(lines).toContain('  start --> pending : always');
+  });
 });

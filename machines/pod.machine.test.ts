@@ -1,22 +1,22 @@
 // Pins the pod lifecycle: paths through the states, effects requested by name, backoff timing.
 import { describe, expect, it } from 'vitest';
 import { createActor, SimulatedClock } from 'xstate';
+import { getShortestPaths } from 'xstate/graph';
 import { type PodEvent, podMachine } from './pod.machine.ts';
 
-function start() {
+function start(gated = false) {
   const effects: string[] = [];
   const clock = new SimulatedClock();
   const machine = podMachine.provide({
     actions: {
       enqueue: () => void effects.push('enqueue'),
       dequeue: () => void effects.push('dequeue'),
-      park: () => void effects.push('park'),
+      park: (_, params) => void effects.push(`park ${params.plugins.join(',')}`),
       unpark: () => void effects.push('unpark'),
-      requestBind: ({ context }) => void effects.push(`bind ${context.node}`),
     },
   });
   const actor = createActor(machine, {
-    input: { key: 'ns/p', backoff: { initialMs: 1000, maxMs: 10_000 } },
+    input: { uid: 'u1', key: 'ns/p', backoff: { initialMs: 1000, maxMs: 10_000 }, gated },
     clock,
   });
   actor.start();
@@ -26,36 +26,109 @@ function start() {
   return { actor, effects, clock, send, state: () => actor.getSnapshot().value };
 }
 
-describe('pod machine', () => {
-  it('goes pending → filtering → binding → bound, asking to enqueue and to bind', () => {
+const reserve = (node = 'n1'): PodEvent[] => [{ type: 'SCHEDULE' }, { type: 'RESERVED', node }];
+const bindFailed = (message: string, now: number): PodEvent => ({
+  type: 'BIND_FAILED',
+  message,
+  now,
+});
+const unschedulable = (now: number, plugins: string[] = []): PodEvent => ({
+  type: 'UNSCHEDULABLE',
+  message: '0/1 nodes are available.',
+  plugins,
+  now,
+});
+
+describe('pod machine: the way to bound', () => {
+  it('goes pending → filtering → reserved → binding → boundUnconfirmed, and ends only when the watch shows it bound', () => {
     const { send, effects, state, actor } = start();
     expect(state()).toBe('pending');
-    send({ type: 'SCHEDULE' }, { type: 'ASSUMED', node: 'n1' });
+    send({ type: 'SCHEDULE' });
+    expect(state()).toBe('filtering');
+    send({ type: 'RESERVED', node: 'n1' });
+    expect(state()).toBe('reserved');
+    expect(actor.getSnapshot().context.node).toBe('n1');
+    send({ type: 'ALLOWED' });
     expect(state()).toBe('binding');
+    // Protocol v1 ended the machine here, so a stale watch update could start a second one.
     send({ type: 'BIND_SUCCEEDED' });
+    expect(state()).toBe('boundUnconfirmed');
+    expect(actor.getSnapshot().status).toBe('active');
+    send({ type: 'BOUND', node: 'n1' });
     expect(state()).toBe('bound');
     expect(actor.getSnapshot().status).toBe('done');
-    expect(effects).toEqual(['enqueue', 'dequeue', 'bind n1']);
+    expect(effects).toEqual(['enqueue', 'dequeue']);
   });
 
+  it('counts one attempt per SCHEDULE', () => {
+    const { send, clock, actor } = start();
+    send(...reserve(), { type: 'ALLOWED' }, bindFailed('x', 0));
+    expect(actor.getSnapshot().context.attempts).toBe(1);
+    clock.increment(1000);
+    send(...reserve());
+    expect(actor.getSnapshot().context.attempts).toBe(2);
+  });
+
+  it.each<[string, PodEvent]>([
+    ['a requeue', { type: 'REQUEUE', now: 5 }],
+    ['a schedule', { type: 'SCHEDULE' }],
+    ['a late bind failure', bindFailed('late', 5)],
+    ['an ungate', { type: 'UNGATED' }],
+  ])('stays boundUnconfirmed on %s', (_name, event) => {
+    const { send, state, effects } = start();
+    send(...reserve(), { type: 'ALLOWED' }, { type: 'BIND_SUCCEEDED' });
+    send(event);
+    expect(state()).toBe('boundUnconfirmed');
+    expect(effects).toEqual(['enqueue', 'dequeue']);
+  });
+
+  it('waits at permit holding its node, then binds when allowed', () => {
+    const { send, state, actor } = start();
+    send(...reserve('n2'), { type: 'WAIT' });
+    expect(state()).toBe('waiting');
+    expect(actor.getSnapshot().context.node).toBe('n2');
+    send({ type: 'ALLOWED' });
+    expect(state()).toBe('binding');
+  });
+
+  it('backs off when its wait at permit is released, forgetting the node', () => {
+    const { send, state, actor, clock } = start();
+    send(...reserve(), { type: 'WAIT' }, { type: 'UNRESERVED', reason: 'timed out', now: 0 });
+    expect(state()).toBe('backoff');
+    expect(actor.getSnapshot().context).toMatchObject({
+      node: undefined,
+      reason: 'reservation released: timed out',
+    });
+    clock.increment(1000);
+    expect(state()).toBe('pending');
+  });
+});
+
+describe('pod machine: gates', () => {
+  it('starts gated without entering the queue, and enters it when ungated', () => {
+    const { send, state, effects } = start(true);
+    expect(state()).toBe('gated');
+    send({ type: 'SCHEDULE' });
+    expect(state()).toBe('gated');
+    expect(effects).toEqual([]);
+    send({ type: 'UNGATED' });
+    expect(state()).toBe('pending');
+    expect(effects).toEqual(['enqueue']);
+  });
+});
+
+describe('pod machine: failures and backoff', () => {
   it('backs off 1 s after a failed bind, then 2 s after the next one', () => {
     const { send, state, clock, effects, actor } = start();
-    send(
-      { type: 'SCHEDULE' },
-      { type: 'ASSUMED', node: 'n1' },
-      { type: 'BIND_FAILED', message: 'boom', now: 0 },
-    );
+    send(...reserve(), { type: 'ALLOWED' }, bindFailed('boom', 0));
     expect(state()).toBe('backoff');
     expect(actor.getSnapshot().context.reason).toBe('binding failed: boom');
+    expect(actor.getSnapshot().context.node).toBeUndefined();
     clock.increment(999);
     expect(state()).toBe('backoff');
     clock.increment(1);
     expect(state()).toBe('pending');
-    send(
-      { type: 'SCHEDULE' },
-      { type: 'ASSUMED', node: 'n2' },
-      { type: 'BIND_FAILED', message: 'again', now: 1000 },
-    );
+    send(...reserve('n2'), { type: 'ALLOWED' }, bindFailed('again', 1000));
     clock.increment(1999);
     expect(state()).toBe('backoff');
     clock.increment(1);
@@ -63,21 +136,27 @@ describe('pod machine', () => {
     expect(effects.filter((e) => e === 'enqueue')).toHaveLength(3);
   });
 
-  it('parks an unschedulable pod and requeues it straight to pending once its backoff has passed', () => {
+  it('backs off after a cycle error and retries (a throwing plugin no longer strands the pod)', () => {
+    const { send, state, clock, actor } = start();
+    send({ type: 'SCHEDULE' }, { type: 'CYCLE_FAILED', message: 'Boom: kaput', now: 0 });
+    expect(state()).toBe('backoff');
+    expect(actor.getSnapshot().context.reason).toBe('scheduling error: Boom: kaput');
+    clock.increment(1000);
+    expect(state()).toBe('pending');
+  });
+
+  it('parks an unschedulable pod with its rejecting plugins, and requeues it straight to pending once its backoff has passed', () => {
     const { send, state, effects } = start();
-    send(
-      { type: 'SCHEDULE' },
-      { type: 'UNSCHEDULABLE', message: '0/1 nodes are available.', now: 100 },
-    );
+    send({ type: 'SCHEDULE' }, unschedulable(100, ['NodeAffinity']));
     expect(state()).toBe('unschedulable');
     send({ type: 'REQUEUE', now: 1100 });
     expect(state()).toBe('pending');
-    expect(effects).toEqual(['enqueue', 'dequeue', 'park', 'unpark', 'enqueue']);
+    expect(effects).toEqual(['enqueue', 'dequeue', 'park NodeAffinity', 'unpark', 'enqueue']);
   });
 
   it('waits out the rest of the backoff when requeued early', () => {
     const { send, state, clock } = start();
-    send({ type: 'SCHEDULE' }, { type: 'UNSCHEDULABLE', message: 'no', now: 100 });
+    send({ type: 'SCHEDULE' }, unschedulable(100));
     send({ type: 'REQUEUE', now: 400 });
     expect(state()).toBe('backoff');
     clock.increment(699);
@@ -85,25 +164,67 @@ describe('pod machine', () => {
     clock.increment(1);
     expect(state()).toBe('pending');
   });
+});
 
-  it.each(['pending', 'binding', 'unschedulable', 'backoff'])(
-    'stops when the pod is deleted while %s',
+describe('pod machine: ends', () => {
+  const paths: Record<string, PodEvent[]> = {
+    pending: [],
+    filtering: [{ type: 'SCHEDULE' }],
+    reserved: reserve(),
+    waiting: [...reserve(), { type: 'WAIT' }],
+    binding: [...reserve(), { type: 'ALLOWED' }],
+    boundUnconfirmed: [...reserve(), { type: 'ALLOWED' }, { type: 'BIND_SUCCEEDED' }],
+    unschedulable: [{ type: 'SCHEDULE' }, unschedulable(0)],
+    backoff: [...reserve(), { type: 'ALLOWED' }, bindFailed('x', 0)],
+  };
+
+  it.each(['gated', ...Object.keys(paths)])('stops when the pod is deleted while %s', (where) => {
+    const { send, state, actor } = start(where === 'gated');
+    send(...(paths[where] ?? []));
+    expect(state()).toBe(where);
+    send({ type: 'DELETED' });
+    expect(state()).toBe('deleted');
+    expect(actor.getSnapshot().status).toBe('done');
+  });
+
+  it.each(['gated', ...Object.keys(paths)])(
+    'stops when the watch shows the pod bound while %s',
     (where) => {
-      const { send, state, actor } = start();
-      if (where !== 'pending') send({ type: 'SCHEDULE' });
-      if (where === 'binding' || where === 'backoff') send({ type: 'ASSUMED', node: 'n' });
-      if (where === 'backoff') send({ type: 'BIND_FAILED', message: 'x', now: 0 });
-      if (where === 'unschedulable') send({ type: 'UNSCHEDULABLE', message: 'x', now: 0 });
-      expect(state()).toBe(where);
-      send({ type: 'DELETED' });
-      expect(state()).toBe('deleted');
+      const { send, state, actor } = start(where === 'gated');
+      send(...(paths[where] ?? []));
+      send({ type: 'BOUND', node: 'elsewhere' });
+      expect(state()).toBe('bound');
       expect(actor.getSnapshot().status).toBe('done');
     },
   );
 
-  it('ends bound when the watch shows the pod bound by someone else', () => {
-    const { send, state } = start();
-    send({ type: 'BOUND', node: 'elsewhere' });
-    expect(state()).toBe('bound');
+  it('reaches every state from start', () => {
+    const events: PodEvent[] = [
+      { type: 'UNGATED' },
+      { type: 'SCHEDULE' },
+      { type: 'RESERVED', node: 'n' },
+      { type: 'WAIT' },
+      { type: 'ALLOWED' },
+      { type: 'UNRESERVED', reason: 'r', now: 0 },
+      unschedulable(0),
+      { type: 'CYCLE_FAILED', message: 'm', now: 0 },
+      { type: 'BIND_SUCCEEDED' },
+      bindFailed('m', 0),
+      { type: 'BOUND', node: 'n' },
+      { type: 'REQUEUE', now: 0 },
+      { type: 'DELETED' },
+    ];
+    const reached = new Set<string>();
+    for (const gated of [false, true]) {
+      const input = { uid: 'u', key: 'k', backoff: { initialMs: 1, maxMs: 1 }, gated };
+      const found = getShortestPaths(podMachine, {
+        events,
+        input,
+        serializeState: (s) => JSON.stringify(s.value),
+      });
+      for (const p of found) reached.add(String(p.state.value));
+    }
+    const declared = Object.keys(podMachine.root.states).filter((s) => s !== 'start');
+    expect([...reached].sort()).toEqual(declared.sort());
   });
 });

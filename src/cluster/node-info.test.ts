@@ -1,5 +1,6 @@
 // Pins NodeInfo parsing: allocatable (with capacity fallback), taints, invalid fields, updates.
 import { describe, expect, it } from 'vitest';
+import { makePod } from '../../test/support/builders.ts';
 import { nodeObject } from '../../test/support/objects.ts';
 import { nodeInfoFromObject, updateNodeObject } from './node-info.ts';
 import type { NodeInfo } from './types.ts';
@@ -111,7 +112,8 @@ describe('nodeInfoFromObject', () => {
 describe('updateNodeObject', () => {
   it('replaces the object part and keeps the charges', () => {
     const existing = info(nodeObject('n', { labels: { v: '1' } }));
-    existing.pods.add('default/p');
+    const held = makePod({ name: 'p', uid: 'uid-p' });
+    existing.pods.set(held.uid, held);
     existing.requested.milliCPU = 500;
     existing.generation = 7;
     const parsed = info(
@@ -122,7 +124,8 @@ describe('updateNodeObject', () => {
     expect(updated.labels).toEqual({ v: '2' });
     expect(updated.allocatable.milliCPU).toBe(8000);
     expect(updated.requested.milliCPU).toBe(500);
-    expect([...updated.pods]).toEqual(['default/p']);
+    expect([...updated.pods.keys()]).toEqual(['uid-p']);
+    expect(updated.pods.get('uid-p')).toBe(held);
     expect(updated.generation).toBe(7);
   });
 });

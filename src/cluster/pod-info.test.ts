@@ -17,7 +17,8 @@ describe('podInfoFromObject', () => {
       key: 'default/a',
       namespace: 'default',
       name: 'a',
-      uid: '',
+      // The API always serves a uid; without one the pod is known by its name.
+      uid: 'default/a',
       schedulerName: 'default-scheduler',
       priority: 0,
       preemptionPolicy: 'PreemptLowerPriority',
@@ -29,6 +30,10 @@ describe('podInfoFromObject', () => {
       requiredNodeAffinity: undefined,
       preferredNodeAffinity: [],
       tolerations: [],
+      schedulingGates: [],
+      nominatedNodeName: undefined,
+      hostPorts: [],
+      unsupported: undefined,
     });
     expect(p.labels).toEqual({});
     expect(p.nodeSelector).toEqual({});
@@ -70,6 +75,46 @@ describe('podInfoFromObject', () => {
       tolerations: [{ key: 'k', operator: 'Exists', effect: 'NoSchedule' }],
     });
     expect(p.requests.milliCPU).toBe(1000);
+  });
+
+  it('reads scheduling gates, the nominated node and host ports', () => {
+    const p = info({
+      metadata: { name: 'a', uid: 'u1' },
+      spec: {
+        schedulingGates: [{ name: 'example.com/quota' }, {}],
+        initContainers: [{ ports: [{ hostPort: 53, protocol: 'UDP' }] }],
+        containers: [
+          { ports: [{ containerPort: 80, hostPort: 8080, hostIP: '10.0.0.1' }, { hostPort: 0 }] },
+        ],
+      },
+      status: { nominatedNodeName: 'n3' },
+    });
+    expect(p.schedulingGates).toEqual(['example.com/quota', '']);
+    expect(p.nominatedNodeName).toBe('n3');
+    expect(p.hostPorts).toEqual([
+      { hostIP: '0.0.0.0', protocol: 'UDP', port: 53 },
+      { hostIP: '10.0.0.1', protocol: 'TCP', port: 8080 },
+    ]);
+  });
+
+  it.each([
+    [
+      'required pod anti-affinity',
+      { affinity: { podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{}] } } },
+      'berth does not support spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution yet',
+    ],
+    [
+      'a host port',
+      { containers: [{ ports: [{ hostPort: 8080 }] }] },
+      'berth does not support spec.containers[0].ports[0].hostPort yet',
+    ],
+    [
+      'only preferred pod affinity',
+      { affinity: { podAffinity: { preferredDuringSchedulingIgnoredDuringExecution: [{}] } } },
+      undefined,
+    ],
+  ])('names the unsupported constraint of a pod with %s', (_name, spec, unsupported) => {
+    expect(info({ metadata: { name: 'a' }, spec }).unsupported).toBe(unsupported);
   });
 
   it.each([

@@ -4,8 +4,8 @@ import { nodeObject, type PodOptions, podObject } from '../../test/support/objec
 import type { BerthEvent, Envelope } from '../events/types.ts';
 import { absentNodes } from './charges.ts';
 import { checkClusterInvariants } from './invariants.ts';
-import { evolve, getNode, getPod, initialState } from './reducer.ts';
-import type { ClusterState, NodeInfo } from './types.ts';
+import { evolve, getNode, getPodByKey, initialState, reduce } from './reducer.ts';
+import type { ClusterChange, ClusterState, NodeInfo } from './types.ts';
 
 const MI = 1024 * 1024;
 
@@ -29,22 +29,43 @@ const nodeUp = (name: string, allocatable?: Record<string, string>): BerthEvent 
   node: nodeObject(name, allocatable === undefined ? {} : { allocatable }),
 });
 const nodeDown = (name: string): BerthEvent => ({ type: 'NodeDeleted', name });
-const podUp = (name: string, o: PodOptions = {}): BerthEvent => ({
-  type: 'PodUpserted',
-  pod: podObject(name, { requests: { cpu: '500m', memory: '1Gi' }, ...o }),
-});
-const podDown = (name: string): BerthEvent => ({ type: 'PodDeleted', key: `default/${name}` });
-const assumed = (name: string, node: string): BerthEvent => ({
-  type: 'PodAssumed',
+/** Pod options plus the uid (default `uid-<name>`; a recreation passes another). */
+type PodOpts = PodOptions & { uid?: string; nominatedNodeName?: string };
+
+const podUp = (name: string, o: PodOpts = {}): BerthEvent => {
+  const { uid, nominatedNodeName, ...rest } = o;
+  const pod = podObject(name, { requests: { cpu: '500m', memory: '1Gi' }, ...rest });
+  pod.metadata.uid = uid ?? `uid-${name}`;
+  if (nominatedNodeName !== undefined) pod.status = { ...pod.status, nominatedNodeName };
+  return { type: 'PodUpserted', pod };
+};
+const podDown = (name: string, uid = `uid-${name}`): BerthEvent => ({
+  type: 'PodDeleted',
+  uid,
   key: `default/${name}`,
+});
+const ref = (name: string, attempt: number, uid = `uid-${name}`) => ({
+  uid,
+  key: `default/${name}`,
+  attempt,
+});
+const assumed = (name: string, node: string, attempt = 1, uid?: string): BerthEvent => ({
+  type: 'PodReserved',
+  ...ref(name, attempt, uid),
   node,
 });
-const bindFailed = (name: string, node: string): BerthEvent => ({
+const bindFailed = (name: string, node: string, attempt = 1, uid?: string): BerthEvent => ({
   type: 'BindFailed',
-  key: `default/${name}`,
+  ...ref(name, attempt, uid),
   node,
   reason: 'Conflict',
   message: 'conflict',
+});
+const unreserved = (name: string, node: string, attempt = 1): BerthEvent => ({
+  type: 'PodUnreserved',
+  ...ref(name, attempt),
+  node,
+  reason: 'timed out waiting at permit',
 });
 
 function node(state: ClusterState, name: string): NodeInfo {
@@ -53,8 +74,9 @@ function node(state: ClusterState, name: string): NodeInfo {
   return n;
 }
 const cpuOn = (state: ClusterState, name: string) => node(state, name).requested.milliCPU;
-const podsOn = (state: ClusterState, name: string) => [...node(state, name).pods].sort();
-const chargeOf = (state: ClusterState, name: string) => getPod(state, `default/${name}`)?.charge;
+const podsOn = (state: ClusterState, name: string) => [...node(state, name).pods.keys()].sort();
+const chargeOf = (state: ClusterState, name: string) =>
+  getPodByKey(state, `default/${name}`)?.charge;
 
 describe('evolve: bound pods', () => {
   it('charges a bound pod to its node', () => {
@@ -66,7 +88,7 @@ describe('evolve: bound pods', () => {
       scalar: {},
     });
     expect(node(s, 'n1').nonZeroRequested).toEqual({ milliCPU: 500, memory: 1024 * MI });
-    expect(podsOn(s, 'n1')).toEqual(['default/a']);
+    expect(podsOn(s, 'n1')).toEqual(['uid-a']);
     expect(chargeOf(s, 'a')).toEqual({ kind: 'bound', node: 'n1' });
   });
 
@@ -74,7 +96,7 @@ describe('evolve: bound pods', () => {
     const s = given(nodeUp('n1')).when(
       podUp('a', { nodeName: 'n1', deletionTimestamp: '2024-01-01T00:00:00Z' }),
     );
-    expect(getPod(s, 'default/a')?.info.terminating).toBe(true);
+    expect(getPodByKey(s, 'default/a')?.info.terminating).toBe(true);
     expect(cpuOn(s, 'n1')).toBe(500);
   });
 
@@ -124,7 +146,7 @@ describe('evolve: bound pods', () => {
 describe('evolve: assume and forget', () => {
   it('reserves the pod on the assumed node', () => {
     const s = given(nodeUp('n1'), podUp('a')).when(assumed('a', 'n1'));
-    expect(chargeOf(s, 'a')).toEqual({ kind: 'assumed', node: 'n1' });
+    expect(chargeOf(s, 'a')).toEqual({ kind: 'assumed', node: 'n1', attempt: 1 });
     expect(cpuOn(s, 'n1')).toBe(500);
   });
 
@@ -132,18 +154,18 @@ describe('evolve: assume and forget', () => {
     const s = given(nodeUp('n1'), podUp('a'), assumed('a', 'n1')).when(
       podUp('a', { labels: { v: '2' } }),
     );
-    expect(chargeOf(s, 'a')).toEqual({ kind: 'assumed', node: 'n1' });
+    expect(chargeOf(s, 'a')).toEqual({ kind: 'assumed', node: 'n1', attempt: 1 });
     expect(cpuOn(s, 'n1')).toBe(500);
   });
 
   it('keeps one charge on the same node when the bind is confirmed', () => {
     const s = given(nodeUp('n1'), podUp('a'), assumed('a', 'n1')).when(
-      { type: 'BindSucceeded', key: 'default/a', node: 'n1' },
+      { type: 'BindSucceeded', ...ref('a', 1), node: 'n1' },
       podUp('a', { nodeName: 'n1' }),
     );
     expect(chargeOf(s, 'a')).toEqual({ kind: 'bound', node: 'n1' });
     expect(cpuOn(s, 'n1')).toBe(500);
-    expect(podsOn(s, 'n1')).toEqual(['default/a']);
+    expect(podsOn(s, 'n1')).toEqual(['uid-a']);
   });
 
   it('moves the charge when someone else binds the assumed pod elsewhere', () => {
@@ -190,7 +212,142 @@ describe('evolve: assume and forget', () => {
     const s = given(nodeUp('n1'), podUp('a'), assumed('a', 'n1')).when(podDown('a'));
     expect(cpuOn(s, 'n1')).toBe(0);
     expect(podsOn(s, 'n1')).toEqual([]);
-    expect(getPod(s, 'default/a')).toBeUndefined();
+    expect(getPodByKey(s, 'default/a')).toBeUndefined();
+  });
+});
+
+describe('evolve: attempts', () => {
+  it('keeps the reservation when a bind failure names an older attempt on the same node', () => {
+    const s = given(nodeUp('n1'), podUp('a'), assumed('a', 'n1', 2)).when(bindFailed('a', 'n1', 1));
+    expect(chargeOf(s, 'a')).toEqual({ kind: 'assumed', node: 'n1', attempt: 2 });
+    expect(cpuOn(s, 'n1')).toBe(500);
+  });
+
+  it('releases a reservation on PodUnreserved of its attempt and node only', () => {
+    const kept = given(nodeUp('n1'), podUp('a'), assumed('a', 'n1', 2)).when(
+      unreserved('a', 'n1', 1),
+    );
+    expect(cpuOn(kept, 'n1')).toBe(500);
+    const released = given(nodeUp('n1'), podUp('a'), assumed('a', 'n1', 2)).when(
+      unreserved('a', 'n1', 2),
+    );
+    expect(chargeOf(released, 'a')).toEqual({ kind: 'none' });
+    expect(cpuOn(released, 'n1')).toBe(0);
+  });
+
+  it('moves the reservation when a later attempt reserves another node', () => {
+    const s = given(nodeUp('n1'), nodeUp('n2'), podUp('a'), assumed('a', 'n1', 1)).when(
+      assumed('a', 'n2', 2),
+    );
+    expect(cpuOn(s, 'n1')).toBe(0);
+    expect(cpuOn(s, 'n2')).toBe(500);
+    expect(chargeOf(s, 'a')).toEqual({ kind: 'assumed', node: 'n2', attempt: 2 });
+  });
+
+  it('keeps the pod assumed after BindSucceeded until the watch shows its node', () => {
+    const s = given(nodeUp('n1'), podUp('a'), assumed('a', 'n1')).when(
+      { type: 'BindSucceeded', ...ref('a', 1), node: 'n1' },
+      podUp('a'),
+    );
+    expect(chargeOf(s, 'a')).toEqual({ kind: 'assumed', node: 'n1', attempt: 1 });
+    expect(cpuOn(s, 'n1')).toBe(500);
+  });
+});
+
+describe('evolve: identity is the uid', () => {
+  it('replaces the old pod when a new uid arrives under the same name, freeing its reservation', () => {
+    const s = given(nodeUp('n1'), podUp('a', { uid: 'old' }), assumed('a', 'n1', 1, 'old')).when(
+      podUp('a', { uid: 'new' }),
+    );
+    expect([...s.pods.keys()]).toEqual(['new']);
+    expect(s.podUids.get('default/a')).toBe('new');
+    expect(chargeOf(s, 'a')).toEqual({ kind: 'none' });
+    expect(cpuOn(s, 'n1')).toBe(0);
+  });
+
+  it('reports the replaced record in the change', () => {
+    const s = given(nodeUp('n1'), podUp('a', { uid: 'old', nodeName: 'n1' })).when();
+    const change = reduce(s, { seq: 9, time: 0, event: podUp('a', { uid: 'new' }) });
+    expect(change).toMatchObject({
+      kind: 'pod',
+      uid: 'new',
+      before: undefined,
+      replaced: { info: { uid: 'old' }, charge: { kind: 'bound', node: 'n1' } },
+    });
+    expect(checkClusterInvariants(s)).toEqual([]);
+  });
+
+  it("ignores the old pod's deletion after the name was reused", () => {
+    const s = given(nodeUp('n1'), podUp('a', { uid: 'old' }), podUp('a', { uid: 'new' })).when(
+      podDown('a', 'old'),
+    );
+    expect(getPodByKey(s, 'default/a')?.info.uid).toBe('new');
+  });
+
+  it("ignores the old pod's bind failure, which names the same name, node and attempt", () => {
+    const s = given(
+      nodeUp('n1'),
+      podUp('a', { uid: 'old' }),
+      assumed('a', 'n1', 1, 'old'),
+      podUp('a', { uid: 'new' }),
+      assumed('a', 'n1', 1, 'new'),
+    ).when(bindFailed('a', 'n1', 1, 'old'));
+    expect(chargeOf(s, 'a')).toEqual({ kind: 'assumed', node: 'n1', attempt: 1 });
+    expect(podsOn(s, 'n1')).toEqual(['new']);
+  });
+
+  it('ignores a reservation for a uid that is gone', () => {
+    const s = given(nodeUp('n1'), podUp('a', { uid: 'old' }), podUp('a', { uid: 'new' })).when(
+      assumed('a', 'n1', 1, 'old'),
+    );
+    expect(cpuOn(s, 'n1')).toBe(0);
+  });
+});
+
+describe('evolve: what it reports changed', () => {
+  const changeOf = (before: BerthEvent[], event: BerthEvent): ClusterChange => {
+    const s = given(...before).when();
+    return reduce(s, { seq: 99, time: 0, event });
+  };
+
+  it('a new node has no before; an updated node has the facts it had', () => {
+    expect(changeOf([], nodeUp('n1'))).toMatchObject({
+      kind: 'node',
+      name: 'n1',
+      before: undefined,
+    });
+    const updated = changeOf([nodeUp('n1')], nodeUp('n1', { cpu: '8', pods: '10' }));
+    expect(updated).toMatchObject({ kind: 'node', before: { allocatable: { milliCPU: 4000 } } });
+    expect(updated.kind === 'node' && updated.after?.allocatable.milliCPU).toBe(8000);
+  });
+
+  it('a deleted node has no after', () => {
+    expect(changeOf([nodeUp('n1')], nodeDown('n1'))).toMatchObject({
+      kind: 'node',
+      after: undefined,
+    });
+  });
+
+  it('a reservation and its release are charge changes', () => {
+    expect(changeOf([nodeUp('n1'), podUp('a')], assumed('a', 'n1'))).toEqual({
+      kind: 'charge',
+      uid: 'uid-a',
+      before: { kind: 'none' },
+      after: { kind: 'assumed', node: 'n1', attempt: 1 },
+    });
+    expect(
+      changeOf([nodeUp('n1'), podUp('a'), assumed('a', 'n1')], bindFailed('a', 'n1')),
+    ).toMatchObject({ kind: 'charge', after: { kind: 'none' } });
+  });
+
+  it.each<[string, BerthEvent]>([
+    ['a bind success', { type: 'BindSucceeded', ...ref('a', 1), node: 'n1' }],
+    ['a bind failure of another attempt', bindFailed('a', 'n1', 7)],
+    ['a deletion of an unknown uid', podDown('a', 'nobody')],
+  ])('%s changes nothing', (_name, event) => {
+    expect(changeOf([nodeUp('n1'), podUp('a'), assumed('a', 'n1')], event)).toEqual({
+      kind: 'none',
+    });
   });
 });
 
@@ -216,7 +373,7 @@ describe('evolve: deletions', () => {
       nodeDown('n1'),
     ).when(nodeUp('n1', { cpu: '8', pods: '10' }));
     expect(cpuOn(s, 'n1')).toBe(1000);
-    expect(podsOn(s, 'n1')).toEqual(['default/a', 'default/b']);
+    expect(podsOn(s, 'n1')).toEqual(['uid-a', 'uid-b']);
     expect(node(s, 'n1').allocatable.milliCPU).toBe(8000);
   });
 
@@ -278,7 +435,7 @@ describe('evolve: relists', () => {
       nodeUp('n1'),
       { type: 'ResyncDone', kind: 'Node' },
     );
-    expect([...s.pods.keys()]).toEqual(['default/a']);
+    expect([...s.pods.keys()]).toEqual(['uid-a']);
     expect(s.nodeOrder.map((n) => n.name)).toEqual(['n1']);
     expect(cpuOn(s, 'n1')).toBe(500);
     expect(s.resync).toEqual({});
@@ -302,8 +459,8 @@ describe('evolve: relists', () => {
 describe('evolve: what it ignores or rejects', () => {
   it('changes nothing for bind successes, unschedulable decisions and timers', () => {
     const s = given(nodeUp('n1'), podUp('a')).when(
-      { type: 'BindSucceeded', key: 'default/a', node: 'n1' },
-      { type: 'PodUnschedulable', key: 'default/a', message: '0/1 nodes are available' },
+      { type: 'BindSucceeded', ...ref('a', 1), node: 'n1' },
+      { type: 'PodUnschedulable', ...ref('a', 1), message: '0/1 nodes are available' },
       { type: 'TimerFired', timer: 'flush' },
     );
     expect(chargeOf(s, 'a')).toEqual({ kind: 'none' });
@@ -340,7 +497,7 @@ describe('evolve: what it ignores or rejects', () => {
     const s = given(nodeUp('n1')).when(
       podUp('a', { nodeName: 'n1', requests: { cpu: 'x', memory: '1Gi' } }),
     );
-    expect(getPod(s, 'default/a')?.info.invalid).toMatch(/^invalid quantity "x"/);
+    expect(getPodByKey(s, 'default/a')?.info.invalid).toMatch(/^invalid quantity "x"/);
     expect(node(s, 'n1').requested.memory).toBe(1024 * MI);
   });
 });

@@ -4,7 +4,7 @@ import { decisionText } from './digest.ts';
 import { logFormatVersion } from './log-format.ts';
 import { LogError, parseLog } from './reader.ts';
 import { Recorder } from './recorder.ts';
-import type { Envelope } from './types.ts';
+import type { Envelope, PodReserved } from './types.ts';
 
 const header = {
   kind: 'header' as const,
@@ -24,11 +24,21 @@ function record(envelopes: Envelope[], close = true): { text: string; digest: st
 
 const sample: Envelope[] = [
   { seq: 1, time: 0, event: { type: 'NodeDeleted', name: 'n1' } },
-  { seq: 2, time: 5, event: { type: 'PodAssumed', key: 'default/a', node: 'n2' } },
+  {
+    seq: 2,
+    time: 5,
+    event: { type: 'PodReserved', uid: 'u-a', key: 'default/a', attempt: 1, node: 'n2' },
+  },
   {
     seq: 3,
     time: 9,
-    event: { type: 'PodUnschedulable', key: 'default/b', message: '0/1 nodes are available.' },
+    event: {
+      type: 'PodUnschedulable',
+      uid: 'u-b',
+      key: 'default/b',
+      attempt: 3,
+      message: '0/1 nodes are available.',
+    },
   },
 ];
 
@@ -44,9 +54,20 @@ describe('log format', () => {
 
   it('gives different digests for different decisions', () => {
     const other = structuredClone(sample);
-    (other[1] as Envelope<{ type: 'PodAssumed'; key: string; node: string }>).event.node = 'n3';
+    (other[1] as Envelope<PodReserved>).event.node = 'n3';
     expect(record(other).digest).not.toBe(record(sample).digest);
-    expect(decisionText({ type: 'PodAssumed', key: 'a/b', node: 'n' })).toBe('assumed a/b n');
+    expect(
+      decisionText({ type: 'PodReserved', uid: 'u1', key: 'a/b', attempt: 2, node: 'n' }),
+    ).toBe('reserved a/b u1 #2 n');
+  });
+
+  it.each<[string, Partial<PodReserved>]>([
+    ['the uid', { uid: 'u-other' }],
+    ['the attempt', { attempt: 2 }],
+  ])('gives different digests for decisions that differ only in %s', (_name, change) => {
+    const other = structuredClone(sample);
+    Object.assign((other[1] as Envelope<PodReserved>).event, change);
+    expect(record(other).digest).not.toBe(record(sample).digest);
   });
 
   it('reports a corrupt line in the middle by its line number', () => {
@@ -83,9 +104,36 @@ describe('log format', () => {
       'a future format',
       `${JSON.stringify({ ...header, format: 99 })}\n`,
       1,
-      `unsupported log format 99 (this berth reads ${logFormatVersion})`,
+      `unsupported log format 99: this berth reads format ${logFormatVersion}.`,
     ],
   ])('rejects %s', (_name, text, line, message) => {
     expect(() => parseLog(text)).toThrowError(new LogError(line, message));
+  });
+
+  it('refuses a format 1 log with a message naming both formats and the berth that wrote it', () => {
+    const old = `${JSON.stringify({ ...header, format: 1, berthVersion: '0.0.9' })}\n`;
+    expect(() => parseLog(old)).toThrowError(
+      /^line 1: unsupported log format 1: this berth reads format 2\. .*namespace\/name.*0\.0\.9/,
+    );
+  });
+
+  it('reads every event type of protocol v2', () => {
+    const ref = { uid: 'u', key: 'd/p' };
+    const at = { ...ref, attempt: 1 };
+    const events: Envelope['event'][] = [
+      { type: 'PodDeleted', ...ref },
+      { type: 'BindSucceeded', ...at, node: 'n' },
+      { type: 'BindFailed', ...at, node: 'n', reason: 'Conflict', message: 'm' },
+      { type: 'TimerFired', timer: 'backoff', ...ref },
+      { type: 'TimerFired', timer: 'flush' },
+      { type: 'PodWaiting', ...at, node: 'n', timeoutMs: 5 },
+      { type: 'BindRequested', ...at, node: 'n' },
+      { type: 'PodUnreserved', ...at, node: 'n', reason: 'r' },
+      { type: 'CycleFailed', ...at, plugin: 'P', message: 'm' },
+    ];
+    const envelopes = events.map((event, i) => ({ seq: i + 1, time: i, event }));
+    const log = parseLog(record(envelopes).text);
+    expect(log.envelopes).toEqual(envelopes);
+    expect(log.digest?.decisions).toBe(4);
   });
 });

@@ -19,6 +19,7 @@ import {
 import { seededRng } from './rng.ts';
 import {
   type FilterPlugin,
+  type PreFilterPlugin,
   type Profile,
   type ScorePlugin,
   type Status,
@@ -290,9 +291,7 @@ describe('scheduleOne: outcome', () => {
     // LeastAllocated: 50 on both; BalancedAllocation: 100 vs 75
     for (const seed of [1, 2, 3, 4]) {
       expect(
-        scheduledNode(
-          scheduleOne(pod, snapshotOf([skewed, even]), ctx(defaultProfile(), 0, seed)),
-        ),
+        scheduledNode(scheduleOne(pod, snapshotOf([skewed, even]), ctx(defaultProfile(), 0, seed))),
       ).toBe('even');
     }
   });
@@ -337,5 +336,118 @@ describe('scheduleOne: outcome', () => {
       expect(scheduledNode(scheduleOne(pod, cluster, ctx(defaultProfile(), 0, seed)))).toBe(
         'clean',
       );
+  });
+});
+
+describe('scheduleOne: PreFilter results', () => {
+  const narrowTo = (names: string[]): PreFilterPlugin => ({
+    name: 'Narrow',
+    preFilter: () => ({ ...success, nodeNames: new Set(names) }),
+  });
+  const withPreFilters = (seen: string[], ...preFilter: PreFilterPlugin[]): Profile => ({
+    ...recordingProfile(seen),
+    preFilter,
+  });
+
+  it('walks only the nodes a PreFilter narrowed to, in snapshot order', () => {
+    const seen: string[] = [];
+    const profile = withPreFilters(seen, narrowTo(['n4', 'n1', 'gone']));
+    const r = scheduleOne(makePod(), snapshotOf(nodes(6)), ctx(profile));
+    expect(r).toMatchObject({ kind: 'Scheduled', feasible: 2 });
+    expect(seen).toEqual(['n1', 'n4']);
+  });
+
+  it('intersects the node sets of several PreFilters', () => {
+    const seen: string[] = [];
+    const profile = withPreFilters(seen, narrowTo(['n1', 'n2', 'n3']), narrowTo(['n3', 'n5']));
+    expect(scheduleOne(makePod(), snapshotOf(nodes(6)), ctx(profile))).toMatchObject({
+      kind: 'Scheduled',
+      node: 'n3',
+    });
+    expect(seen).toEqual(['n3']);
+  });
+
+  it('reports every node unresolvable when the narrowed set is empty', () => {
+    const seen: string[] = [];
+    const profile = withPreFilters(seen, narrowTo(['n1']), narrowTo(['n2']));
+    const r = scheduleOne(makePod(), snapshotOf(nodes(3)), ctx(profile));
+    expect(r.kind).toBe('Unschedulable');
+    if (r.kind === 'Unschedulable') expect(r.diagnosis.unresolvableNodes).toBe(3);
+    expect(seen).toEqual([]);
+  });
+
+  it('passes per-cycle state from PreFilter to Filter', () => {
+    const pre: PreFilterPlugin = {
+      name: 'Pre',
+      preFilter: (_pod, state) => {
+        state.set('allowed', 'n2');
+        return success;
+      },
+    };
+    const filter: FilterPlugin = {
+      name: 'UsesState',
+      filter: (_pod, node, state) =>
+        state.get('allowed') === node.name ? success : status('Unschedulable', 'UsesState', 'no'),
+    };
+    const profile: Profile = {
+      preFilter: [pre],
+      filter: [filter],
+      score: [],
+      queueingHints: new Map(),
+    };
+    expect(scheduleOne(makePod(), snapshotOf(nodes(4)), ctx(profile))).toMatchObject({
+      kind: 'Scheduled',
+      node: 'n2',
+    });
+  });
+});
+
+describe('scheduleOne: a plugin that fails ends the cycle with an Error naming it', () => {
+  const boom = (): never => {
+    throw new Error('kaput');
+  };
+  const throwingFilter: FilterPlugin = { name: 'Thrower', filter: boom };
+  const plain = defaultProfile();
+
+  it.each<[string, Profile, string, string]>([
+    [
+      'a Filter that throws',
+      { ...plain, filter: [...plain.filter, throwingFilter] },
+      'Thrower',
+      'kaput',
+    ],
+    [
+      'a PreFilter that throws',
+      { ...plain, preFilter: [...plain.preFilter, { name: 'PreThrower', preFilter: boom }] },
+      'PreThrower',
+      'kaput',
+    ],
+    [
+      'a PreFilter that returns Error',
+      {
+        ...plain,
+        preFilter: [{ name: 'PreErr', preFilter: () => status('Error', 'PreErr', 'bad state') }],
+      },
+      'PreErr',
+      'bad state',
+    ],
+    [
+      'a Filter that returns Error',
+      { ...plain, filter: [{ name: 'Err', filter: () => status('Error', 'Err', 'bad node') }] },
+      'Err',
+      'bad node',
+    ],
+    [
+      'a Score plugin that throws',
+      { ...plain, score: [{ plugin: { name: 'ScoreThrower', score: boom }, weight: 1 }] },
+      'ScoreThrower',
+      'kaput',
+    ],
+  ])('%s', (_name, profile, plugin, message) => {
+    expect(scheduleOne(makePod(), snapshotOf(nodes(3)), ctx(profile))).toEqual({
+      kind: 'Error',
+      plugin,
+      message,
+    });
   });
 });

@@ -127,8 +127,8 @@ function unschedulable(numAllNodes: number, diagnosis: Diagnosis): CycleResult {
  *    kube's parallel search run with one worker: once numFeasibleNodesToFind feasible
  *    nodes are held, the walk goes on only until the next feasible node, which is
  *    dropped; nodes that fail on the way still count as processed. Without score
- *    plugins one feasible node is enough. A plugin Error counts as that node's failure
- *    (kube would abort the cycle; berth's plugins never return Error).
+ *    plugins one feasible node is enough. A plugin Error (or exception) ends the cycle
+ *    with `Error`, as kube aborts the cycle.
  * 4. `cursor.next = (cursor.next + processed) % N`, processed = feasible + failed.
  * 5. No feasible node → Unschedulable with the FitError message and the Diagnosis; one →
  *    that node, unscored; more → weighted scores, highest total, ties by reservoir

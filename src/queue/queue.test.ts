@@ -37,7 +37,7 @@ describe('ActiveQueue', () => {
 
   it('puts a pod that re-entered the queue behind a newer pod of equal priority (its queue time, not its creation)', () => {
     const queue = new ActiveQueue();
-    // "old" was created first and queued at 0; it failed, and re-entered at 30.
+    // "old" was created and queued first; its queue time is now its last failure, at 30.
     queue.push(q('new', 0, 10, 2));
     queue.push(q('old', 0, 30, 3));
     expect(queue.pop()?.key).toBe('new');

@@ -3,9 +3,9 @@ import pino from 'pino';
 import { Subject } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { trimNode, trimPod } from '../../src/adapters/trim.ts';
-import { parseLog } from '../../src/events/reader.ts';
-import type { InputEvent } from '../../src/events/types.ts';
 import { defaultConfig } from '../../src/core/config.ts';
+import { parseLog } from '../../src/events/reader.ts';
+import type { AttemptRef, InputEvent } from '../../src/events/types.ts';
 import { LiveScheduler } from '../../src/runtime/live.ts';
 import { replay } from '../../src/runtime/replay.ts';
 
@@ -16,7 +16,7 @@ const node = (name: string) =>
   });
 const pod = (name: string, nodeName?: string) =>
   trimPod({
-    metadata: { name, namespace: 'default' },
+    metadata: { name, namespace: 'default', uid: `uid-${name}` },
     spec: {
       schedulerName: 'berth',
       ...(nodeName ? { nodeName } : {}),
@@ -26,27 +26,42 @@ const pod = (name: string, nodeName?: string) =>
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 
-function setup() {
+function setup(config = defaultConfig) {
   const nodes = new Subject<InputEvent>();
   const pods = new Subject<InputEvent>();
-  const binds: { key: string; node: string; complete: () => void }[] = [];
+  const binds: {
+    attempt: AttemptRef;
+    node: string;
+    complete: () => void;
+    fail: () => void;
+  }[] = [];
   let inFlight = 0;
   let settle: (() => void) | undefined;
   const lines: string[] = [];
   const live = new LiveScheduler({
-    config: defaultConfig,
+    config,
     seed: 1,
     sources: [nodes, pods],
     logger: pino({ level: 'silent' }),
     record: (l) => lines.push(l),
     effects: (ingest) => ({
-      bind(key, target) {
+      bind(attempt, target) {
         inFlight++;
         binds.push({
-          key,
+          attempt,
           node: target,
           complete: () => {
-            ingest({ type: 'BindSucceeded', key, node: target });
+            ingest({ type: 'BindSucceeded', ...attempt, node: target });
+            if (--inFlight === 0) settle?.();
+          },
+          fail: () => {
+            ingest({
+              type: 'BindFailed',
+              ...attempt,
+              node: target,
+              reason: 'Error',
+              message: 'etcd timeout',
+            });
             if (--inFlight === 0) settle?.();
           },
         });
@@ -73,7 +88,7 @@ describe('LiveScheduler', () => {
     nodes.next({ type: 'ResyncDone', kind: 'Node' });
     await tick();
     expect(live.ready).toBe(true);
-    expect(binds.map((b) => b.key)).toEqual(['default/a']);
+    expect(binds.map((b) => b.attempt)).toEqual([{ uid: 'uid-a', key: 'default/a', attempt: 1 }]);
     await live.stop(100);
   });
 
@@ -89,7 +104,7 @@ describe('LiveScheduler', () => {
     pods.next({ type: 'PodUpserted', pod: pod('b') });
     pods.next({ type: 'ResyncDone', kind: 'Pod' });
     await tick();
-    expect(binds.map((b) => b.key)).toEqual(['default/a']);
+    expect(binds.map((b) => b.attempt)).toEqual([{ uid: 'uid-a', key: 'default/a', attempt: 1 }]);
     const stopped = live.stop(5_000);
     binds[0]?.complete();
     await stopped;
@@ -107,6 +122,52 @@ describe('LiveScheduler', () => {
   });
 });
 
+describe('LiveScheduler: results and timers come back through the log', () => {
+  it('backs off after a failed bind on a timer that fires into the log, then binds attempt 2', async () => {
+    const { nodes, pods, binds, live, lines } = setup({
+      ...defaultConfig,
+      backoff: { initialMs: 20, maxMs: 40 },
+    });
+    live.start();
+    nodes.next({ type: 'ResyncStarted', kind: 'Node' });
+    nodes.next({ type: 'NodeUpserted', node: node('n1') });
+    nodes.next({ type: 'ResyncDone', kind: 'Node' });
+    pods.next({ type: 'ResyncStarted', kind: 'Pod' });
+    pods.next({ type: 'PodUpserted', pod: pod('a') });
+    pods.next({ type: 'ResyncDone', kind: 'Pod' });
+    await tick();
+    binds[0]?.fail();
+    await new Promise((r) => setTimeout(r, 100));
+    expect(binds.map((b) => b.attempt.attempt)).toEqual([1, 2]);
+    binds[1]?.complete();
+    await live.stop(1_000);
+    const log = parseLog(`${lines.join('\n')}\n`);
+    const types = log.envelopes.map((e) => e.event.type);
+    expect(types).toEqual([
+      'ResyncStarted',
+      'NodeUpserted',
+      'ResyncDone',
+      'ResyncStarted',
+      'PodUpserted',
+      'ResyncDone',
+      'PodReserved',
+      'BindRequested',
+      'BindFailed',
+      'TimerFired',
+      'PodReserved',
+      'BindRequested',
+      'BindSucceeded',
+    ]);
+    expect(log.envelopes[9]?.event).toEqual({
+      type: 'TimerFired',
+      timer: 'backoff',
+      uid: 'uid-a',
+      key: 'default/a',
+    });
+    expect(replay(log).matches).toBe(true);
+  });
+});
+
 describe('requeueing on node updates', () => {
   it('retries a parked pod when a node grows, not on heartbeats', async () => {
     const { nodes, pods, live, lines } = setup();
@@ -118,14 +179,14 @@ describe('requeueing on node updates', () => {
     pods.next({
       type: 'PodUpserted',
       pod: trimPod({
-        metadata: { name: 'big' },
+        metadata: { name: 'big', uid: 'uid-big' },
         spec: { schedulerName: 'berth', containers: [{ resources: { requests: { cpu: '3' } } }] },
       }),
     });
     pods.next({ type: 'ResyncDone', kind: 'Pod' });
     await tick();
     const decisions = () =>
-      lines.filter((l) => l.includes('"PodUnschedulable"') || l.includes('"PodAssumed"')).length;
+      lines.filter((l) => l.includes('"PodUnschedulable"') || l.includes('"PodReserved"')).length;
     expect(decisions()).toBe(1);
     for (let i = 0; i < 3; i++) nodes.next({ type: 'NodeUpserted', node: node('n1') });
     await new Promise((r) => setTimeout(r, 1_100));
@@ -138,7 +199,7 @@ describe('requeueing on node updates', () => {
       }),
     });
     await new Promise((r) => setTimeout(r, 1_100));
-    expect(lines.filter((l) => l.includes('"PodAssumed"'))).toHaveLength(1);
+    expect(lines.filter((l) => l.includes('"PodReserved"'))).toHaveLength(1);
     await live.stop(100);
   });
 });

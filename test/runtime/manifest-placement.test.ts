@@ -2,8 +2,11 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseManifests } from '../../src/adapters/sim/manifests.ts';
+import type { PodObject } from '../../src/cluster/objects.ts';
 import { defaultConfig } from '../../src/core/config.ts';
-import { simulate } from '../../src/runtime/simulate.ts';
+import { parseLog } from '../../src/events/reader.ts';
+import { type SimulationOptions, simulate } from '../../src/runtime/simulate.ts';
+import { nodeObject, podObject } from '../support/objects.ts';
 
 const fixture = new URL('../fixtures/kube-filters.yaml', import.meta.url);
 
@@ -77,5 +80,87 @@ describe('placement of the kube-filters fixture', () => {
 
   it('places the same way whatever the seed', () => {
     expect(run(99).placements).toEqual(summary.placements);
+  });
+});
+
+describe('simulate: what protocol v2 changed', () => {
+  const node1 = nodeObject('n1', { allocatable: { cpu: '1', memory: '4Gi', pods: '10' } });
+  const berthPod = (name: string, spec: Partial<PodObject['spec']> = {}): PodObject => {
+    const p = podObject(name, { schedulerName: 'berth', requests: { cpu: '1' } });
+    Object.assign(p.spec, spec);
+    return p;
+  };
+  const sim = (pods: PodObject[], script?: SimulationOptions['script'], lines?: string[]) =>
+    simulate({
+      nodes: [node1],
+      pods,
+      seed: 1,
+      config: defaultConfig,
+      bindLatencyMs: 5,
+      bindFailureRate: 0,
+      ...(script === undefined ? {} : { script }),
+      ...(lines === undefined ? {} : { record: (l: string) => void lines.push(l) }),
+    });
+
+  it('does not bind a gated pod, and gives its capacity to another pod', () => {
+    const summary = sim([berthPod('gated', { schedulingGates: [{ name: 'q' }] }), berthPod('b')]);
+    expect(summary.placements).toEqual({ 'default/b': 'n1' });
+    expect(summary.pending['default/gated']).toBe(
+      'Scheduling is blocked due to non-empty scheduling gates',
+    );
+  });
+
+  it('binds a gated pod once an update removes its gates', () => {
+    const summary = sim(
+      [berthPod('gated', { schedulingGates: [{ name: 'q' }] })],
+      [{ at: 1_000, updatePod: berthPod('gated') }],
+    );
+    expect(summary.placements).toEqual({ 'default/gated': 'n1' });
+  });
+
+  it('leaves a pod with required pod anti-affinity pending, naming the field', () => {
+    const summary = sim([
+      berthPod('db', {
+        affinity: {
+          podAntiAffinity: {
+            requiredDuringSchedulingIgnoredDuringExecution: [
+              {
+                labelSelector: { matchLabels: { app: 'db' } },
+                topologyKey: 'kubernetes.io/hostname',
+              },
+            ],
+          },
+        },
+      }),
+    ]);
+    expect(summary.placements).toEqual({});
+    expect(summary.pending['default/db']).toContain(
+      'spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution',
+    );
+  });
+
+  it('charges limits-only pods their limits: one of three 1-cpu pods fits a 1-cpu node', () => {
+    const limitsOnly = (name: string) =>
+      berthPod(name, { containers: [{ name: 'c', resources: { limits: { cpu: '1' } } }] });
+    const summary = sim([limitsOnly('a'), limitsOnly('b'), limitsOnly('c')]);
+    expect(Object.keys(summary.placements)).toHaveLength(1);
+    expect(Object.keys(summary.pending)).toHaveLength(2);
+  });
+
+  it('schedules a pod recreated under its name while its bind is in flight: the stale Binding is refused by uid', () => {
+    const lines: string[] = [];
+    const summary = sim([berthPod('web')], [{ at: 2, createPod: berthPod('web') }], lines);
+    expect(summary.placements).toEqual({ 'default/web': 'n1' });
+    expect(summary.pending).toEqual({});
+    const results = parseLog(`${lines.join('\n')}\n`)
+      .envelopes.map((e) => e.event)
+      .filter((e) => e.type === 'BindSucceeded' || e.type === 'BindFailed');
+    expect(results).toHaveLength(2);
+    const [stale, fresh] = results;
+    expect(stale).toMatchObject({ type: 'BindFailed', reason: 'Conflict' });
+    expect(fresh).toMatchObject({ type: 'BindSucceeded', attempt: 1 });
+    expect(fresh?.type === 'BindSucceeded' && fresh.uid).not.toBe(
+      stale?.type === 'BindFailed' && stale.uid,
+    );
   });
 });

@@ -1,0 +1,193 @@
+// Given/when/then tests of the snapshot's indexes (topology, nominated pods) kept by the reducer.
+import { describe, expect, it } from 'vitest';
+import { nodeObject, type PodOptions, podObject } from '../../test/support/objects.ts';
+import type { BerthEvent } from '../events/types.ts';
+import { checkClusterInvariants } from './invariants.ts';
+import { evolve, initialState } from './reducer.ts';
+import type { ClusterState } from './types.ts';
+
+/** Folds the events into a fresh state, checking the invariants after every one. */
+function fold(...events: BerthEvent[]): ClusterState {
+  const state = initialState();
+  events.forEach((event, i) => {
+    evolve(state, { seq: i + 1, time: i, event });
+    expect(checkClusterInvariants(state), `after event ${i + 1} (${event.type})`).toEqual([]);
+  });
+  return state;
+}
+
+const nodeUp = (name: string, labels: Record<string, string>): BerthEvent => ({
+  type: 'NodeUpserted',
+  node: nodeObject(name, { labels }),
+});
+const nodeDown = (name: string): BerthEvent => ({ type: 'NodeDeleted', name });
+type PodOpts = PodOptions & { uid?: string; nominated?: string };
+const podUp = (name: string, o: PodOpts = {}): BerthEvent => {
+  const { uid, nominated, ...rest } = o;
+  const pod = podObject(name, { requests: { cpu: '1' }, ...rest });
+  pod.metadata.uid = uid ?? `${name}-1`;
+  if (nominated !== undefined) pod.status = { ...pod.status, nominatedNodeName: nominated };
+  return { type: 'PodUpserted', pod };
+};
+const podDown = (name: string, uid = `${name}-1`): BerthEvent => ({
+  type: 'PodDeleted',
+  uid,
+  key: `default/${name}`,
+});
+const at = (name: string, attempt = 1) => ({ uid: `${name}-1`, key: `default/${name}`, attempt });
+const reserve = (name: string, node: string): BerthEvent => ({
+  type: 'PodReserved',
+  ...at(name),
+  node,
+});
+
+/** The topology index as plain data: key → value → sorted node names. */
+function topology(state: ClusterState): Record<string, Record<string, string[]>> {
+  const out: Record<string, Record<string, string[]>> = {};
+  for (const [k, values] of state.topology) {
+    out[k] = {};
+    for (const [v, names] of values) out[k][v] = [...names].sort();
+  }
+  return out;
+}
+
+/** The nominated index as plain data: node → sorted uids. */
+function nominated(state: ClusterState): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const [node, pods] of state.nominated) out[node] = [...pods.keys()].sort();
+  return out;
+}
+
+describe('topology index', () => {
+  it('indexes every label of every node', () => {
+    const s = fold(nodeUp('n1', { zone: 'a', disk: 'ssd' }), nodeUp('n2', { zone: 'a' }));
+    expect(topology(s)).toEqual({ zone: { a: ['n1', 'n2'] }, disk: { ssd: ['n1'] } });
+  });
+
+  it('follows a label change, dropping values and keys no node has any more', () => {
+    const s = fold(
+      nodeUp('n1', { zone: 'a', disk: 'ssd' }),
+      nodeUp('n2', { zone: 'a' }),
+      nodeUp('n1', { zone: 'b' }),
+    );
+    expect(topology(s)).toEqual({ zone: { a: ['n2'], b: ['n1'] } });
+  });
+
+  it('forgets a deleted node, and indexes it again with its new labels when it comes back', () => {
+    const deleted = fold(
+      nodeUp('n1', { zone: 'a' }),
+      podUp('p', { nodeName: 'n1' }),
+      nodeDown('n1'),
+    );
+    expect(topology(deleted)).toEqual({});
+    const back = fold(
+      nodeUp('n1', { zone: 'a' }),
+      podUp('p', { nodeName: 'n1' }),
+      nodeDown('n1'),
+      nodeUp('n1', { zone: 'c' }),
+    );
+    expect(topology(back)).toEqual({ zone: { c: ['n1'] } });
+  });
+
+  it('forgets the nodes a relist did not see', () => {
+    const s = fold(
+      nodeUp('n1', { zone: 'a' }),
+      nodeUp('n2', { zone: 'b' }),
+      { type: 'ResyncStarted', kind: 'Node' },
+      nodeUp('n2', { zone: 'b' }),
+      { type: 'ResyncDone', kind: 'Node' },
+    );
+    expect(topology(s)).toEqual({ zone: { b: ['n2'] } });
+  });
+
+  it('is not touched by pods', () => {
+    const s = fold(nodeUp('n1', { zone: 'a' }), podUp('p', { nodeName: 'n1' }), podDown('p'));
+    expect(topology(s)).toEqual({ zone: { a: ['n1'] } });
+  });
+});
+
+describe('nominated index', () => {
+  it('holds an unbound pod under its nominated node, as its current PodInfo', () => {
+    const s = fold(nodeUp('n1', {}), podUp('p', { nominated: 'n1' }));
+    expect(nominated(s)).toEqual({ n1: ['p-1'] });
+    expect(s.nominated.get('n1')?.get('p-1')).toBe(s.pods.get('p-1')?.info);
+  });
+
+  it('moves the pod when its nomination changes, and drops it when cleared', () => {
+    const moved = fold(podUp('p', { nominated: 'n1' }), podUp('p', { nominated: 'n2' }));
+    expect(nominated(moved)).toEqual({ n2: ['p-1'] });
+    const cleared = fold(podUp('p', { nominated: 'n1' }), podUp('p'));
+    expect(nominated(cleared)).toEqual({});
+  });
+
+  it('drops a nominated pod while it is reserved, and takes it back when the reservation is released', () => {
+    const reserved = fold(nodeUp('n1', {}), podUp('p', { nominated: 'n1' }), reserve('p', 'n1'));
+    expect(nominated(reserved)).toEqual({});
+    const released = fold(nodeUp('n1', {}), podUp('p', { nominated: 'n1' }), reserve('p', 'n1'), {
+      type: 'BindFailed',
+      ...at('p'),
+      node: 'n1',
+      reason: 'Conflict',
+      message: 'm',
+    });
+    expect(nominated(released)).toEqual({ n1: ['p-1'] });
+  });
+
+  it('drops a nominated pod once it is bound, finished or deleted', () => {
+    const base = [nodeUp('n1', {}), podUp('p', { nominated: 'n1' })];
+    expect(nominated(fold(...base, podUp('p', { nominated: 'n1', nodeName: 'n1' })))).toEqual({});
+    expect(nominated(fold(...base, podUp('p', { nominated: 'n1', phase: 'Failed' })))).toEqual({});
+    expect(nominated(fold(...base, podDown('p')))).toEqual({});
+  });
+
+  it('drops the old pod when its name is recreated with a new uid', () => {
+    const s = fold(
+      podUp('p', { nominated: 'n1' }),
+      podUp('p', { uid: 'p-2', nominated: 'n2' }),
+      podDown('p', 'p-1'),
+    );
+    expect(nominated(s)).toEqual({ n2: ['p-2'] });
+  });
+
+  it('forgets the pods a relist did not see', () => {
+    const s = fold(
+      podUp('p', { nominated: 'n1' }),
+      podUp('q', { nominated: 'n1' }),
+      { type: 'ResyncStarted', kind: 'Pod' },
+      podUp('q', { nominated: 'n1' }),
+      { type: 'ResyncDone', kind: 'Pod' },
+    );
+    expect(nominated(s)).toEqual({ n1: ['q-1'] });
+  });
+
+  it('keeps nominations to a node that does not exist (the index is by name)', () => {
+    const s = fold(nodeUp('n1', {}), podUp('p', { nominated: 'n1' }), nodeDown('n1'));
+    expect(nominated(s)).toEqual({ n1: ['p-1'] });
+  });
+});
+
+describe('checkClusterInvariants on the indexes', () => {
+  it('reports a topology entry no node carries', () => {
+    const s = fold(nodeUp('n1', { zone: 'a' }));
+    s.topology.get('zone')?.get('a')?.add('ghost');
+    expect(checkClusterInvariants(s)).toEqual(['topology index holds 2 entries, nodes have 1']);
+  });
+
+  it('reports a label missing from the topology index', () => {
+    const s = fold(nodeUp('n1', { zone: 'a' }));
+    s.topology.clear();
+    expect(checkClusterInvariants(s)).toContain('topology index lacks zone=a on n1');
+  });
+
+  it('reports a nominated pod missing from, or stale in, the index', () => {
+    const missing = fold(podUp('p', { nominated: 'n1' }));
+    missing.nominated.clear();
+    expect(checkClusterInvariants(missing)).toContain(
+      'pod default/p nominated to n1 is not indexed',
+    );
+    const stale = fold(nodeUp('n1', {}), podUp('p', { nominated: 'n1' }), reserve('p', 'n1'));
+    const info = stale.pods.get('p-1')?.info;
+    if (info !== undefined) stale.nominated.set('n1', new Map([['p-1', info]]));
+    expect(checkClusterInvariants(stale)).toContain('nominated index holds stale pods');
+  });
+});
