@@ -74,14 +74,14 @@ describe('berth CLI', () => {
     writeFileSync(
       tampered,
       readFileSync(log, 'utf8').replace(
-        /"PodAssumed","key":"default\/pod-00","node":"node-\d+"/,
-        '"PodAssumed","key":"default/pod-00","node":"node-x"',
+        /("PodReserved","uid":"[^"]+","key":"default\/pod-00","attempt":\d+,"node":)"node-\d+"/,
+        '$1"node-x"',
       ),
     );
     expectOneLineError(
       berth('replay', tampered, '--json'),
       1,
-      /replay diverged at seq \d+: recorded "assumed default\/pod-00 node-x"/,
+      /replay diverged at seq \d+: recorded "#\d+ reserved default\/pod-00 \S+ #\d+ node-x"/,
     );
   });
 
