@@ -1,6 +1,7 @@
-// berth killed with SIGKILL mid-run and restarted binds every pod exactly once, without overcommit.
+// berth killed with SIGKILL mid-run and restarted fills every slot exactly once, without overcommit.
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Api } from './support/api.ts';
 import { type BerthRun, startBerth } from './support/berth.ts';
 import { useCluster } from './support/cluster.ts';
 import {
@@ -11,15 +12,23 @@ import {
   recordEvents,
   repeatedScheduledEvents,
 } from './support/invariants.ts';
-import type { PodJson } from './support/kubectl.ts';
+import { type PodJson, podScheduledCondition } from './support/kubectl.ts';
 import { kwokNode, namespace, pods, toYaml } from './support/manifests.ts';
 import { waitFor } from './support/wait.ts';
 
 const ns = 'crash';
-const podCount = 300;
-// 4 nodes × 80 pods × 8 cpu: room for all 300 pods of 100m, but not much more
-// (93.75 % of cpu and of pod slots), so a lost or doubled charge shows.
-const nodeNames = ['c-0', 'c-1', 'c-2', 'c-3'];
+// Every pod asks for 100m and cpu is the only tight resource, so each node holds exactly
+// cpu/100m pods: 3 × 80 on the big nodes and 20 on c-full, 260 slots in all, for 265 pods.
+// c-full is filled to 18 of 20 before the kill (asymmetric on purpose: the restarted berth
+// must learn that it has room for exactly 2 more). With more pods than slots the restarted
+// berth fills every slot it believes free, so a charge lost across the restart becomes an
+// overcommit for sure, and a charge counted twice leaves a slot empty while pods wait.
+const bigNodes = ['c-0', 'c-1', 'c-2'];
+const fullNode = 'c-full';
+const fillCount = 18;
+const spreadCount = 247;
+const podCount = fillCount + spreadCount;
+const slots = 3 * 80 + 20;
 
 const keyOf = (p: PodJson) => `${p.metadata.namespace}/${p.metadata.name}`;
 
@@ -38,10 +47,15 @@ describe('berth killed with SIGKILL and restarted', () => {
     await k.apply(
       toYaml([
         namespace(ns),
-        ...nodeNames.map((n) => kwokNode(n, { cpu: '8', memory: '32Gi', pods: 80 })),
+        ...bigNodes.map((n) => kwokNode(n, { cpu: '8', memory: '32Gi', pods: 110 })),
+        kwokNode(fullNode, { cpu: '2', memory: '8Gi', pods: 110, labels: { role: 'full' } }),
       ]),
     );
-    await k.create(toYaml(pods('p', ns, podCount, { cpu: '100m', memory: '64Mi' })));
+    await k.create(
+      toYaml(
+        pods('f', ns, fillCount, { cpu: '100m', memory: '64Mi', nodeSelector: { role: 'full' } }),
+      ),
+    );
   });
 
   afterAll(async () => {
@@ -49,7 +63,7 @@ describe('berth killed with SIGKILL and restarted', () => {
     await second?.stop('SIGKILL');
   });
 
-  it('is killed with SIGKILL while pods are still being bound', async () => {
+  it('is killed with SIGKILL while pods are still being bound, c-full nearly full', async () => {
     const k = cluster().kubectl;
     // A low client rate keeps binds in flight long enough to kill berth among them.
     first = await startBerth(cluster().kubeconfig, {
@@ -57,6 +71,27 @@ describe('berth killed with SIGKILL and restarted', () => {
       name: 'berth-1',
       args: ['--record', records.first, '--qps', '20', '--burst', '20'],
     });
+    const filled = await waitFor(
+      `the ${fillCount} f-* pods bound to ${fullNode}`,
+      async () => {
+        first.checkAlive();
+        const fs = (await k.pods(ns)).filter((p) => p.spec.nodeName === fullNode);
+        return { ok: fs.length === fillCount, seen: fs.length };
+      },
+      { timeoutMs: 60_000, intervalMs: 200 },
+    );
+    expect(filled).toBe(fillCount);
+    // All at once through the API (kubectl create would trickle them in over many seconds).
+    const api = new Api(cluster().kubeconfig);
+    try {
+      await Promise.all(
+        pods('p', ns, spreadCount, { cpu: '100m', memory: '64Mi' }).map((p) =>
+          api.createPod(ns, p),
+        ),
+      );
+    } finally {
+      api.close();
+    }
     const bound = await waitFor(
       'at least 60 pods bound',
       async () => {
@@ -75,27 +110,37 @@ describe('berth killed with SIGKILL and restarted', () => {
       `[e2e] crash: killed berth at ${bound} bound; ${boundAtKill.size} bound once it was dead\n`,
     );
     expect(boundAtKill.size).toBeGreaterThanOrEqual(60);
-    expect(boundAtKill.size).toBeLessThan(podCount);
+    expect(boundAtKill.size).toBeLessThan(slots);
+    const onFull = [...boundAtKill.values()].filter((n) => n === fullNode).length;
+    expect(onFull).toBeGreaterThanOrEqual(fillCount);
+    expect(onFull).toBeLessThan(20);
   });
 
-  it('binds every remaining pod once restarted', async () => {
+  it('fills every slot once restarted, and marks the pods left over Unschedulable', async () => {
     const k = cluster().kubectl;
     second = await startBerth(cluster().kubeconfig, {
       dir: cluster().dir,
       name: 'berth-2',
       args: ['--record', records.second],
     });
-    const unbound = await waitFor(
-      `all ${podCount} pods bound`,
+    const seen = await waitFor(
+      `${slots} pods bound and the other ${podCount - slots} marked Unschedulable`,
       async () => {
         second.checkAlive();
         const ps = await k.pods(ns);
-        const left = ps.filter((p) => p.spec.nodeName === undefined).map((p) => p.metadata.name);
-        return { ok: ps.length === podCount && left.length === 0, seen: left };
+        const left = ps.filter((p) => p.spec.nodeName === undefined);
+        const undecided = left.filter((p) => podScheduledCondition(p)?.status !== 'False');
+        return {
+          ok: ps.length === podCount && undecided.length === 0,
+          seen: {
+            bound: ps.length - left.length,
+            undecided: undecided.map((p) => p.metadata.name),
+          },
+        };
       },
       { timeoutMs: 180_000 },
     );
-    expect(unbound).toEqual([]);
+    expect(seen.bound).toBe(slots);
     const exit = await second.stop('SIGTERM');
     expect(exit, second.tail()).toEqual({ code: 0, signal: null });
   });
@@ -113,8 +158,8 @@ describe('berth killed with SIGKILL and restarted', () => {
       .map((l: RecordLine) => String(l.event?.key))
       .filter((key) => boundAtKill.has(key));
     expect(rebound).toEqual([]);
-    // The restarted berth bound exactly the pods that were still unbound.
-    expect(recordEvents(secondRecord, 'BindSucceeded')).toHaveLength(podCount - boundAtKill.size);
+    // The restarted berth bound exactly as many pods as there were slots left.
+    expect(recordEvents(secondRecord, 'BindSucceeded')).toHaveLength(slots - boundAtKill.size);
     expect(secondRecord.at(-1)?.kind).toBe('digest');
   });
 
@@ -124,5 +169,18 @@ describe('berth killed with SIGKILL and restarted', () => {
 
   it('puts no node over its allocatable cpu, memory or pod count', async () => {
     expect(await clusterOvercommits(cluster().kubectl)).toEqual([]);
+  });
+
+  it('used every slot: each node holds exactly cpu / 100m pods', async () => {
+    const perNode = new Map<string, number>();
+    for (const p of await cluster().kubectl.pods(ns)) {
+      if (p.spec.nodeName === undefined) continue;
+      const n = p.spec.nodeName;
+      perNode.set(n, (perNode.get(n) ?? 0) + 1);
+    }
+    expect(Object.fromEntries(perNode)).toEqual({
+      ...Object.fromEntries(bigNodes.map((n) => [n, 80])),
+      [fullNode]: 20,
+    });
   });
 });

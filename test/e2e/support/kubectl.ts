@@ -8,11 +8,14 @@ export interface PodJson {
     namespace: string;
     uid?: string;
     deletionTimestamp?: string;
+    creationTimestamp?: string;
     labels?: Record<string, string>;
   };
   spec: {
     nodeName?: string;
     schedulerName?: string;
+    nodeSelector?: Record<string, string>;
+    schedulingGates?: { name: string }[];
     containers: ContainerJson[];
     initContainers?: ContainerJson[];
     overhead?: Record<string, string>;
@@ -34,7 +37,11 @@ export interface ContainerJson {
 export interface NodeJson {
   metadata: { name: string; labels?: Record<string, string> };
   spec?: { taints?: { key: string; value?: string; effect: string }[]; unschedulable?: boolean };
-  status?: { allocatable?: Record<string, string>; capacity?: Record<string, string> };
+  status?: {
+    allocatable?: Record<string, string>;
+    capacity?: Record<string, string>;
+    conditions?: { type: string; status: string }[];
+  };
 }
 
 /** An events.k8s.io/v1 Event. */
@@ -47,6 +54,7 @@ export interface EventJson {
   reportingController?: string;
   regarding?: { kind?: string; name?: string; namespace?: string; uid?: string };
   series?: { count?: number };
+  eventTime?: string;
 }
 
 /** What a kubectl invocation returned. */

@@ -55,6 +55,8 @@ export interface PodOptions {
   affinity?: Manifest;
   tolerations?: Manifest[];
   labels?: Record<string, string>;
+  /** Names of `spec.schedulingGates`. */
+  schedulingGates?: string[];
 }
 
 /** A bare Pod with one container requesting `cpu`/`memory` (100m / 64Mi by default). */
@@ -69,6 +71,9 @@ export function pod(name: string, namespace: string, opts: PodOptions = {}): Man
       ...(opts.nodeSelector === undefined ? {} : { nodeSelector: opts.nodeSelector }),
       ...(opts.affinity === undefined ? {} : { affinity: opts.affinity }),
       ...(opts.tolerations === undefined ? {} : { tolerations: opts.tolerations }),
+      ...(opts.schedulingGates === undefined
+        ? {}
+        : { schedulingGates: opts.schedulingGates.map((name) => ({ name })) }),
       terminationGracePeriodSeconds: 0,
       containers: [
         {
