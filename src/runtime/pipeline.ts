@@ -19,9 +19,15 @@ function identityOf(object: unknown, kind: ResourceKind): string | undefined {
   return name === undefined ? undefined : `${String(meta.namespace ?? 'default')}/${name}`;
 }
 
-/** The object's text without `metadata.resourceVersion`, which every write changes. */
+/**
+ * The object's text without `metadata.resourceVersion`, which every write changes. (A
+ * shallow copy rather than a replacer function: stringify is several times faster without.)
+ */
 function contentOf(object: unknown): string {
-  return JSON.stringify(object, (key, value) => (key === 'resourceVersion' ? undefined : value));
+  const meta = (object as { metadata?: unknown } | undefined)?.metadata;
+  if (typeof meta !== 'object' || meta === null || !('resourceVersion' in meta))
+    return JSON.stringify(object);
+  return JSON.stringify({ ...(object as object), metadata: { ...meta, resourceVersion: undefined } });
 }
 
 /**
