@@ -501,3 +501,17 @@ describe('evolve: what it ignores or rejects', () => {
     expect(node(s, 'n1').requested.memory).toBe(1024 * MI);
   });
 });
+
+describe('evolve: junk identities', () => {
+  it('frees the old name when a uid comes back under another name, so a later pod of that name removes nothing', () => {
+    const state = given(
+      nodeUp('n0'),
+      podUp('p0', { uid: 'u0' }),
+      podUp('p1', { uid: 'u0', nodeName: 'n0' }),
+    ).when(podUp('p0', { uid: 'u9' }));
+    expect(podsOn(state, 'n0')).toEqual(['u0']);
+    expect(cpuOn(state, 'n0')).toBe(500);
+    expect(getPodByKey(state, 'default/p1')?.info.uid).toBe('u0');
+    expect(getPodByKey(state, 'default/p0')?.info.uid).toBe('u9');
+  });
+});

@@ -149,6 +149,9 @@ function setRecord(state: ClusterState, info: PodInfo, charge: Charge): PodRecor
   if (old !== undefined) {
     releaseCharge(state, uid, old.info, old.charge);
     unindexNomination(state, old);
+    // The same uid under another name (only junk input does this): the old name is free.
+    if (old.info.key !== info.key && state.podUids.get(old.info.key) === uid)
+      state.podUids.delete(old.info.key);
   }
   const record: PodRecord = { info, charge };
   applyCharge(state, uid, info, charge);

@@ -1,12 +1,14 @@
-// Property tests of the cluster reducer: total on junk, charges always consistent, nothing leaks.
+// Property tests of the cluster reducer: total on junk, consistent, and in step with a reference model of charges.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { absentNodes } from '../../src/cluster/charges.ts';
 import { checkClusterInvariants } from '../../src/cluster/invariants.ts';
 import type { NodeObject, PodObject } from '../../src/cluster/objects.ts';
 import { evolve, initialState } from '../../src/cluster/reducer.ts';
-import type { ClusterState } from '../../src/cluster/types.ts';
-import type { BerthEvent, Envelope } from '../../src/events/types.ts';
+import type { Charge, ClusterState } from '../../src/cluster/types.ts';
+import type { BerthEvent, Envelope, ResourceKind } from '../../src/events/types.ts';
+import { berthPodModel } from '../support/generators.ts';
+import { demandOf } from '../support/oracles.ts';
+import { GPU, type PodModel, podObject } from '../support/run-models.ts';
 
 const EVENT_TYPES = [
   'NodeUpserted',
@@ -18,89 +20,104 @@ const EVENT_TYPES = [
   'BindSucceeded',
   'BindFailed',
   'TimerFired',
-  'PodAssumed',
+  'PodReserved',
+  'PodWaiting',
+  'BindRequested',
+  'PodUnreserved',
   'PodUnschedulable',
+  'CycleFailed',
 ] as const;
 
-const nodeName = fc.constantFrom('n0', 'n1', 'n2', 'n3');
-const podName = fc.constantFrom('p0', 'p1', 'p2', 'p3', 'p4', 'p5');
-const podKey = podName.map((n) => `default/${n}`);
-const kind = fc.constantFrom('Node' as const, 'Pod' as const);
-const quantity = fc.oneof(
-  fc.constantFrom('100m', '1', '0.5', '2Gi', '512Mi', '1e3', '1.5', '0', 'abc', '-1', '3k'),
-  fc.integer({ min: 0, max: 5000 }),
-);
-const requests = fc.record(
-  { cpu: quantity, memory: quantity, 'nvidia.com/gpu': quantity },
-  { requiredKeys: [] },
-);
-const container = fc.record(
-  {
-    resources: fc.record({ requests, limits: requests }, { requiredKeys: [] }),
-    restartPolicy: fc.constantFrom('Always', 'OnFailure'),
-  },
-  { requiredKeys: [] },
-);
+// A small world so that events collide: four uids over two names (recreations), two nodes.
+const NODES = ['n0', 'n1'] as const;
+const UIDS = ['u0', 'u1', 'u2', 'u3'] as const;
+const keyOf = (uid: string) => `default/p${UIDS.indexOf(uid as (typeof UIDS)[number]) % 2}`;
+const nodeName = fc.constantFrom(...NODES);
+const uid = fc.constantFrom(...UIDS);
+const attempt = fc.integer({ min: 1, max: 3 });
+const kind = fc.constantFrom<ResourceKind>('Node', 'Pod');
+const ref = uid.chain((u) => attempt.map((a) => ({ uid: u, key: keyOf(u), attempt: a })));
 
-/** Pods as the API would send them, with a few unparsable quantities mixed in. */
-const pod: fc.Arbitrary<PodObject> = fc
+/** An event, and the generated model of the pod it carries (for the reference model). */
+interface Step {
+  event: BerthEvent;
+  pod?: PodModel;
+}
+
+/** A pod upsert: a generated berth pod under one of the uids, bound or not, maybe finished. */
+const podStep: fc.Arbitrary<Step> = fc
   .record({
-    name: podName,
-    nodeName: fc.option(nodeName, { nil: undefined }),
-    phase: fc.constantFrom('Pending', 'Running', 'Succeeded', 'Failed'),
+    uid,
+    model: berthPodModel,
+    nodeName: fc.oneof({ weight: 2, arbitrary: fc.constant(undefined) }, nodeName),
+    phase: fc.constantFrom(undefined, undefined, 'Pending', 'Running', 'Succeeded', 'Failed'),
     terminating: fc.boolean(),
-    containers: fc.array(container, { maxLength: 3 }),
-    initContainers: fc.array(container, { maxLength: 3 }),
-    overhead: fc.option(requests, { nil: undefined }),
   })
-  .map((p) => {
-    const obj: PodObject = {
-      metadata: { name: p.name, namespace: 'default' },
-      spec: { containers: p.containers, initContainers: p.initContainers },
-      status: { phase: p.phase },
-    };
-    if (p.terminating) obj.metadata.deletionTimestamp = '2024-01-01T00:00:00Z';
-    if (p.nodeName !== undefined) obj.spec.nodeName = p.nodeName;
-    if (p.overhead !== undefined) obj.spec.overhead = p.overhead;
-    return obj;
+  .map(({ uid: u, model, nodeName: n, phase, terminating }) => {
+    const name = keyOf(u).slice('default/'.length);
+    const pod: PodModel = { ...model, name, nodeName: n, terminating, phase: undefined };
+    const obj: PodObject = podObject(pod);
+    obj.metadata.uid = u;
+    if (phase !== undefined) obj.status = { phase };
+    return { event: { type: 'PodUpserted', pod: obj }, pod };
   });
 
-const node: fc.Arbitrary<NodeObject> = fc
-  .record({ name: nodeName, allocatable: requests })
-  .map(({ name, allocatable }) => ({ metadata: { name }, status: { allocatable } }));
+const nodeObj = (name: string): NodeObject => ({
+  metadata: { name },
+  status: { allocatable: { cpu: '4', memory: '8Gi', pods: '10' } },
+});
 
-/** Events drawn from a small world so that they collide: same pods, same nodes. */
-const validEvent: fc.Arbitrary<BerthEvent> = fc.oneof(
-  { weight: 3, arbitrary: node.map((n) => ({ type: 'NodeUpserted' as const, node: n })) },
-  nodeName.map((name) => ({ type: 'NodeDeleted' as const, name })),
-  { weight: 5, arbitrary: pod.map((p) => ({ type: 'PodUpserted' as const, pod: p })) },
-  { weight: 2, arbitrary: podKey.map((key) => ({ type: 'PodDeleted' as const, key })) },
-  kind.map((k) => ({ type: 'ResyncStarted' as const, kind: k })),
-  kind.map((k) => ({ type: 'ResyncDone' as const, kind: k })),
+/** A step without a pod model; the event is checked against the event types. */
+const step = (event: BerthEvent): Step => ({ event });
+
+const validStep: fc.Arbitrary<Step> = fc.oneof(
+  { weight: 3, arbitrary: nodeName.map((n) => step({ type: 'NodeUpserted', node: nodeObj(n) })) },
+  nodeName.map((name) => step({ type: 'NodeDeleted', name })),
+  { weight: 6, arbitrary: podStep },
+  { weight: 2, arbitrary: uid.map((u) => step({ type: 'PodDeleted', uid: u, key: keyOf(u) })) },
+  kind.map((k) => step({ type: 'ResyncStarted', kind: k })),
+  kind.map((k) => step({ type: 'ResyncDone', kind: k })),
   {
-    weight: 3,
+    weight: 4,
     arbitrary: fc
-      .tuple(podKey, nodeName)
-      .map(([key, n]) => ({ type: 'PodAssumed' as const, key, node: n })),
+      .tuple(ref, nodeName)
+      .map(([r, node]) => step({ type: 'PodReserved', ...r, node })),
   },
-  fc.tuple(podKey, nodeName).map(([key, n]) => ({
-    type: 'BindFailed' as const,
-    key,
-    node: n,
-    reason: 'Conflict' as const,
-    message: 'conflict',
-  })),
-  fc.tuple(podKey, nodeName).map(([key, n]) => ({ type: 'BindSucceeded' as const, key, node: n })),
+  {
+    weight: 2,
+    arbitrary: fc
+      .tuple(
+        ref,
+        nodeName,
+        fc.constantFrom('Conflict' as const, 'NotFound' as const, 'Error' as const),
+      )
+      .map(([r, node, reason]) =>
+        step({ type: 'BindFailed', ...r, node, reason, message: reason }),
+      ),
+  },
+  fc
+    .tuple(ref, nodeName)
+    .map(([r, node]) =>
+      step({ type: 'PodUnreserved', ...r, node, reason: 'timed out waiting at permit' }),
+    ),
+  fc.tuple(ref, nodeName).map(([r, node]) => step({ type: 'BindSucceeded', ...r, node })),
 );
+
+const validEvent: fc.Arbitrary<BerthEvent> = validStep.map((s) => s.event);
 
 /** Event-shaped junk: a known or unknown type with arbitrary values in every field. */
 const junkEvent = fc.record(
   {
     type: fc.oneof(fc.constantFrom(...EVENT_TYPES), fc.string(), fc.anything()),
-    node: fc.oneof(fc.anything(), node, nodeName),
-    pod: fc.oneof(fc.anything(), pod),
+    node: fc.oneof(fc.anything(), nodeName),
+    pod: fc.oneof(
+      fc.anything(),
+      podStep.map((s) => (s.event as { pod: unknown }).pod),
+    ),
     name: fc.oneof(fc.anything(), nodeName),
-    key: fc.oneof(fc.anything(), podKey),
+    uid: fc.oneof(fc.anything(), uid),
+    key: fc.anything(),
+    attempt: fc.oneof(fc.anything(), attempt),
     kind: fc.oneof(fc.anything(), kind),
   },
   { requiredKeys: ['type'] },
@@ -111,17 +128,26 @@ const junkObject = fc.oneof(
   fc.anything(),
   fc.record({
     metadata: fc.oneof(
-      fc.record({ name: fc.oneof(podName, fc.anything()), labels: fc.anything() }),
+      fc.record({
+        name: fc.oneof(fc.constantFrom('p0', 'p1'), fc.anything()),
+        // No string uids: one uid under two names is not something an API server serves
+        // (see the note on podUids in the report); a missing uid falls back to the name.
+        uid: fc.anything().filter((v) => typeof v !== 'string'),
+        labels: fc.anything(),
+      }),
       fc.anything(),
     ),
     spec: fc.oneof(
       fc.record({
         nodeName: fc.oneof(nodeName, fc.anything()),
-        containers: fc.oneof(fc.array(fc.oneof(container, fc.anything())), fc.anything()),
+        containers: fc.anything(),
+        initContainers: fc.anything(),
+        resources: fc.anything(),
         affinity: fc.anything(),
         tolerations: fc.anything(),
         taints: fc.anything(),
         nodeSelector: fc.anything(),
+        schedulingGates: fc.anything(),
         priority: fc.anything(),
       }),
       fc.anything(),
@@ -143,6 +169,152 @@ function fold(events: unknown[]): ClusterState {
 
 function internalErrors(state: ClusterState): string[] {
   return state.rejected.filter((r) => r.reason.startsWith('internal error')).map((r) => r.reason);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The reference model: where each pod is charged, by the protocol's rules, in plain maps; node
+// sums are computed from the generated pods' demands, not from berth's parsed requests.
+// ---------------------------------------------------------------------------------------------
+
+interface ModelPod {
+  key: string;
+  model: PodModel;
+  nodeName: string | undefined;
+  finished: boolean;
+  charge: Charge;
+}
+
+class ReferenceCharges {
+  readonly pods = new Map<string, ModelPod>();
+  readonly keyUid = new Map<string, string>();
+  readonly live = new Set<string>();
+  private readonly seen: Partial<Record<ResourceKind, Set<string>>> = {};
+
+  private remove(u: string): void {
+    const p = this.pods.get(u);
+    if (p === undefined) return;
+    this.pods.delete(u);
+    if (this.keyUid.get(p.key) === u) this.keyUid.delete(p.key);
+  }
+
+  apply(step: Step): void {
+    const e = step.event;
+    switch (e.type) {
+      case 'NodeUpserted':
+        this.live.add(e.node.metadata.name);
+        this.seen.Node?.add(e.node.metadata.name);
+        return;
+      case 'NodeDeleted':
+        this.live.delete(e.name);
+        return;
+      case 'PodUpserted': {
+        const u = e.pod.metadata.uid as string;
+        const key = keyOf(u);
+        const holder = this.keyUid.get(key);
+        if (holder !== undefined && holder !== u) this.remove(holder);
+        const phase = e.pod.status?.phase;
+        const finished = phase === 'Succeeded' || phase === 'Failed';
+        const nodeName = e.pod.spec.nodeName;
+        const before = this.pods.get(u)?.charge;
+        // Bound (and not finished) → on its node; assumed stays assumed until bound or released.
+        const charge: Charge = finished
+          ? { kind: 'none' }
+          : nodeName !== undefined
+            ? { kind: 'bound', node: nodeName }
+            : before?.kind === 'assumed'
+              ? before
+              : { kind: 'none' };
+        this.pods.set(u, { key, model: step.pod as PodModel, nodeName, finished, charge });
+        this.keyUid.set(key, u);
+        this.seen.Pod?.add(u);
+        return;
+      }
+      case 'PodDeleted':
+        this.remove(e.uid);
+        return;
+      case 'ResyncStarted':
+        this.seen[e.kind] = new Set();
+        return;
+      case 'ResyncDone': {
+        const seen = this.seen[e.kind];
+        if (seen === undefined) return;
+        delete this.seen[e.kind];
+        if (e.kind === 'Node') {
+          for (const n of [...this.live]) if (!seen.has(n)) this.live.delete(n);
+        } else {
+          for (const u of [...this.pods.keys()]) if (!seen.has(u)) this.remove(u);
+        }
+        return;
+      }
+      case 'PodReserved': {
+        const p = this.pods.get(e.uid);
+        if (p === undefined || p.nodeName !== undefined || p.finished || !this.live.has(e.node))
+          return;
+        p.charge = { kind: 'assumed', node: e.node, attempt: e.attempt };
+        return;
+      }
+      case 'BindFailed':
+      case 'PodUnreserved': {
+        const p = this.pods.get(e.uid);
+        const c = p?.charge;
+        if (
+          p !== undefined &&
+          c?.kind === 'assumed' &&
+          c.node === e.node &&
+          c.attempt === e.attempt
+        )
+          p.charge = { kind: 'none' };
+        return;
+      }
+      default:
+        return;
+    }
+  }
+
+  /** Per node name (live, or holding charges): demand sums and the uids charged there. */
+  nodes(): Record<string, string> {
+    const out: Record<string, { milliCPU: number; memory: number; gpus: number; uids: string[] }> =
+      {};
+    const entry = (n: string) => {
+      out[n] ??= { milliCPU: 0, memory: 0, gpus: 0, uids: [] };
+      return out[n];
+    };
+    for (const n of this.live) entry(n);
+    for (const [u, p] of this.pods) {
+      if (p.charge.kind === 'none') continue;
+      const e = entry(p.charge.node);
+      const d = demandOf(p.model);
+      e.milliCPU += d.milliCPU;
+      e.memory += d.memory;
+      e.gpus += d.gpus;
+      e.uids.push(u);
+    }
+    return canonical(out);
+  }
+}
+
+function canonical(
+  nodes: Record<string, { milliCPU: number; memory: number; gpus: number; uids: string[] }>,
+): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [n, v] of Object.entries(nodes))
+    out[n] = `cpu=${v.milliCPU} mem=${v.memory} gpu=${v.gpus} pods=[${v.uids.sort()}]`;
+  return out;
+}
+
+/** The reducer's per-node charges, live nodes and absent ones alike, in the model's format. */
+function reducerNodes(state: ClusterState): Record<string, string> {
+  const out: Record<string, { milliCPU: number; memory: number; gpus: number; uids: string[] }> =
+    {};
+  for (const node of [...state.nodes.values(), ...state.absentNodes.values()]) {
+    out[node.name] = {
+      milliCPU: node.requested.milliCPU,
+      memory: node.requested.memory,
+      gpus: node.requested.scalar[GPU] ?? 0,
+      uids: [...node.pods.keys()],
+    };
+  }
+  return canonical(out);
 }
 
 describe('evolve is total', () => {
@@ -184,7 +356,7 @@ describe('evolve is total', () => {
   });
 });
 
-describe('evolve keeps charges consistent', () => {
+describe('evolve keeps charges right', () => {
   it('after every event, each node holds exactly the sums of the pods charged to it', () => {
     fc.assert(
       fc.property(fc.array(validEvent, { maxLength: 60 }), (events) => {
@@ -201,6 +373,26 @@ describe('evolve keeps charges consistent', () => {
     );
   });
 
+  it('charges every pod where a reference model of the protocol says, with its generated requests', () => {
+    fc.assert(
+      fc.property(fc.array(validStep, { minLength: 10, maxLength: 80, size: 'large' }), (steps) => {
+        const state = initialState();
+        const model = new ReferenceCharges();
+        steps.forEach((step, i) => {
+          evolve(state, { seq: i + 1, time: i, event: step.event });
+          model.apply(step);
+          const at = `after event ${i} (${step.event.type})`;
+          expect(reducerNodes(state), at).toEqual(model.nodes());
+          for (const [u, p] of model.pods)
+            expect(state.pods.get(u)?.charge, `${at}: ${u}`).toEqual(p.charge);
+          expect(state.pods.size, at).toBe(model.pods.size);
+          expect(Object.fromEntries(state.podUids), at).toEqual(Object.fromEntries(model.keyUid));
+        });
+      }),
+      { numRuns: 400 },
+    );
+  });
+
   it('leaves no charge behind once every pod and node is deleted', () => {
     fc.assert(
       fc.property(fc.array(validEvent, { maxLength: 60 }), fc.boolean(), (events, byRelist) => {
@@ -210,7 +402,11 @@ describe('evolve keeps charges consistent', () => {
               { type: 'ResyncStarted', kind: 'Pod' },
               { type: 'ResyncDone', kind: 'Pod' },
             ]
-          : [...state.pods.keys()].map((key) => ({ type: 'PodDeleted', key }));
+          : [...state.pods.entries()].map(([u, r]) => ({
+              type: 'PodDeleted',
+              uid: u,
+              key: r.info.key,
+            }));
         for (const event of cleanup) evolve(state, { seq: 0, time: 0, event });
         for (const n of state.nodes.values()) {
           expect(n.pods.size).toBe(0);
@@ -221,10 +417,13 @@ describe('evolve keeps charges consistent', () => {
           evolve(state, { seq: 0, time: 0, event: { type: 'NodeDeleted', name } });
         }
         expect(state.pods.size).toBe(0);
+        expect(state.podUids.size).toBe(0);
         expect(state.nodes.size).toBe(0);
         expect(state.nodeOrder).toEqual([]);
         expect(state.nodeIndex.size).toBe(0);
-        expect(absentNodes(state).size).toBe(0);
+        expect(state.absentNodes.size).toBe(0);
+        expect(state.topology.size).toBe(0);
+        expect(state.nominated.size).toBe(0);
       }),
       { numRuns: 300 },
     );

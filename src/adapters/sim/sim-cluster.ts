@@ -175,6 +175,15 @@ export class SimCluster {
       this.fail(attempt, node, 'Conflict', `pod ${key} is already assigned to node "${current}"`);
       return;
     }
+    if (pod.metadata.deletionTimestamp !== undefined) {
+      this.fail(
+        attempt,
+        node,
+        'Conflict',
+        `pod ${key} is being deleted, cannot be assigned to a host`,
+      );
+      return;
+    }
     if (hasGates(pod)) {
       this.fail(attempt, node, 'Conflict', `pod ${key} has non-empty .spec.schedulingGates`);
       return;
