@@ -27,7 +27,10 @@ function contentOf(object: unknown): string {
   const meta = (object as { metadata?: unknown } | undefined)?.metadata;
   if (typeof meta !== 'object' || meta === null || !('resourceVersion' in meta))
     return JSON.stringify(object);
-  return JSON.stringify({ ...(object as object), metadata: { ...meta, resourceVersion: undefined } });
+  return JSON.stringify({
+    ...(object as object),
+    metadata: { ...meta, resourceVersion: undefined },
+  });
 }
 
 /**
