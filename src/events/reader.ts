@@ -1,6 +1,6 @@
 // Parses a JSONL log back into header, envelopes and digest, reporting bad lines by number.
 import { type LogDigest, type LogHeader, logFormatVersion } from './log-format.ts';
-import type { BerthEvent, Envelope } from './types.ts';
+import { type BerthEvent, decisionEventTypes, type Envelope, inputEventTypes } from './types.ts';
 
 /** A parsed log. `digest` is absent when the log was not closed (e.g. a crash). */
 export interface ParsedLog {
@@ -22,23 +22,7 @@ export class LogError extends Error {
   }
 }
 
-const eventTypes: ReadonlySet<BerthEvent['type']> = new Set([
-  'NodeUpserted',
-  'NodeDeleted',
-  'PodUpserted',
-  'PodDeleted',
-  'ResyncStarted',
-  'ResyncDone',
-  'BindSucceeded',
-  'BindFailed',
-  'TimerFired',
-  'PodReserved',
-  'PodWaiting',
-  'BindRequested',
-  'PodUnreserved',
-  'PodUnschedulable',
-  'CycleFailed',
-]);
+const eventTypes: ReadonlySet<string> = new Set([...inputEventTypes, ...decisionEventTypes]);
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

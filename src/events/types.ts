@@ -168,7 +168,8 @@ export interface Envelope<E extends BerthEvent = BerthEvent> {
   event: E;
 }
 
-const decisionTypes: ReadonlySet<string> = new Set<DecisionEvent['type']>([
+/** Every decision type, in the order a cycle or timer may produce them. */
+export const decisionEventTypes: readonly DecisionEvent['type'][] = Object.freeze([
   'PodReserved',
   'PodWaiting',
   'BindRequested',
@@ -176,6 +177,21 @@ const decisionTypes: ReadonlySet<string> = new Set<DecisionEvent['type']>([
   'PodUnschedulable',
   'CycleFailed',
 ]);
+
+/** Every input type. */
+export const inputEventTypes: readonly InputEvent['type'][] = Object.freeze([
+  'NodeUpserted',
+  'NodeDeleted',
+  'PodUpserted',
+  'PodDeleted',
+  'ResyncStarted',
+  'ResyncDone',
+  'BindSucceeded',
+  'BindFailed',
+  'TimerFired',
+]);
+
+const decisionTypes: ReadonlySet<string> = new Set(decisionEventTypes);
 
 /** True for the events that are decisions (the core's outputs). */
 export function isDecision(event: BerthEvent): event is DecisionEvent {
