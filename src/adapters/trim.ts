@@ -24,7 +24,10 @@ function isObject(value: unknown): value is Loose {
 function project(value: unknown, shape: Shape): unknown {
   if (!isObject(value)) return value;
   const out: Loose = {};
-  for (const key of Object.keys(shape)) {
+  // Walk the object's own keys (a handful) rather than the shape's (dozens): this runs
+  // for every watch event.
+  for (const key in value) {
+    if (!Object.hasOwn(value, key) || !Object.hasOwn(shape, key)) continue;
     const v = value[key];
     if (v === undefined) continue;
     const rule = shape[key] as Shape[string];

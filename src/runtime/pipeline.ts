@@ -19,18 +19,36 @@ function identityOf(object: unknown, kind: ResourceKind): string | undefined {
   return name === undefined ? undefined : `${String(meta.namespace ?? 'default')}/${name}`;
 }
 
-/**
- * The object's text without `metadata.resourceVersion`, which every write changes. (A
- * shallow copy rather than a replacer function: stringify is several times faster without.)
- */
-function contentOf(object: unknown): string {
-  const meta = (object as { metadata?: unknown } | undefined)?.metadata;
-  if (typeof meta !== 'object' || meta === null || !('resourceVersion' in meta))
-    return JSON.stringify(object);
-  return JSON.stringify({
-    ...(object as object),
-    metadata: { ...meta, resourceVersion: undefined },
-  });
+/** Structural equality of two JSON values (objects compared key by key, arrays in order). */
+function sameJson(a: unknown, b: unknown, skipKey?: string): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!sameJson(a[i], b[i])) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  const x = a as Loose;
+  const y = b as Loose;
+  let n = 0;
+  for (const k in x) {
+    if (k === skipKey || x[k] === undefined) continue;
+    n++;
+    if (!sameJson(x[k], y[k])) return false;
+  }
+  for (const k in y) if (k !== skipKey && y[k] !== undefined) n--;
+  return n === 0;
+}
+
+/** Equal in everything but `metadata.resourceVersion`, which every write changes. */
+function sameObject(a: unknown, b: unknown): boolean {
+  const x = a as Loose;
+  const y = b as Loose;
+  if (typeof x !== 'object' || typeof y !== 'object' || x === null || y === null)
+    return sameJson(a, b);
+  if (!sameJson(x.metadata, y.metadata, 'resourceVersion')) return false;
+  return sameJson(x, y, 'metadata');
 }
 
 /**
@@ -40,20 +58,21 @@ function contentOf(object: unknown): string {
  * (a relist must see every object); objects a relist did not see are forgotten.
  */
 export function dropUnchangedUpserts(): MonoTypeOperatorFunction<InputEvent> {
-  const last: Record<ResourceKind, Map<string, string>> = { Node: new Map(), Pod: new Map() };
+  // The last object seen per identity (the trimmed object the log holds anyway).
+  const last: Record<ResourceKind, Map<string, unknown>> = { Node: new Map(), Pod: new Map() };
   const relisting: Partial<Record<ResourceKind, Set<string>>> = {};
   const upsert = (kind: ResourceKind, object: unknown): boolean => {
     const id = identityOf(object, kind);
     if (id === undefined) return true;
-    const content = contentOf(object);
     const seen = relisting[kind];
     if (seen !== undefined) {
       seen.add(id);
-      last[kind].set(id, content);
+      last[kind].set(id, object);
       return true;
     }
-    if (last[kind].get(id) === content) return false;
-    last[kind].set(id, content);
+    const previous = last[kind].get(id);
+    if (previous !== undefined && sameObject(previous, object)) return false;
+    last[kind].set(id, object);
     return true;
   };
   return filter((event: InputEvent) => {
