@@ -33,9 +33,19 @@ export type CycleResult =
   | { kind: 'Unschedulable'; message: string; diagnosis: Diagnosis }
   | { kind: 'Error'; plugin: string; message: string };
 
-/** Which plugin is running, so that an exception can name it. */
+/**
+ * Which plugin is running, so that an exception can name it. The filter loop records only
+ * the filter's index (a cheap store in the hottest loop); the name is looked up on failure.
+ */
 interface Running {
   plugin: string;
+  filters: readonly FilterPlugin[] | undefined;
+  filterIndex: number;
+}
+
+function runningPlugin(running: Running): string {
+  const f = running.filters?.[running.filterIndex];
+  return f === undefined ? running.plugin : f.name;
 }
 
 function withPlugin(s: Status, plugin: string): Status {
@@ -55,7 +65,7 @@ export function runFilterPlugins(
 ): Status {
   for (let i = 0; i < filters.length; i++) {
     const f = filters[i] as FilterPlugin;
-    if (running !== undefined) running.plugin = f.name;
+    if (running !== undefined) running.filterIndex = i;
     const s = f.filter(pod, node, state);
     if (s.code !== 'Success') return withPlugin(s, f.name);
   }
@@ -78,6 +88,7 @@ function runPreFilterPlugins(
   let nodeNames: ReadonlySet<string> | undefined;
   for (const pl of profile.preFilter) {
     running.plugin = pl.name;
+    running.filters = undefined;
     const s = pl.preFilter(pod, state, snapshot);
     if (s.code === 'Success') {
       if (s.nodeNames !== undefined) nodeNames = intersect(nodeNames, s.nodeNames);
@@ -143,12 +154,12 @@ export function scheduleOne(
   snapshot: ClusterSnapshot,
   ctx: SchedulingContext,
 ): CycleResult {
-  const running: Running = { plugin: '' };
+  const running: Running = { plugin: '', filters: undefined, filterIndex: -1 };
   try {
     return runCycle(pod, snapshot, ctx, running);
   } catch (err) {
     const message = err instanceof Error ? err.message : `threw ${String(err)}`;
-    return { kind: 'Error', plugin: running.plugin, message };
+    return { kind: 'Error', plugin: runningPlugin(running), message };
   }
 }
 
@@ -187,6 +198,7 @@ function runCycle(
   const numToFind =
     profile.score.length === 0 ? 1 : numFeasibleNodesToFind(numNodes, ctx.percentageOfNodesToScore);
   const filters = profile.filter.filter((f) => f.preFilterSkip?.(pod) !== true);
+  running.filters = filters;
   const feasible: NodeInfo[] = [];
   const failedNodes: string[] = [];
   const failedStatuses: Status[] = [];
@@ -196,7 +208,11 @@ function runCycle(
     const node = order[at] as NodeInfo;
     const s = runFilterPlugins(filters, pod, node, state, running);
     if (s.code === 'Error')
-      return { kind: 'Error', plugin: running.plugin, message: s.reasons.join(', ') };
+      return {
+        kind: 'Error',
+        plugin: s.plugin ?? runningPlugin(running),
+        message: s.reasons.join(', '),
+      };
     if (s.code === 'Success') {
       if (feasible.length === numToFind) break;
       feasible.push(node);
@@ -220,6 +236,7 @@ function runCycle(
     return { kind: 'Scheduled', node: only.name, evaluated: processed, feasible: 1 };
   }
   const scorers = profile.score.filter((w) => w.plugin.preScoreSkip?.(pod) !== true);
+  running.filters = undefined;
   const totals = prioritizeNodes(pod, feasible, scorers, state, running);
   const chosen = feasible[selectHost(totals, ctx.rng)] as NodeInfo;
   return { kind: 'Scheduled', node: chosen.name, evaluated: processed, feasible: feasible.length };
