@@ -27,10 +27,12 @@ describe('machine exports', () => {
     expect(lines).toContain('  binding --> boundUnconfirmed : BIND_SUCCEEDED');
   });
 
-  it('draws the eventless routing out of start (start → gated [isGated], start → pending)', () => {
+  it('draws the way into and out of gated (PreEnqueue)', () => {
     const pod = exportMachines().find((m) => m.name === 'pod');
     const lines = pod?.mermaid.split('\n') ?? [];
-    expect(lines).toContain('  start --> gated : always [isGated]');
-    expect(lines).toContain('  start --> pending : always');
+    expect(lines).toContain('  pending --> gated : GATED');
+    expect(lines).toContain('  gated --> pending : UNGATED');
+    expect(lines).toContain('  filtering --> waiting : RESERVED [permitWaits]');
+    expect(lines).toContain('  filtering --> binding : RESERVED');
   });
 });

@@ -16,17 +16,21 @@ function start(gated = false) {
     },
   });
   const actor = createActor(machine, {
-    input: { uid: 'u1', key: 'ns/p', backoff: { initialMs: 1000, maxMs: 10_000 }, gated },
+    input: { uid: 'u1', key: 'ns/p', backoff: { initialMs: 1000, maxMs: 10_000 } },
     clock,
   });
   actor.start();
+  if (gated) actor.send({ type: 'GATED' });
   const send = (...events: PodEvent[]) => {
     for (const e of events) actor.send(e);
   };
   return { actor, effects, clock, send, state: () => actor.getSnapshot().value };
 }
 
-const reserve = (node = 'n1'): PodEvent[] => [{ type: 'SCHEDULE' }, { type: 'RESERVED', node }];
+const reserve = (node = 'n1', permit: 'allow' | 'wait' = 'allow'): PodEvent[] => [
+  { type: 'SCHEDULE' },
+  { type: 'RESERVED', node, permit },
+];
 const bindFailed = (message: string, now: number): PodEvent => ({
   type: 'BIND_FAILED',
   message,
@@ -40,16 +44,14 @@ const unschedulable = (now: number, plugins: string[] = []): PodEvent => ({
 });
 
 describe('pod machine: the way to bound', () => {
-  it('goes pending → filtering → reserved → binding → boundUnconfirmed, and ends only when the watch shows it bound', () => {
+  it('goes pending → filtering → binding (reserved and allowed) → boundUnconfirmed, and ends only when the watch shows it bound', () => {
     const { send, effects, state, actor } = start();
     expect(state()).toBe('pending');
     send({ type: 'SCHEDULE' });
     expect(state()).toBe('filtering');
-    send({ type: 'RESERVED', node: 'n1' });
-    expect(state()).toBe('reserved');
-    expect(actor.getSnapshot().context.node).toBe('n1');
-    send({ type: 'ALLOWED' });
+    send({ type: 'RESERVED', node: 'n1', permit: 'allow' });
     expect(state()).toBe('binding');
+    expect(actor.getSnapshot().context.node).toBe('n1');
     // Protocol v1 ended the machine here, so a stale watch update could start a second one.
     send({ type: 'BIND_SUCCEEDED' });
     expect(state()).toBe('boundUnconfirmed');
@@ -84,7 +86,7 @@ describe('pod machine: the way to bound', () => {
 
   it('waits at permit holding its node, then binds when allowed', () => {
     const { send, state, actor } = start();
-    send(...reserve('n2'), { type: 'WAIT' });
+    send(...reserve('n2', 'wait'));
     expect(state()).toBe('waiting');
     expect(actor.getSnapshot().context.node).toBe('n2');
     send({ type: 'ALLOWED' });
@@ -93,7 +95,7 @@ describe('pod machine: the way to bound', () => {
 
   it('backs off when its wait at permit is released, forgetting the node', () => {
     const { send, state, actor, clock } = start();
-    send(...reserve(), { type: 'WAIT' }, { type: 'UNRESERVED', reason: 'timed out', now: 0 });
+    send(...reserve('n1', 'wait'), { type: 'UNRESERVED', reason: 'timed out', now: 0 });
     expect(state()).toBe('backoff');
     expect(actor.getSnapshot().context).toMatchObject({
       node: undefined,
@@ -105,15 +107,15 @@ describe('pod machine: the way to bound', () => {
 });
 
 describe('pod machine: gates', () => {
-  it('starts gated without entering the queue, and enters it when ungated', () => {
+  it('leaves the queue at once when gated (PreEnqueue), and re-enters it when ungated', () => {
     const { send, state, effects } = start(true);
     expect(state()).toBe('gated');
+    expect(effects).toEqual(['enqueue', 'dequeue']);
     send({ type: 'SCHEDULE' });
     expect(state()).toBe('gated');
-    expect(effects).toEqual([]);
     send({ type: 'UNGATED' });
     expect(state()).toBe('pending');
-    expect(effects).toEqual(['enqueue']);
+    expect(effects).toEqual(['enqueue', 'dequeue', 'enqueue']);
   });
 });
 
@@ -170,8 +172,7 @@ describe('pod machine: ends', () => {
   const paths: Record<string, PodEvent[]> = {
     pending: [],
     filtering: [{ type: 'SCHEDULE' }],
-    reserved: reserve(),
-    waiting: [...reserve(), { type: 'WAIT' }],
+    waiting: reserve('n1', 'wait'),
     binding: [...reserve(), { type: 'ALLOWED' }],
     boundUnconfirmed: [...reserve(), { type: 'ALLOWED' }, { type: 'BIND_SUCCEEDED' }],
     unschedulable: [{ type: 'SCHEDULE' }, unschedulable(0)],
@@ -198,12 +199,13 @@ describe('pod machine: ends', () => {
     },
   );
 
-  it('reaches every state from start', () => {
+  it('reaches every state from pending', () => {
     const events: PodEvent[] = [
+      { type: 'GATED' },
       { type: 'UNGATED' },
       { type: 'SCHEDULE' },
-      { type: 'RESERVED', node: 'n' },
-      { type: 'WAIT' },
+      { type: 'RESERVED', node: 'n', permit: 'allow' },
+      { type: 'RESERVED', node: 'n', permit: 'wait' },
       { type: 'ALLOWED' },
       { type: 'UNRESERVED', reason: 'r', now: 0 },
       unschedulable(0),
@@ -215,16 +217,14 @@ describe('pod machine: ends', () => {
       { type: 'DELETED' },
     ];
     const reached = new Set<string>();
-    for (const gated of [false, true]) {
-      const input = { uid: 'u', key: 'k', backoff: { initialMs: 1, maxMs: 1 }, gated };
-      const found = getShortestPaths(podMachine, {
-        events,
-        input,
-        serializeState: (s) => JSON.stringify(s.value),
-      });
-      for (const p of found) reached.add(String(p.state.value));
-    }
-    const declared = Object.keys(podMachine.root.states).filter((s) => s !== 'start');
+    const input = { uid: 'u', key: 'k', backoff: { initialMs: 1, maxMs: 1 } };
+    const found = getShortestPaths(podMachine, {
+      events,
+      input,
+      serializeState: (s) => JSON.stringify(s.value),
+    });
+    for (const p of found) reached.add(String(p.state.value));
+    const declared = Object.keys(podMachine.root.states);
     expect([...reached].sort()).toEqual(declared.sort());
   });
 });

@@ -1,4 +1,4 @@
-// The per-pod lifecycle: gated → pending → filtering → (waiting) → binding → bound, with backoff.
+// The per-pod lifecycle: pending (or gated) → filtering → (waiting) → binding → bound, with backoff.
 import { assign, setup } from 'xstate';
 import { type BackoffConfig, backoffDelayMs } from '../src/queue/backoff.ts';
 
@@ -15,16 +15,15 @@ export interface PodContext {
   /** Why the pod is not bound yet (last unschedulable message, error or bind failure). */
   reason: string | undefined;
   backoff: BackoffConfig;
-  /** Whether the pod had scheduling gates when its machine was created. */
-  gated: boolean;
 }
 
 /** Events the core sends to a pod's machine. `now` is the event's logical time. */
 export type PodEvent =
+  | { type: 'GATED' }
   | { type: 'UNGATED' }
   | { type: 'SCHEDULE' }
-  | { type: 'RESERVED'; node: string }
-  | { type: 'WAIT' }
+  /** Reserved on `node`; Permit's verdict says whether it binds now or waits. */
+  | { type: 'RESERVED'; node: string; permit: 'allow' | 'wait' }
   | { type: 'ALLOWED' }
   | { type: 'UNRESERVED'; reason: string; now: number }
   | { type: 'UNSCHEDULABLE'; message: string; plugins: readonly string[]; now: number }
@@ -40,8 +39,6 @@ export interface PodInput {
   uid: string;
   key: string;
   backoff: BackoffConfig;
-  /** The pod has scheduling gates: it starts in `gated` (PreEnqueue), not in the queue. */
-  gated: boolean;
 }
 
 function eventTime(event: PodEvent): number | undefined {
@@ -104,7 +101,7 @@ export const podMachine = setup({
     }),
   },
   guards: {
-    isGated: ({ context }) => context.gated,
+    permitWaits: ({ event }) => event.type === 'RESERVED' && event.permit === 'wait',
     backoffExpired: ({ context, event }) => remainingBackoffMs(context, event) === 0,
   },
   delays: {
@@ -120,18 +117,13 @@ export const podMachine = setup({
     node: undefined,
     reason: undefined,
     backoff: input.backoff,
-    gated: input.gated,
   }),
-  initial: 'start',
+  initial: 'pending',
   on: {
     DELETED: { target: '.deleted' },
     BOUND: { target: '.bound' },
   },
   states: {
-    start: {
-      description: 'Routes a new pod: gated pods wait in PreEnqueue, others enter the queue.',
-      always: [{ guard: 'isGated', target: 'gated' }, { target: 'pending' }],
-    },
     gated: {
       description: 'Has scheduling gates (PreEnqueue): takes no capacity, not in the queue.',
       on: { UNGATED: { target: 'pending' } },
@@ -140,21 +132,21 @@ export const podMachine = setup({
       description: 'Waiting in the activeQ for a scheduling cycle.',
       entry: 'enqueue',
       exit: 'dequeue',
-      on: { SCHEDULE: { target: 'filtering', actions: 'countAttempt' } },
+      on: {
+        SCHEDULE: { target: 'filtering', actions: 'countAttempt' },
+        // PreEnqueue: a pod with scheduling gates is taken out of the queue at once.
+        GATED: { target: 'gated' },
+      },
     },
     filtering: {
       description: 'In a scheduling cycle: PreFilter, Filter, Score, select against one snapshot.',
       on: {
-        RESERVED: { target: 'reserved', actions: 'rememberNode' },
+        RESERVED: [
+          { guard: 'permitWaits', target: 'waiting', actions: 'rememberNode' },
+          { target: 'binding', actions: 'rememberNode' },
+        ],
         UNSCHEDULABLE: { target: 'unschedulable', actions: 'rememberUnschedulable' },
         CYCLE_FAILED: { target: 'backoff', actions: 'rememberError' },
-      },
-    },
-    reserved: {
-      description: 'Reserved on a node (assumed); Permit decides: allow now or wait.',
-      on: {
-        ALLOWED: { target: 'binding' },
-        WAIT: { target: 'waiting' },
       },
     },
     waiting: {
@@ -167,7 +159,7 @@ export const podMachine = setup({
       },
     },
     binding: {
-      description: 'The bind command is in flight.',
+      description: 'Reserved on a node and allowed by Permit; the bind command is in flight.',
       on: {
         BIND_SUCCEEDED: { target: 'boundUnconfirmed' },
         BIND_FAILED: { target: 'backoff', actions: 'rememberBindFailure' },

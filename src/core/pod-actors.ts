@@ -75,6 +75,12 @@ export class PodActors {
     };
   }
 
+  /** The machine state of pod `uid`, if it has a machine. */
+  stateOf(uid: string): string | undefined {
+    const actor = this.actors.get(uid);
+    return actor === undefined ? undefined : String(actor.getSnapshot().value);
+  }
+
   /** Every live machine's uid, in creation order. */
   uids(): string[] {
     return [...this.actors.keys()];
@@ -83,16 +89,12 @@ export class PodActors {
   /** Creates and starts the machine of a pod that needs scheduling. */
   spawn(pod: PodInfo): void {
     const actor = createActor(this.machine, {
-      input: {
-        uid: pod.uid,
-        key: pod.key,
-        backoff: this.opts.backoff,
-        gated: pod.schedulingGates.length > 0,
-      },
+      input: { uid: pod.uid, key: pod.key, backoff: this.opts.backoff },
       clock: this.clockFor(pod),
     });
     this.actors.set(pod.uid, actor);
     actor.start();
+    if (pod.schedulingGates.length > 0) actor.send({ type: 'GATED' });
   }
 
   /** Sends `event` to pod `uid`'s machine (if any); stops and forgets it once it is done. */

@@ -168,15 +168,19 @@ export class Scheduler {
   private applyDecision(d: DecisionEvent, plugins: readonly string[]): void {
     switch (d.type) {
       case 'PodReserved':
-        this.pods.send(d.uid, { type: 'RESERVED', node: d.node });
+        // The charge is assumed (reduced above); the machine moves with Permit's verdict.
         return;
       case 'PodWaiting':
-        this.pods.send(d.uid, { type: 'WAIT' });
+        this.pods.send(d.uid, { type: 'RESERVED', node: d.node, permit: 'wait' });
         this.opts.timers.armPod(d, 'permit', this.now + d.timeoutMs);
         return;
       case 'BindRequested':
-        this.pods.send(d.uid, { type: 'ALLOWED' });
-        this.opts.timers.disarmPod(d.uid, 'permit');
+        if (this.pods.stateOf(d.uid) === 'waiting') {
+          this.pods.send(d.uid, { type: 'ALLOWED' });
+          this.opts.timers.disarmPod(d.uid, 'permit');
+        } else {
+          this.pods.send(d.uid, { type: 'RESERVED', node: d.node, permit: 'allow' });
+        }
         this.outbox.push({
           kind: 'bind',
           attempt: { uid: d.uid, key: d.key, attempt: d.attempt },
