@@ -5,28 +5,18 @@ import { checkClusterInvariants } from '../../src/cluster/invariants.ts';
 import type { NodeObject, PodObject } from '../../src/cluster/objects.ts';
 import { evolve, initialState } from '../../src/cluster/reducer.ts';
 import type { Charge, ClusterState } from '../../src/cluster/types.ts';
-import type { BerthEvent, Envelope, ResourceKind } from '../../src/events/types.ts';
+import {
+  type BerthEvent,
+  decisionEventTypes,
+  type Envelope,
+  inputEventTypes,
+  type ResourceKind,
+} from '../../src/events/types.ts';
 import { berthPodModel } from '../support/generators.ts';
 import { demandOf } from '../support/oracles.ts';
 import { GPU, type PodModel, podObject } from '../support/run-models.ts';
 
-const EVENT_TYPES = [
-  'NodeUpserted',
-  'NodeDeleted',
-  'PodUpserted',
-  'PodDeleted',
-  'ResyncStarted',
-  'ResyncDone',
-  'BindSucceeded',
-  'BindFailed',
-  'TimerFired',
-  'PodReserved',
-  'PodWaiting',
-  'BindRequested',
-  'PodUnreserved',
-  'PodUnschedulable',
-  'CycleFailed',
-] as const;
+const EVENT_TYPES = [...inputEventTypes, ...decisionEventTypes];
 
 // A small world so that events collide: four uids over two names (recreations), two nodes.
 const NODES = ['n0', 'n1'] as const;
