@@ -65,36 +65,11 @@ export interface MachineExport {
   mermaid: string;
 }
 
-type AlwaysConfig = { target?: string; guard?: string } | string;
-
-/**
- * XState's toJSON() leaves out eventless (`always`) transitions; adds them from the
- * machine's config as transitions of event type `always`, so routing states are drawn.
- */
-function addEventless(machine: AnyStateMachine, json: StateJson): void {
-  const states = (machine.config.states ?? {}) as Record<string, { always?: unknown }>;
-  for (const [key, config] of Object.entries(states)) {
-    const state = json.states[key];
-    if (state === undefined || config.always === undefined) continue;
-    const list = (Array.isArray(config.always) ? config.always : [config.always]) as AlwaysConfig[];
-    for (const t of list) {
-      const spec = typeof t === 'string' ? { target: t } : t;
-      if (spec.target === undefined) continue;
-      state.transitions.push({
-        eventType: 'always',
-        target: [`${json.key}.${spec.target}`],
-        ...(spec.guard === undefined ? {} : { guard: spec.guard }),
-      });
-    }
-  }
-}
-
 /** Renders every machine; the text is stable so committed copies can be compared. */
 export function exportMachines(): MachineExport[] {
   return Object.entries(machines).map(([name, machine]) => {
     // Round-trip through JSON: toJSON() still holds live StateNode references in places.
     const json = JSON.parse(JSON.stringify(machine.toJSON())) as StateJson;
-    addEventless(machine, json);
     return { name, json: `${JSON.stringify(json, null, 2)}\n`, mermaid: toMermaid(json) };
   });
 }

@@ -151,13 +151,6 @@ export type DecisionEvent =
   | PodUnschedulable
   | CycleFailed;
 
-/** Decision types that start a scheduling cycle's list (a cycle always produces one first). */
-export const cycleOutcomeTypes: ReadonlySet<DecisionEvent['type']> = new Set([
-  'PodReserved',
-  'PodUnschedulable',
-  'CycleFailed',
-]);
-
 /** Any event in berth's log. */
 export type BerthEvent = InputEvent | DecisionEvent;
 

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type BerthRun, type LogEntry, startBerth } from './support/berth.ts';
 import { useCluster } from './support/cluster.ts';
 import { clusterOvercommits } from './support/invariants.ts';
-import { eventsAbout, podScheduledCondition } from './support/kubectl.ts';
+import { eventsAbout, type Kubectl, podScheduledCondition } from './support/kubectl.ts';
 import { kwokNode, namespace, pod, toYaml } from './support/manifests.ts';
 import { delay, waitFor } from './support/wait.ts';
 
@@ -19,6 +19,20 @@ function triesOnGated(logs: LogEntry[]): LogEntry[] {
       e.msg === 'bind failed' ||
       (JSON.stringify(e).includes(`${ns}/gated`) && attempt.test(String(e.msg))),
   );
+}
+
+/** Removes the gated pod's gates at JSON-pointer `path` (gates can only be removed). */
+async function removeGates(k: Kubectl, path: string): Promise<void> {
+  await k.run([
+    'patch',
+    'pod',
+    '-n',
+    ns,
+    'gated',
+    '--type=json',
+    '-p',
+    JSON.stringify([{ op: 'remove', path }]),
+  ]);
 }
 
 describe('a pod with scheduling gates', () => {
@@ -75,16 +89,7 @@ describe('a pod with scheduling gates', () => {
 
   it('is still waiting after one of its two gates is removed', async () => {
     const k = cluster().kubectl;
-    await k.run([
-      'patch',
-      'pod',
-      '-n',
-      ns,
-      'gated',
-      '--type=json',
-      '-p',
-      '[{"op":"remove","path":"/spec/schedulingGates/0"}]',
-    ]);
+    await removeGates(k, '/spec/schedulingGates/0');
     await delay(2_000);
     const p = await k.pod(ns, 'gated');
     expect(p?.spec.schedulingGates).toEqual([{ name: 'example.com/b' }]);
@@ -95,16 +100,7 @@ describe('a pod with scheduling gates', () => {
   it('is bound once its last gate is removed, to the node added for it', async () => {
     const k = cluster().kubectl;
     await k.apply(toYaml([kwokNode('g-2', { cpu: '1', memory: '4Gi', labels: { role: 'slot' } })]));
-    await k.run([
-      'patch',
-      'pod',
-      '-n',
-      ns,
-      'gated',
-      '--type=json',
-      '-p',
-      '[{"op":"remove","path":"/spec/schedulingGates"}]',
-    ]);
+    await removeGates(k, '/spec/schedulingGates');
     const node = await waitFor(
       'gated bound',
       async () => {
