@@ -1,6 +1,3 @@
 #!/usr/bin/env node
-// Entry point of the installed `berth` command: runs the TypeScript CLI through tsx.
-import { register } from 'tsx/esm/api';
-
-register();
-await import('../src/cli/main.ts');
+// Entry point of the installed `berth` command: runs the compiled CLI (`npm run build` makes dist/).
+await import('../dist/src/cli/main.js');

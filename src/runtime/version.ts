@@ -1,7 +1,28 @@
 // berth's version, written into every log header.
-import { createRequire } from 'node:module';
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
-const require = createRequire(import.meta.url);
+/**
+ * Reads the version from berth's own package.json, found by walking up from this module:
+ * it sits two levels up in a checkout (src/runtime) and three in the build (dist/src/runtime).
+ */
+function readOwnVersion(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (let depth = 0; depth < 5; depth++) {
+    dir = dirname(dir);
+    try {
+      const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as {
+        name?: string;
+        version?: string;
+      };
+      if (pkg.name === 'berth' && typeof pkg.version === 'string') return pkg.version;
+    } catch {
+      // Not here (or unreadable): keep walking up.
+    }
+  }
+  return '0.0.0-unknown';
+}
 
 /** The package version of this berth. */
-export const berthVersion: string = (require('../../package.json') as { version: string }).version;
+export const berthVersion: string = readOwnVersion();
