@@ -274,6 +274,7 @@ function apply(state: ClusterState, event: BerthEvent, seq: number): ClusterChan
     case 'PodUnschedulable':
     case 'CycleFailed':
     case 'TimerFired':
+    case 'LeadershipChanged':
       return NO_CHANGE; // the cluster changes when the watch reports it, not before
     default:
       return exhaustive(event);

@@ -81,6 +81,16 @@ export class PodActors {
     return actor === undefined ? undefined : String(actor.getSnapshot().value);
   }
 
+  /** How many live machines are in each state (O(machines); for metrics scrapes). */
+  stateCounts(): Map<string, number> {
+    const counts = new Map<string, number>();
+    for (const actor of this.actors.values()) {
+      const state = String(actor.getSnapshot().value);
+      counts.set(state, (counts.get(state) ?? 0) + 1);
+    }
+    return counts;
+  }
+
   /** Every live machine's uid, in creation order. */
   uids(): string[] {
     return [...this.actors.keys()];

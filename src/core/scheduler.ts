@@ -31,6 +31,14 @@ type Command =
   | { kind: 'scheduled'; uid: string; key: string; node: string }
   | { kind: 'forget'; uid: string; key: string };
 
+/** Pending pods per queue, as kube-scheduler's `scheduler_pending_pods{queue}` reports them. */
+export interface PendingCounts {
+  active: number;
+  backoff: number;
+  unschedulable: number;
+  gated: number;
+}
+
 /**
  * The event-sourced core of berth. Inputs enter through `ingest` (stamped here) or
  * `applyInput` (already stamped, in replay); cycles run through `runCycle`. Each returns
@@ -64,6 +72,20 @@ export class Scheduler {
   /** Number of pods waiting in the activeQ. */
   get activeCount(): number {
     return this.pods.queue.size;
+  }
+
+  /**
+   * Pending pods by kube-scheduler's queue names: `active` (activeQ), `backoff`,
+   * `unschedulable` (parked) and `gated` (held by scheduling gates).
+   */
+  pendingCounts(): PendingCounts {
+    const states = this.pods.stateCounts();
+    return {
+      active: this.pods.queue.size,
+      backoff: states.get('backoff') ?? 0,
+      unschedulable: states.get('unschedulable') ?? 0,
+      gated: states.get('gated') ?? 0,
+    };
   }
 
   /** Number of pods with a live machine (in flight). */
@@ -235,6 +257,7 @@ export class Scheduler {
       case 'NodeUpserted':
       case 'NodeDeleted':
       case 'ResyncStarted':
+      case 'LeadershipChanged':
         return;
       default: {
         const unreachable: never = event;

@@ -91,7 +91,18 @@ export interface FlushTimerFired {
 /** A timer fired. */
 export type TimerFired = PodTimerFired | FlushTimerFired;
 
-/** Events that come from outside the core: watches, effect results, timers. */
+/**
+ * This process became the leader (`leading`), or stopped being it. Recorded so that a log
+ * shows when its scheduler was allowed to write; it changes no state and no decision.
+ */
+export interface LeadershipChanged {
+  type: 'LeadershipChanged';
+  leading: boolean;
+  /** This process's election identity (`hostname_suffix`). */
+  identity: string;
+}
+
+/** Events that come from outside the core: watches, effect results, timers, leadership. */
 export type InputEvent =
   | NodeUpserted
   | NodeDeleted
@@ -101,7 +112,8 @@ export type InputEvent =
   | ResyncDone
   | BindSucceeded
   | BindFailed
-  | TimerFired;
+  | TimerFired
+  | LeadershipChanged;
 
 /** Decision (Reserve): the attempt's pod is assumed onto `node`; its resources are held there. */
 export interface PodReserved extends AttemptRef {
@@ -182,6 +194,7 @@ export const inputEventTypes: readonly InputEvent['type'][] = Object.freeze([
   'BindSucceeded',
   'BindFailed',
   'TimerFired',
+  'LeadershipChanged',
 ]);
 
 const decisionTypes: ReadonlySet<string> = new Set(decisionEventTypes);

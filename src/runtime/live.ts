@@ -24,6 +24,16 @@ export interface LiveEffects extends EffectPort {
   stop?(): void;
 }
 
+/** Watches a live run for metrics: every envelope, and every cycle with its duration. */
+export interface LiveObserver {
+  /** Every input and decision, as it enters the log. */
+  envelope?(env: Envelope): void;
+  /** A scheduling cycle ran: its decisions and how long it took (seconds). */
+  cycle?(decisions: Envelope<DecisionEvent>[], seconds: number): void;
+  /** Leadership changed (also called once at start with the initial value). */
+  leading?(leading: boolean): void;
+}
+
 /** What a live run is built from. */
 export interface LiveOptions {
   config: BerthConfig;
@@ -39,6 +49,13 @@ export interface LiveOptions {
   cyclesPerTurn?: number;
   /** Monotonic wall time in ms (injectable for tests). */
   now?: () => number;
+  /** Sees envelopes and cycles (metrics). */
+  observer?: LiveObserver;
+  /**
+   * Whether this process may write from the start (default true). A standby (false) keeps
+   * its watches and state warm but runs no cycle, so it issues no command, until `lead()`.
+   */
+  leading?: boolean;
 }
 
 const initialSync: readonly ResourceKind[] = ['Node', 'Pod'];
@@ -62,11 +79,13 @@ export class LiveScheduler {
   private readonly synced = new Set<ResourceKind>();
   private turnPending = false;
   private stopping = false;
+  private isLeading: boolean;
   private decisions = 0;
   private readonly now: () => number;
 
   constructor(private readonly opts: LiveOptions) {
     this.now = opts.now ?? (() => Math.floor(performance.timeOrigin + performance.now()));
+    this.isLeading = opts.leading ?? true;
     this.recorder =
       opts.record === undefined ? undefined : startRecording(opts.record, opts.seed, opts.config);
     this.effects = opts.effects((event) => this.results.next(event));
@@ -84,8 +103,37 @@ export class LiveScheduler {
     return initialSync.every((k) => this.synced.has(k));
   }
 
+  /** Whether this process may write (always true without leader election). */
+  get leading(): boolean {
+    return this.isLeading;
+  }
+
+  /**
+   * This process won the election: records it, and scheduling starts (at once when the
+   * initial relists are in, else when they are).
+   */
+  lead(identity: string): void {
+    if (this.stopping || this.isLeading) return;
+    this.isLeading = true;
+    this.opts.observer?.leading?.(true);
+    this.ingest({ type: 'LeadershipChanged', leading: true, identity });
+  }
+
+  /**
+   * Leadership was lost: stops writing at once (no cycle starts, later commands are
+   * no-ops) and records it. The caller then stops the run and exits non-zero.
+   */
+  abdicate(identity: string): void {
+    if (!this.isLeading) return;
+    this.isLeading = false;
+    this.effects.stop?.();
+    this.opts.observer?.leading?.(false);
+    this.ingest({ type: 'LeadershipChanged', leading: false, identity });
+  }
+
   /** Connects the sources; scheduling starts once both initial relists are in. */
   start(): void {
+    this.opts.observer?.leading?.(this.isLeading);
     this.core.startFlushTimer(this.now());
     // One door: watches, effect results and timer firings merge into one stream. On
     // shutdown the watches end first; results keep coming while in-flight binds drain.
@@ -149,7 +197,8 @@ export class LiveScheduler {
   }
 
   private scheduleTurn(): void {
-    if (this.turnPending || this.stopping || !this.ready || this.core.activeCount === 0) return;
+    if (this.turnPending || this.stopping || !this.isLeading || !this.ready) return;
+    if (this.core.activeCount === 0) return;
     this.turnPending = true;
     setImmediate(() => this.turn());
   }
@@ -157,10 +206,12 @@ export class LiveScheduler {
   /** Runs a bounded batch of cycles, then yields so I/O can deliver events. */
   private turn(): void {
     this.turnPending = false;
-    if (this.stopping) return;
+    if (this.stopping || !this.isLeading) return;
     const limit = this.opts.cyclesPerTurn ?? 64;
+    const observeCycle = this.opts.observer?.cycle;
     for (let i = 0; i < limit; i++) {
       let decided: Envelope<DecisionEvent>[];
+      const started = observeCycle === undefined ? 0 : performance.now();
       try {
         decided = this.core.runCycle(this.now());
       } catch (error) {
@@ -168,6 +219,7 @@ export class LiveScheduler {
         break;
       }
       if (decided.length === 0) return;
+      observeCycle?.(decided, (performance.now() - started) / 1000);
       this.logDecisions(decided);
     }
     this.scheduleTurn();
@@ -198,6 +250,11 @@ export class LiveScheduler {
       this.recorder?.record(env);
     } catch (error) {
       this.opts.logger.error({ err: error, seq: env.seq }, 'failed to record an event');
+    }
+    try {
+      this.opts.observer?.envelope?.(env);
+    } catch (error) {
+      this.opts.logger.error({ err: error, seq: env.seq }, 'a metrics observer failed');
     }
   }
 

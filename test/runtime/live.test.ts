@@ -6,7 +6,7 @@ import { trimNode, trimPod } from '../../src/adapters/trim.ts';
 import { defaultConfig } from '../../src/core/config.ts';
 import { parseLog } from '../../src/events/reader.ts';
 import type { AttemptRef, InputEvent } from '../../src/events/types.ts';
-import { LiveScheduler } from '../../src/runtime/live.ts';
+import { type LiveOptions, LiveScheduler } from '../../src/runtime/live.ts';
 import { replay } from '../../src/runtime/replay.ts';
 
 const node = (name: string) =>
@@ -26,7 +26,7 @@ const pod = (name: string, nodeName?: string) =>
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 
-function setup(config = defaultConfig) {
+function setup(config = defaultConfig, extra: Partial<LiveOptions> = {}) {
   const nodes = new Subject<InputEvent>();
   const pods = new Subject<InputEvent>();
   const binds: {
@@ -37,6 +37,7 @@ function setup(config = defaultConfig) {
   }[] = [];
   let inFlight = 0;
   let settle: (() => void) | undefined;
+  let stopped = false;
   const lines: string[] = [];
   const live = new LiveScheduler({
     config,
@@ -44,8 +45,10 @@ function setup(config = defaultConfig) {
     sources: [nodes, pods],
     logger: pino({ level: 'silent' }),
     record: (l) => lines.push(l),
+    ...extra,
     effects: (ingest) => ({
       bind(attempt, target) {
+        if (stopped) return;
         inFlight++;
         binds.push({
           attempt,
@@ -67,9 +70,12 @@ function setup(config = defaultConfig) {
         });
       },
       idle: () => (inFlight === 0 ? Promise.resolve() : new Promise<void>((r) => (settle = r))),
+      stop: () => {
+        stopped = true;
+      },
     }),
   });
-  return { nodes, pods, binds, live, lines };
+  return { nodes, pods, binds, live, lines, isStopped: () => stopped };
 }
 
 describe('LiveScheduler', () => {
@@ -119,6 +125,81 @@ describe('LiveScheduler', () => {
     expect(result.summary.pending['default/b']).toBe(
       '0/1 nodes are available: 1 Insufficient cpu.',
     );
+  });
+});
+
+function syncOneNode(nodes: Subject<InputEvent>, pods: Subject<InputEvent>, names: string[]) {
+  nodes.next({ type: 'ResyncStarted', kind: 'Node' });
+  nodes.next({ type: 'NodeUpserted', node: node('n1') });
+  nodes.next({ type: 'ResyncDone', kind: 'Node' });
+  pods.next({ type: 'ResyncStarted', kind: 'Pod' });
+  for (const name of names) pods.next({ type: 'PodUpserted', pod: pod(name) });
+  pods.next({ type: 'ResyncDone', kind: 'Pod' });
+}
+
+describe('LiveScheduler: leadership', () => {
+  it('a standby applies watch events but binds nothing until it leads', async () => {
+    const seen: boolean[] = [];
+    const { nodes, pods, binds, live, lines } = setup(defaultConfig, {
+      leading: false,
+      observer: { leading: (l) => seen.push(l) },
+    });
+    live.start();
+    syncOneNode(nodes, pods, ['a']);
+    await tick();
+    expect(live.ready).toBe(true);
+    expect(live.core.state.pods.size).toBe(1);
+    expect(binds).toHaveLength(0);
+    live.lead('host_1');
+    await tick();
+    expect(binds.map((b) => b.attempt.key)).toEqual(['default/a']);
+    expect(seen).toEqual([false, true]);
+    binds[0]?.complete();
+    await live.stop(100);
+    const log = parseLog(`${lines.join('\n')}\n`);
+    const change = log.envelopes.find((e) => e.event.type === 'LeadershipChanged');
+    expect(change?.event).toEqual({ type: 'LeadershipChanged', leading: true, identity: 'host_1' });
+    // A leadership change is an input: replay passes it and reproduces every decision.
+    expect(replay(log).matches).toBe(true);
+  });
+
+  it('on abdication stops the effects at once, records it, and runs no more cycles', async () => {
+    const { nodes, pods, binds, live, lines, isStopped } = setup();
+    live.start();
+    syncOneNode(nodes, pods, []);
+    await tick();
+    live.abdicate('host_1');
+    expect(isStopped()).toBe(true);
+    pods.next({ type: 'PodUpserted', pod: pod('late') });
+    await tick();
+    expect(binds).toHaveLength(0);
+    expect(live.leading).toBe(false);
+    await live.stop(100);
+    const types = parseLog(`${lines.join('\n')}\n`).envelopes.map((e) => e.event.type);
+    expect(types).toContain('LeadershipChanged');
+    expect(types).not.toContain('PodReserved');
+  });
+
+  it('tells the observer every envelope and every cycle with its duration', async () => {
+    const envelopes: string[] = [];
+    const cycles: number[] = [];
+    const { nodes, pods, binds, live } = setup(defaultConfig, {
+      observer: {
+        envelope: (env) => envelopes.push(env.event.type),
+        cycle: (decisions, seconds) => {
+          expect(seconds).toBeGreaterThanOrEqual(0);
+          cycles.push(decisions.length);
+        },
+      },
+    });
+    live.start();
+    syncOneNode(nodes, pods, ['a', 'b', 'c']);
+    await tick();
+    // The 2-cpu node takes a and b (reserve, then bind), and c is unschedulable.
+    expect(cycles).toEqual([2, 2, 1]);
+    expect(envelopes.filter((t) => t === 'BindRequested')).toHaveLength(2);
+    for (const b of binds) b.complete();
+    await live.stop(100);
   });
 });
 
