@@ -1,6 +1,6 @@
 // `berth run`: schedule a real cluster's pods through the Kubernetes API.
 import { hostname } from 'node:os';
-import pino from 'pino';
+import pino, { type Logger } from 'pino';
 import { parse as parseYaml } from 'yaml';
 import {
   checkConnection,
@@ -9,14 +9,18 @@ import {
   makeClients,
 } from '../adapters/kube/config.ts';
 import { KubeEffects } from '../adapters/kube/effects.ts';
+import { kubeLeaseApi, LeaseElector, leaderIdentity } from '../adapters/kube/leader-election.ts';
 import { TokenBucket } from '../adapters/kube/rate-limiter.ts';
 import { nodeSource, podSource, reflect } from '../adapters/kube/reflector.ts';
+import { SchedulerMetrics } from '../adapters/metrics/scheduler-metrics.ts';
+import { parseBindAddress, startStatusServer } from '../adapters/metrics/status-server.ts';
 import { parseConfig } from '../core/config.ts';
 import { LiveScheduler } from '../runtime/live.ts';
 import { intFlag, numberFlag, parseFlags } from './args.ts';
 import { CliError } from './errors.ts';
 import { readTextFile } from './files.ts';
 import { openLogFile } from './log-file.ts';
+import { normalizeBoolFlags, type RunOptions, readRunOptions } from './run-options.ts';
 
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace'];
 
@@ -32,9 +36,35 @@ function readConfigFile(path: string | undefined): unknown {
   }
 }
 
-/** Runs `berth run` until SIGTERM/SIGINT; resolves after a clean stop. */
+/** Resolves with the signal that asked berth to stop. */
+function untilSignal(logger: Logger): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    const onSignal = (signal: NodeJS.Signals) => {
+      logger.info({ signal }, 'stopping');
+      process.off('SIGTERM', onSignal);
+      process.off('SIGINT', onSignal);
+      resolve(signal);
+    };
+    process.on('SIGTERM', onSignal);
+    process.on('SIGINT', onSignal);
+  });
+}
+
+/** Checks the status server's address early, so a typo is a usage error, not a late crash. */
+function checkBindAddress(options: RunOptions): void {
+  try {
+    parseBindAddress(options.metricsBindAddress);
+  } catch (error) {
+    throw new CliError((error as Error).message, 2);
+  }
+}
+
+/**
+ * Runs `berth run` until SIGTERM/SIGINT; resolves after a clean stop (lease released,
+ * binds drained). Losing the lease stops writing at once and fails with exit code 1.
+ */
 export async function runCommand(argv: string[]): Promise<void> {
-  const { values } = parseFlags(argv, {
+  const { values } = parseFlags(normalizeBoolFlags(argv), {
     kubeconfig: { type: 'string' },
     context: { type: 'string' },
     'scheduler-name': { type: 'string' },
@@ -46,6 +76,13 @@ export async function runCommand(argv: string[]): Promise<void> {
     config: { type: 'string' },
     seed: { type: 'string' },
     'log-level': { type: 'string' },
+    'leader-elect': { type: 'string' },
+    'leader-elect-lease-duration': { type: 'string' },
+    'leader-elect-renew-deadline': { type: 'string' },
+    'leader-elect-retry-period': { type: 'string' },
+    'leader-elect-resource-name': { type: 'string' },
+    'leader-elect-resource-namespace': { type: 'string' },
+    'metrics-bind-address': { type: 'string' },
   });
   const level = values['log-level'] ?? 'info';
   if (!logLevels.includes(level))
@@ -59,8 +96,10 @@ export async function runCommand(argv: string[]): Promise<void> {
   const eventsBurst = intFlag(values['events-burst'], 'events-burst', burst, 1, 100_000);
   const seed = intFlag(values.seed, 'seed', 1, 0, 2 ** 32 - 1);
   let config: ReturnType<typeof parseConfig>;
+  const raw = readConfigFile(values.config) ?? {};
+  const options = readRunOptions(values, raw);
+  checkBindAddress(options);
   try {
-    const raw = readConfigFile(values.config) ?? {};
     const name = values['scheduler-name'];
     config = parseConfig(name === undefined ? raw : { ...(raw as object), schedulerName: name });
   } catch (error) {
@@ -69,10 +108,10 @@ export async function runCommand(argv: string[]): Promise<void> {
   }
 
   let clients: ReturnType<typeof makeClients>;
+  let kubeConfig: ReturnType<typeof loadKubeConfig>;
   try {
-    clients = makeClients(
-      loadKubeConfig({ kubeconfig: values.kubeconfig, context: values.context }),
-    );
+    kubeConfig = loadKubeConfig({ kubeconfig: values.kubeconfig, context: values.context });
+    clients = makeClients(kubeConfig);
     await checkConnection(clients);
   } catch (error) {
     if (error instanceof KubeSetupError) throw new CliError(error.message);
@@ -86,10 +125,18 @@ export async function runCommand(argv: string[]): Promise<void> {
   flusher?.unref();
   const limiter = new TokenBucket({ qps, burst });
   const reportLimiter = new TokenBucket({ qps: eventsQps, burst: eventsBurst });
-  const live = new LiveScheduler({
+  const election = options.leaderElection;
+  const identity = leaderIdentity();
+  const metrics = new SchedulerMetrics({
+    profile: config.schedulerName,
+    pending: () => live.core.pendingCounts(),
+  });
+  const live: LiveScheduler = new LiveScheduler({
     config,
     seed,
     logger,
+    observer: metrics,
+    leading: !election.enabled,
     sources: [
       reflect({ kind: 'Node', source: nodeSource(clients), logger }),
       reflect({ kind: 'Pod', source: podSource(clients), logger }),
@@ -106,23 +153,83 @@ export async function runCommand(argv: string[]): Promise<void> {
       }),
     ...(log === undefined ? {} : { record: log.sink }),
   });
+  let lost: (reason: string) => void = () => {};
+  const leadershipLost = new Promise<string>((resolve) => {
+    lost = resolve;
+  });
+  const elector = election.enabled
+    ? new LeaseElector({
+        api: kubeLeaseApi(kubeConfig, election.renewDeadlineMs),
+        config: {
+          namespace: election.resourceNamespace,
+          name: election.resourceName,
+          identity,
+          leaseDurationMs: election.leaseDurationMs,
+          renewDeadlineMs: election.renewDeadlineMs,
+          retryPeriodMs: election.retryPeriodMs,
+        },
+        logger,
+        callbacks: {
+          onStartedLeading: () => {
+            logger.info({ identity }, 'became the leader; scheduling');
+            live.lead(identity);
+          },
+          onStoppedLeading: (reason) => {
+            // Stop writing first, then say so: another replica may already be binding.
+            live.abdicate(identity);
+            logger.error({ identity, reason }, 'lost the leader lease; exiting');
+            lost(reason);
+          },
+          onNewLeader: (holder) => logger.info({ holder, identity }, 'leader observed'),
+        },
+      })
+    : undefined;
+  const serveStatus = parseBindAddress(options.metricsBindAddress) !== undefined;
+  const status = !serveStatus
+    ? undefined
+    : await startStatusServer({
+        address: options.metricsBindAddress,
+        registry: metrics.registry,
+        logger,
+        health: {
+          live: () => elector?.health(),
+          ready: () => (live.ready ? undefined : 'waiting for the first node and pod lists'),
+        },
+      }).catch((error: unknown) => {
+        throw new CliError((error as Error).message);
+      });
   logger.info(
-    { server: clients.server, qps, burst, eventsQps, eventsBurst, record: values.record ?? null },
+    {
+      server: clients.server,
+      qps,
+      burst,
+      eventsQps,
+      eventsBurst,
+      record: values.record ?? null,
+      leaderElection: election.enabled
+        ? { identity, lease: `${election.resourceNamespace}/${election.resourceName}` }
+        : false,
+    },
     'starting',
   );
   live.start();
-  await new Promise<void>((resolve) => {
-    const onSignal = (signal: NodeJS.Signals) => {
-      logger.info({ signal }, 'stopping');
-      process.off('SIGTERM', onSignal);
-      process.off('SIGINT', onSignal);
-      resolve();
-    };
-    process.on('SIGTERM', onSignal);
-    process.on('SIGINT', onSignal);
-  });
-  await live.stop();
+  elector?.start();
+  const outcome = await Promise.race([
+    untilSignal(logger).then((signal) => ({ signal })),
+    leadershipLost.then((reason) => ({ reason })),
+  ]);
+  if ('reason' in outcome) {
+    // The lease is gone: nothing more may be written, so nothing is waited for.
+    elector?.stop();
+    await live.stop(0);
+  } else {
+    // Finish what was started, then hand the lease over so a standby takes it at once.
+    await live.stop();
+    await elector?.release();
+  }
+  await status?.close();
   clearInterval(flusher);
   log?.close();
   logger.flush();
+  if ('reason' in outcome) throw new CliError(`lost the leader lease: ${outcome.reason}`, 1);
 }

@@ -208,10 +208,11 @@ export class LiveScheduler {
     this.turnPending = false;
     if (this.stopping || !this.isLeading) return;
     const limit = this.opts.cyclesPerTurn ?? 64;
-    const observeCycle = this.opts.observer?.cycle;
+    const observer = this.opts.observer;
+    const timed = observer?.cycle !== undefined;
     for (let i = 0; i < limit; i++) {
       let decided: Envelope<DecisionEvent>[];
-      const started = observeCycle === undefined ? 0 : performance.now();
+      const started = timed ? performance.now() : 0;
       try {
         decided = this.core.runCycle(this.now());
       } catch (error) {
@@ -219,7 +220,7 @@ export class LiveScheduler {
         break;
       }
       if (decided.length === 0) return;
-      observeCycle?.(decided, (performance.now() - started) / 1000);
+      if (timed) observer?.cycle?.(decided, (performance.now() - started) / 1000);
       this.logDecisions(decided);
     }
     this.scheduleTurn();

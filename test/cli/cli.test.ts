@@ -113,6 +113,30 @@ describe('berth CLI', () => {
       /--events-qps must be a number from 0.1 to 100000/,
     ],
     [
+      'a bad election switch',
+      ['run', '--leader-elect=maybe'],
+      2,
+      /--leader-elect must be true or false/,
+    ],
+    [
+      'election timings against kube’s rule',
+      ['run', '--leader-elect-lease-duration', '5s'],
+      2,
+      /--leader-elect-lease-duration must be greater than --leader-elect-renew-deadline/,
+    ],
+    [
+      'a duration without a unit',
+      ['run', '--leader-elect-retry-period', '2'],
+      2,
+      /--leader-elect-retry-period must be a duration/,
+    ],
+    [
+      'a bad status server address',
+      ['run', '--metrics-bind-address', 'localhost'],
+      2,
+      /--metrics-bind-address/,
+    ],
+    [
       'a missing file',
       ['simulate', '--cluster', 'missing.yaml'],
       1,

@@ -157,14 +157,28 @@ export interface StartOptions {
 }
 
 /**
+ * Flags every test run gets unless it sets them itself: no leader election (a restarted
+ * berth would wait out its own lease) and the status server on a free loopback port.
+ */
+function testDefaults(args: string[]): string[] {
+  const has = (flag: string) => args.some((a) => a === flag || a.startsWith(`${flag}=`));
+  return [
+    ...(has('--leader-elect') ? [] : ['--leader-elect=false']),
+    ...(has('--metrics-bind-address') ? [] : ['--metrics-bind-address', '127.0.0.1:0']),
+  ];
+}
+
+/**
  * Spawns `node bin/berth.js run --kubeconfig KUBECONFIG ...args` as a child process, sends
  * its output to files in `dir`, and (by default) waits for its "scheduling" log line.
+ * Leader election is off and the status server on a free port unless `args` say otherwise.
  */
 export async function startBerth(kubeconfig: string, opts: StartOptions): Promise<BerthRun> {
   const name = opts.name ?? `berth-${++counter}`;
+  const args = opts.args ?? [];
   const child = spawn(
     process.execPath,
-    [berthBin, 'run', '--kubeconfig', kubeconfig, ...(opts.args ?? [])],
+    [berthBin, 'run', '--kubeconfig', kubeconfig, ...testDefaults(args), ...args],
     { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   const run = new BerthRun(child, opts.dir, name);

@@ -1,0 +1,40 @@
+// berth's own metrics: the event log by type, decisions by type, leadership and bind results.
+import { Counter, Gauge, type Registry } from 'prom-client';
+
+/** berth's instruments, registered on one registry. */
+export interface BerthInstruments {
+  logEvents: Counter<'type'>;
+  decisions: Counter<'type'>;
+  leader: Gauge;
+  bindResults: Counter<'result' | 'reason'>;
+}
+
+/** Registers berth's own metrics on `registry`. */
+export function registerBerthMetrics(registry: Registry): BerthInstruments {
+  const registers = [registry];
+  return {
+    logEvents: new Counter({
+      name: 'berth_log_events_total',
+      help: "Events appended to berth's log (inputs and decisions), by event type.",
+      labelNames: ['type'],
+      registers,
+    }),
+    decisions: new Counter({
+      name: 'berth_decisions_total',
+      help: 'Decisions berth made, by type (PodReserved, BindRequested, PodUnschedulable, …).',
+      labelNames: ['type'],
+      registers,
+    }),
+    leader: new Gauge({
+      name: 'berth_leader',
+      help: 'Whether this process holds the leader lease and may write (1) or is a standby (0).',
+      registers,
+    }),
+    bindResults: new Counter({
+      name: 'berth_bind_results_total',
+      help: "Results of bind calls: 'succeeded', or 'failed' with reason Conflict, NotFound or Error.",
+      labelNames: ['result', 'reason'],
+      registers,
+    }),
+  };
+}

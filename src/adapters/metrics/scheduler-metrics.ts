@@ -1,0 +1,103 @@
+// Prometheus metrics of a live run, with kube-scheduler's names: a LiveObserver over berth's log.
+import { type Counter, collectDefaultMetrics, Registry } from 'prom-client';
+import type { PendingCounts } from '../../core/scheduler.ts';
+import { type DecisionEvent, type Envelope, isDecision } from '../../events/types.ts';
+import type { LiveObserver } from '../../runtime/live.ts';
+import { type BerthInstruments, registerBerthMetrics } from './berth-instruments.ts';
+import {
+  attemptsLabel,
+  type KubeSchedulerInstruments,
+  registerKubeSchedulerMetrics,
+} from './kube-instruments.ts';
+import { PodTracker } from './pod-tracker.ts';
+
+/** What the metrics are built from. */
+export interface SchedulerMetricsOptions {
+  /** The scheduler name: kube's `profile` label. */
+  profile: string;
+  /** Pending pods per queue, read at every scrape. */
+  pending: () => PendingCounts;
+  /** Where to register (a fresh registry by default). */
+  registry?: Registry;
+  /** Also collect prom-client's process_* and nodejs_* metrics (default true). */
+  processMetrics?: boolean;
+}
+
+/** Increments `counter{label=value}`, keeping one child per value (envelopes are frequent). */
+function perLabel<L extends string>(counter: Counter<L>, label: L): (value: string) => void {
+  const children = new Map<string, Counter.Internal>();
+  return (value) => {
+    let child = children.get(value);
+    if (child === undefined) {
+      child = counter.labels({ [label]: value } as Record<L, string>);
+      children.set(value, child);
+    }
+    child.inc();
+  };
+}
+
+/**
+ * kube-scheduler's metrics plus berth's own, fed by a live run's envelopes, cycles and
+ * leadership changes. `scheduler_pending_pods` is read from `pending()` at scrape time.
+ */
+export class SchedulerMetrics implements LiveObserver {
+  readonly registry: Registry;
+  private readonly kube: KubeSchedulerInstruments;
+  private readonly berth: BerthInstruments;
+  private readonly pods: PodTracker;
+  private readonly countEvent: (type: string) => void;
+  private readonly countDecision: (type: string) => void;
+
+  constructor(opts: SchedulerMetricsOptions) {
+    this.registry = opts.registry ?? new Registry();
+    if (opts.processMetrics ?? true) collectDefaultMetrics({ register: this.registry });
+    this.kube = registerKubeSchedulerMetrics(this.registry, opts.pending);
+    this.berth = registerBerthMetrics(this.registry);
+    this.berth.leader.set(0);
+    this.countEvent = perLabel(this.berth.logEvents, 'type');
+    this.countDecision = perLabel(this.berth.decisions, 'type');
+    const { kube } = this;
+    const profile = opts.profile;
+    this.pods = new PodTracker(profile, {
+      incoming: (queue, event) => kube.queueIncoming.inc({ queue, event }),
+      attempt: (result, seconds) => {
+        kube.scheduleAttempts.inc({ result, profile });
+        kube.attemptDuration.observe({ result, profile }, seconds);
+      },
+      scheduled: (attempts, sliSeconds) => {
+        kube.podAttempts.observe(attempts);
+        if (sliSeconds !== undefined)
+          kube.sliDuration.observe({ attempts: attemptsLabel(attempts) }, sliSeconds);
+      },
+    });
+  }
+
+  /** Pods followed for the queue and SLI metrics (0 when none is in flight). */
+  get trackedPods(): { pods: number; keys: number } {
+    return this.pods.size;
+  }
+
+  // The three observer callbacks are bound: a caller may keep one and call it detached.
+
+  /** Every input and decision, as it enters the log. */
+  readonly envelope = (env: Envelope): void => {
+    const { event } = env;
+    this.countEvent(event.type);
+    if (isDecision(event)) this.countDecision(event.type);
+    else if (event.type === 'BindSucceeded')
+      this.berth.bindResults.inc({ result: 'succeeded', reason: '' });
+    else if (event.type === 'BindFailed')
+      this.berth.bindResults.inc({ result: 'failed', reason: event.reason });
+    this.pods.envelope(env);
+  };
+
+  /** A scheduling cycle ran: its decisions and how long it took. */
+  readonly cycle = (decisions: Envelope<DecisionEvent>[], seconds: number): void => {
+    this.pods.cycle(decisions, seconds);
+  };
+
+  /** Leadership changed. */
+  readonly leading = (leading: boolean): void => {
+    this.berth.leader.set(leading ? 1 : 0);
+  };
+}
