@@ -3,6 +3,10 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { join } from 'node:path';
 import { berthBin, repoRoot } from './paths.ts';
+import { type CommandResult, runProcess } from './process.ts';
+
+export type { CommandResult } from './process.ts';
+
 import { GiveUp, waitFor } from './wait.ts';
 
 /** A pino log line of berth (any JSON object on stdout). */
@@ -194,41 +198,7 @@ export async function stopAllBerths(): Promise<void> {
   await Promise.all([...running].map((r) => r.stop('SIGKILL', 5_000)));
 }
 
-/** The outcome of a one-shot berth command. */
-export interface CommandResult {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-  durationMs: number;
-}
-
 /** Runs `node bin/berth.js ARGS` to completion (SIGKILL after `timeoutMs`). */
 export function berthCommand(args: string[], timeoutMs = 120_000): Promise<CommandResult> {
-  const started = Date.now();
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [berthBin, ...args], {
-      cwd: repoRoot,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout.on('data', (b: Buffer) => out.push(b));
-    child.stderr.on('data', (b: Buffer) => err.push(b));
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.on('error', (e) => {
-      clearTimeout(timer);
-      reject(e);
-    });
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      resolve({
-        code,
-        signal,
-        stdout: Buffer.concat(out).toString('utf8'),
-        stderr: Buffer.concat(err).toString('utf8'),
-        durationMs: Date.now() - started,
-      });
-    });
-  });
+  return runProcess(process.execPath, [berthBin, ...args], { timeoutMs });
 }

@@ -1,5 +1,5 @@
 // kubectl as a child process: apply/create YAML from stdin, read objects as JSON, list events.
-import { spawn } from 'node:child_process';
+import { runProcess } from './process.ts';
 
 /** The parts of a Pod the e2e tests read. */
 export interface PodJson {
@@ -75,41 +75,27 @@ export class Kubectl {
    * Runs `kubectl ARGS` (with `input` on stdin). Throws with the command and its stderr
    * on a non-zero exit unless `allowFailure`; the version-skew warning is filtered out.
    */
-  run(
+  async run(
     args: string[],
     opts: { input?: string; allowFailure?: boolean; timeoutMs?: number } = {},
   ): Promise<KubectlResult> {
     const full = ['--kubeconfig', this.kubeconfig, '--request-timeout=20s', ...args];
-    return new Promise((resolve, reject) => {
-      const child = spawn('kubectl', full, { stdio: ['pipe', 'pipe', 'pipe'] });
-      const out: Buffer[] = [];
-      const err: Buffer[] = [];
-      child.stdout.on('data', (b: Buffer) => out.push(b));
-      child.stderr.on('data', (b: Buffer) => err.push(b));
-      const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 60_000);
-      child.on('error', (e) => {
-        clearTimeout(timer);
-        reject(e);
-      });
-      child.on('close', (code, signal) => {
-        clearTimeout(timer);
-        const stderr = Buffer.concat(err)
-          .toString('utf8')
-          .split('\n')
-          .filter((l) => !noise.test(l))
-          .join('\n')
-          .trim();
-        const result = { code: code ?? 128, stdout: Buffer.concat(out).toString('utf8'), stderr };
-        if (result.code !== 0 && !opts.allowFailure) {
-          reject(
-            new Error(
-              `kubectl ${args.join(' ')} failed (exit ${code ?? signal}): ${stderr.slice(0, 2000)}`,
-            ),
-          );
-        } else resolve(result);
-      });
-      child.stdin.end(opts.input ?? '');
+    const r = await runProcess('kubectl', full, {
+      input: opts.input ?? '',
+      timeoutMs: opts.timeoutMs ?? 60_000,
     });
+    const stderr = r.stderr
+      .split('\n')
+      .filter((l) => !noise.test(l))
+      .join('\n')
+      .trim();
+    const result = { code: r.code ?? 128, stdout: r.stdout, stderr };
+    if (result.code !== 0 && !opts.allowFailure) {
+      throw new Error(
+        `kubectl ${args.join(' ')} failed (exit ${r.code ?? r.signal}): ${stderr.slice(0, 2000)}`,
+      );
+    }
+    return result;
   }
 
   /** `kubectl apply -f -` with `yaml` on stdin. */

@@ -1,0 +1,740 @@
+// The Helm chart helm/berth on a real control plane: lint, strict dry runs, install, RBAC, upgrade, uninstall.
+import { writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
+import type { BerthRun } from './support/berth.ts';
+import { useCluster } from './support/cluster.ts';
+import {
+  chartDir,
+  Helm,
+  kindAndName,
+  parseObjects,
+  serviceMonitorCrd,
+  startBerthAsConfigured,
+  tokenKubeconfig,
+  writeValues,
+} from './support/helm.ts';
+import { type EventJson, eventsAbout } from './support/kubectl.ts';
+import { kwokNode, type Manifest, namespace, pods, toYaml } from './support/manifests.ts';
+import { waitFor } from './support/wait.ts';
+
+const dryNs = 'helm-dry';
+const release = 'berth';
+const releaseNs = 'berth-system';
+/** release "berth" contains the chart name, so every object is called just "berth". */
+const fullname = 'berth';
+const appsNs = 'apps';
+const nodeNames = ['kwok-a', 'kwok-b', 'kwok-c'];
+const podCount = 12;
+const serviceAccountUser = `system:serviceaccount:${releaseNs}:${fullname}`;
+
+/** Every kind the chart creates with default values plus the ServiceMonitor. */
+const chartKinds = [
+  'ClusterRole',
+  'ClusterRoleBinding',
+  'ConfigMap',
+  'Deployment',
+  'Lease',
+  'PodDisruptionBudget',
+  'Role',
+  'RoleBinding',
+  'Service',
+  'ServiceAccount',
+  'ServiceMonitor',
+];
+/** The same kinds as `kubectl get` resource names (cluster-scoped ones included). */
+const chartResources = [
+  'clusterroles.rbac.authorization.k8s.io',
+  'clusterrolebindings.rbac.authorization.k8s.io',
+  'configmaps',
+  'deployments.apps',
+  'leases.coordination.k8s.io',
+  'poddisruptionbudgets.policy',
+  'roles.rbac.authorization.k8s.io',
+  'rolebindings.rbac.authorization.k8s.io',
+  'services',
+  'serviceaccounts',
+  'servicemonitors.monitoring.coreos.com',
+].join(',');
+
+interface DeploymentJson {
+  metadata: { generation?: number };
+  spec: {
+    replicas: number;
+    template: {
+      metadata: { annotations?: Record<string, string> };
+      spec: Record<string, unknown> & { containers: Record<string, unknown>[] };
+    };
+  };
+}
+
+interface LeaseJson {
+  metadata: { resourceVersion: string };
+  spec?: {
+    holderIdentity?: string;
+    leaseDurationSeconds?: number;
+    acquireTime?: string;
+    renewTime?: string;
+    leaseTransitions?: number;
+  };
+}
+
+/** One row of the values matrix: values, and what the rendered objects must show. */
+interface RenderCase {
+  name: string;
+  values: Record<string, unknown>;
+  check: (objects: Manifest[]) => void;
+}
+
+function find(objects: Manifest[], kind: string): Manifest | undefined {
+  return objects.find((o) => o.kind === kind);
+}
+
+function deploymentOf(objects: Manifest[]): DeploymentJson {
+  const d = find(objects, 'Deployment');
+  if (d === undefined) throw new Error('no Deployment rendered');
+  return d as unknown as DeploymentJson;
+}
+
+function configOf(objects: Manifest[]): Record<string, unknown> {
+  const cm = find(objects, 'ConfigMap') as { data?: Record<string, string> } | undefined;
+  return parseYaml(cm?.data?.['config.yaml'] ?? 'null') as Record<string, unknown>;
+}
+
+function kindsOf(objects: Manifest[]): string[] {
+  return objects.map((o) => String(o.kind)).sort();
+}
+
+const placement = {
+  nodeSelector: { 'node-role.kubernetes.io/control-plane': '' },
+  tolerations: [
+    { key: 'node-role.kubernetes.io/control-plane', operator: 'Exists', effect: 'NoSchedule' },
+  ],
+  affinity: {
+    nodeAffinity: {
+      requiredDuringSchedulingIgnoredDuringExecution: {
+        nodeSelectorTerms: [
+          { matchExpressions: [{ key: 'kubernetes.io/os', operator: 'In', values: ['linux'] }] },
+        ],
+      },
+    },
+  },
+  priorityClassName: 'system-node-critical',
+  topologySpreadConstraints: [
+    {
+      maxSkew: 1,
+      topologyKey: 'topology.kubernetes.io/zone',
+      whenUnsatisfiable: 'ScheduleAnyway',
+      labelSelector: { matchLabels: { 'app.kubernetes.io/name': 'berth' } },
+    },
+  ],
+};
+
+const renderCases: RenderCase[] = [
+  {
+    name: 'defaults',
+    values: {},
+    check: (objects) => {
+      expect(kindsOf(objects)).toEqual(chartKinds.filter((k) => k !== 'ServiceMonitor'));
+      const d = deploymentOf(objects);
+      expect(d.spec.replicas).toBe(2);
+      const pod = d.spec.template.spec;
+      expect(pod.priorityClassName).toBe('system-cluster-critical');
+      expect(pod.automountServiceAccountToken).toBe(true);
+      expect(pod.terminationGracePeriodSeconds).toBeGreaterThanOrEqual(15);
+      expect(pod.affinity).toMatchObject({ podAntiAffinity: {} });
+      const [c] = pod.containers;
+      expect(c?.image).toBe('berth:0.1.0');
+      expect(c?.args).toEqual([
+        'run',
+        '--config',
+        '/etc/berth/config.yaml',
+        '--log-level',
+        'info',
+        '--qps',
+        '50',
+        '--burst',
+        '100',
+      ]);
+      expect(c?.securityContext).toMatchObject({
+        runAsNonRoot: true,
+        runAsUser: 65532,
+        readOnlyRootFilesystem: true,
+        allowPrivilegeEscalation: false,
+        capabilities: { drop: ['ALL'] },
+        seccompProfile: { type: 'RuntimeDefault' },
+      });
+      expect(c?.resources).toEqual({
+        requests: { cpu: '100m', memory: '128Mi' },
+        limits: { memory: '512Mi' },
+      });
+      expect(configOf(objects)).toMatchObject({
+        schedulerName: 'berth',
+        metricsBindAddress: '0.0.0.0:10251',
+        leaderElection: {
+          leaderElect: true,
+          leaseDuration: '15s',
+          renewDeadline: '10s',
+          retryPeriod: '2s',
+          resourceName: 'berth',
+          resourceNamespace: dryNs,
+        },
+      });
+      expect(find(objects, 'PodDisruptionBudget')).toMatchObject({ spec: { minAvailable: 1 } });
+    },
+  },
+  {
+    name: 'one replica (no PodDisruptionBudget)',
+    values: { replicaCount: 1 },
+    check: (objects) => {
+      expect(deploymentOf(objects).spec.replicas).toBe(1);
+      expect(find(objects, 'PodDisruptionBudget')).toBeUndefined();
+    },
+  },
+  {
+    name: 'ServiceMonitor on (minimal CRD installed first)',
+    values: { metrics: { serviceMonitor: { enabled: true, labels: { release: 'prom' } } } },
+    check: (objects) => {
+      expect(kindsOf(objects)).toEqual(chartKinds);
+      expect(find(objects, 'ServiceMonitor')).toMatchObject({
+        metadata: { labels: { release: 'prom' } },
+        spec: { endpoints: [{ port: 'metrics', path: '/metrics' }] },
+      });
+    },
+  },
+  {
+    name: 'leader election off (one replica, no Lease, Role or RoleBinding)',
+    values: { replicaCount: 1, leaderElection: { leaderElect: false } },
+    check: (objects) => {
+      expect(kindsOf(objects)).toEqual(
+        ['ClusterRole', 'ClusterRoleBinding', 'ConfigMap', 'Deployment', 'Service'].concat(
+          'ServiceAccount',
+        ),
+      );
+      expect(configOf(objects)).toMatchObject({ leaderElection: { leaderElect: false } });
+    },
+  },
+  {
+    name: 'nodeSelector, tolerations, affinity, priorityClassName, topology spread',
+    values: placement,
+    check: (objects) => {
+      expect(deploymentOf(objects).spec.template.spec).toMatchObject(placement);
+    },
+  },
+  {
+    name: 'resources, image digest and config overrides',
+    values: {
+      resources: { requests: { cpu: '1', memory: '1Gi' }, limits: { cpu: '2', memory: '2Gi' } },
+      image: {
+        repository: 'registry.example/berth',
+        digest: `sha256:${'a'.repeat(64)}`,
+        pullPolicy: 'Always',
+      },
+      config: { schedulerName: 'batch', percentageOfNodesToScore: 30 },
+      leaderElection: { resourceName: 'batch-leader', leaseDuration: '30s' },
+      logLevel: 'debug',
+      kubeAPI: { qps: 20.5, burst: 40 },
+    },
+    check: (objects) => {
+      const [c] = deploymentOf(objects).spec.template.spec.containers;
+      expect(c?.resources).toEqual({
+        requests: { cpu: '1', memory: '1Gi' },
+        limits: { cpu: '2', memory: '2Gi' },
+      });
+      expect(c?.image).toBe(`registry.example/berth@sha256:${'a'.repeat(64)}`);
+      expect(c?.args).toEqual(expect.arrayContaining(['debug', '20.5', '40']));
+      expect(configOf(objects)).toMatchObject({
+        schedulerName: 'batch',
+        percentageOfNodesToScore: 30,
+        leaderElection: { resourceName: 'batch-leader', leaseDuration: '30s' },
+      });
+      expect(find(objects, 'Lease')).toMatchObject({ metadata: { name: 'batch-leader' } });
+      expect(find(objects, 'Role')).toMatchObject({ rules: [{ resourceNames: ['batch-leader'] }] });
+    },
+  },
+  {
+    name: 'existing ServiceAccount, no RBAC, no Service, hard anti-affinity, fullnameOverride',
+    values: {
+      fullnameOverride: 'sched',
+      serviceAccount: { create: false, name: 'prebuilt' },
+      rbac: { create: false },
+      metrics: { service: { enabled: false } },
+      podAntiAffinityPreset: 'hard',
+      podDisruptionBudget: { enabled: false },
+    },
+    check: (objects) => {
+      expect(kindsOf(objects)).toEqual(['ConfigMap', 'Deployment', 'Lease']);
+      const pod = deploymentOf(objects).spec.template.spec;
+      expect(pod.serviceAccountName).toBe('prebuilt');
+      expect(pod.affinity).toMatchObject({
+        podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{}] },
+      });
+    },
+  },
+];
+
+/** Values the schema (or the chart's own checks) must refuse, and the message expected. */
+const badValues: { name: string; values: Record<string, unknown>; error: RegExp }[] = [
+  {
+    name: 'replicaCount "two"',
+    values: { replicaCount: 'two' },
+    error: /at '\/replicaCount': got string, want integer/,
+  },
+  {
+    name: 'a misspelt top-level key',
+    values: { replicas: 2 },
+    error: /at '': additional properties 'replicas' not allowed/,
+  },
+  {
+    name: 'an unknown config key',
+    values: { config: { percentageOfNodes: 50 } },
+    error: /at '\/config': additional properties 'percentageOfNodes' not allowed/,
+  },
+  {
+    name: 'the profiles value (reserved, not there yet)',
+    values: { profiles: [] },
+    error: /additional properties 'profiles' not allowed/,
+  },
+  {
+    name: 'a duration without a unit',
+    values: { leaderElection: { leaseDuration: '15' } },
+    error: /at '\/leaderElection\/leaseDuration': '15' does not match pattern/,
+  },
+  {
+    name: 'a privileged metrics port',
+    values: { metrics: { port: 80 } },
+    error: /at '\/metrics\/port': minimum: got 80/,
+  },
+  {
+    name: 'a short grace period',
+    values: { terminationGracePeriodSeconds: 5 },
+    error: /at '\/terminationGracePeriodSeconds': minimum: got 5, want 15/,
+  },
+  {
+    name: 'two replicas without leader election',
+    values: { leaderElection: { leaderElect: false } },
+    error: /replicaCount > 1 needs leaderElection.leaderElect/,
+  },
+  {
+    name: 'a backoff whose maximum is below its start',
+    values: { config: { backoff: { initialMs: 5000, maxMs: 1000 } } },
+    error: /config.backoff.maxMs must be ≥ config.backoff.initialMs/,
+  },
+];
+
+/** One access check: a verb on a resource, in a namespace ('' = all), maybe of one name. */
+interface Access {
+  verb: string;
+  resource: string;
+  group?: string;
+  subresource?: string;
+  namespace?: string;
+  name?: string;
+}
+
+const needed: Access[] = [
+  ...['get', 'list', 'watch'].map((verb) => ({ verb, resource: 'pods' })),
+  ...['get', 'list', 'watch'].map((verb) => ({ verb, resource: 'pods', namespace: appsNs })),
+  { verb: 'create', resource: 'pods', subresource: 'binding', namespace: appsNs },
+  { verb: 'patch', resource: 'pods', subresource: 'status', namespace: appsNs },
+  ...['get', 'list', 'watch'].map((verb) => ({ verb, resource: 'nodes' })),
+  ...['create', 'patch'].map((verb) => ({
+    verb,
+    resource: 'events',
+    group: 'events.k8s.io',
+    namespace: appsNs,
+  })),
+  ...['get', 'update'].map((verb) => ({
+    verb,
+    resource: 'leases',
+    group: 'coordination.k8s.io',
+    namespace: releaseNs,
+    name: 'berth',
+  })),
+];
+
+const lease = { resource: 'leases', group: 'coordination.k8s.io' };
+const forbidden: Access[] = [
+  ...['get', 'list', 'watch'].flatMap((verb) => [
+    { verb, resource: 'secrets' },
+    { verb, resource: 'secrets', namespace: releaseNs },
+    { verb, resource: 'secrets', namespace: appsNs },
+  ]),
+  ...['create', 'update', 'patch', 'delete', 'deletecollection'].map((verb) => ({
+    verb,
+    resource: 'pods',
+    namespace: appsNs,
+  })),
+  { verb: 'update', resource: 'pods', subresource: 'status', namespace: appsNs },
+  { verb: 'create', resource: 'pods', subresource: 'eviction', namespace: appsNs },
+  ...['create', 'update', 'patch', 'delete'].map((verb) => ({ verb, resource: 'nodes' })),
+  { verb: 'patch', resource: 'nodes', subresource: 'status' },
+  ...['get', 'update', 'create'].map((verb) => ({
+    ...lease,
+    verb,
+    namespace: 'kube-system',
+    name: 'berth',
+  })),
+  { ...lease, verb: 'create', namespace: releaseNs },
+  { ...lease, verb: 'delete', namespace: releaseNs, name: 'berth' },
+  { ...lease, verb: 'list', namespace: releaseNs },
+  { ...lease, verb: 'update', namespace: releaseNs, name: 'kube-scheduler' },
+  { verb: 'get', resource: 'configmaps', namespace: releaseNs, name: fullname },
+  { verb: 'create', resource: 'events', namespace: appsNs },
+];
+
+function describeAccess(a: Access): string {
+  const resource = [a.group ?? '', a.resource, a.subresource ?? ''].filter(Boolean).join('/');
+  return `${a.verb} ${resource}${a.name ? ` ${a.name}` : ''} in ${a.namespace || '(all)'}`;
+}
+
+describe('the Helm chart helm/berth', () => {
+  const cluster = useCluster('helm');
+  let helm: Helm;
+  let berth: BerthRun | undefined;
+
+  beforeAll(async () => {
+    const c = cluster();
+    const version = await c.kubectl.raw<{ gitVersion: string }>('/version');
+    helm = new Helm(join(c.binDir, 'helm'), c.kubeconfig, join(c.dir, 'helm'), version.gitVersion);
+    await c.kubectl.apply(toYaml([namespace(dryNs), serviceMonitorCrd()]));
+    await c.kubectl.run([
+      'wait',
+      '--for=condition=Established',
+      'crd/servicemonitors.monitoring.coreos.com',
+      '--timeout=30s',
+    ]);
+  });
+
+  afterAll(async () => {
+    await berth?.stop('SIGKILL');
+  });
+
+  it('passes helm lint --strict with default and with non-default values', async () => {
+    const nonDefault = writeValues(cluster().dir, 'lint', {
+      replicaCount: 3,
+      metrics: { serviceMonitor: { enabled: true } },
+      leaderElection: { resourceName: 'berth-leader' },
+      ...placement,
+    });
+    for (const files of [[], [nonDefault]]) {
+      const r = await helm.run([
+        'lint',
+        '--strict',
+        '--kube-version',
+        helm.kubeVersion,
+        ...files.flatMap((f) => ['--values', f]),
+        chartDir,
+      ]);
+      expect(r.stdout).toContain('1 chart(s) linted, 0 chart(s) failed');
+      expect(r.stdout).not.toMatch(/\[(WARNING|ERROR)\]/);
+    }
+  });
+
+  it.each(renderCases)(
+    'renders $name, and the API server accepts it in a strict server-side dry run',
+    async ({ name, values, check }) => {
+      const file = writeValues(cluster().dir, name.replace(/\W+/g, '-'), values);
+      const r = await helm.template('dry', dryNs, [file]);
+      expect(r.code, r.stderr).toBe(0);
+      const objects = parseObjects(r.stdout);
+      check(objects);
+      const dry = await cluster().kubectl.run(
+        ['apply', '--dry-run=server', '--validate=strict', '-f', '-'],
+        { input: r.stdout, allowFailure: true },
+      );
+      expect(dry.stderr).toBe('');
+      expect(dry.code).toBe(0);
+      // One "… (server dry run)" line per object: the API server saw every one of them.
+      expect(dry.stdout.trim().split('\n')).toHaveLength(objects.length);
+      expect(dry.stdout).not.toMatch(/^(?!.*\(server dry run\)$).+$/m);
+    },
+  );
+
+  it.each(badValues)('refuses $name', async ({ name, values, error }) => {
+    const file = writeValues(cluster().dir, `bad-${name.replace(/\W+/g, '-')}`, values);
+    const r = await helm.template('dry', dryNs, [file]);
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toMatch(error);
+  });
+
+  it('installs; berth with its ServiceAccount and ConfigMap schedules pods, takes the Lease and writes Events', async () => {
+    const c = cluster();
+    const k = c.kubectl;
+    await helm.run([
+      'install',
+      release,
+      chartDir,
+      '--namespace',
+      releaseNs,
+      '--create-namespace',
+      '--set',
+      'metrics.serviceMonitor.enabled=true',
+    ]);
+    const installed = parseObjects(
+      (await helm.run(['get', 'manifest', release, '-n', releaseNs])).stdout,
+    );
+    expect(kindsOf(installed)).toEqual(chartKinds);
+
+    await k.apply(
+      toYaml([
+        namespace(appsNs),
+        ...nodeNames.map((n) => kwokNode(n, { cpu: '4', memory: '8Gi', pods: 110 })),
+      ]),
+    );
+    const token = (
+      await k.run(['create', 'token', fullname, '-n', releaseNs, '--duration=3600s'])
+    ).stdout.trim();
+    const saKubeconfig = tokenKubeconfig(c.kubeconfig, token, 'berth-chart-sa');
+    const configMap = await k.getJson<{ data: Record<string, string> }>([
+      'configmap',
+      fullname,
+      '-n',
+      releaseNs,
+    ]);
+    const configFile = join(c.dir, 'chart-config.yaml');
+    writeFileSync(configFile, configMap.data['config.yaml'] ?? '');
+
+    // The chart's config file as it is; only the status server moves to a free loopback port.
+    berth = startBerthAsConfigured(saKubeconfig, configFile, c.dir, 'berth-chart', [
+      '--metrics-bind-address',
+      '127.0.0.1:0',
+    ]);
+    await k.create(toYaml(pods('web', appsNs, podCount, { cpu: '200m', memory: '128Mi' })));
+    const run = berth;
+
+    const pending = await waitFor('every berth pod bound and Running', async () => {
+      run.checkAlive();
+      const ours = await k.pods(appsNs);
+      const left = ours.filter((p) => !p.spec.nodeName || p.status?.phase !== 'Running');
+      return {
+        ok: ours.length === podCount && left.length === 0,
+        seen: left.map((p) => p.metadata.name),
+      };
+    });
+    expect(pending).toEqual([]);
+    for (const p of await k.pods(appsNs)) expect(nodeNames).toContain(p.spec.nodeName);
+
+    // The query NOTES.txt suggests: Events whose reportingController is the scheduler name.
+    const missing = await waitFor('a Scheduled event by berth for each pod', async () => {
+      const events = (
+        await k.getJson<{ items: EventJson[] }>([
+          'events.events.k8s.io',
+          '-n',
+          appsNs,
+          '--field-selector',
+          'reportingController=berth',
+        ])
+      ).items;
+      const ours = await k.pods(appsNs);
+      const lacking = ours.filter(
+        (p) => eventsAbout(events, p.metadata.name, 'Scheduled').length !== 1,
+      );
+      return { ok: lacking.length === 0, seen: lacking.map((p) => p.metadata.name) };
+    });
+    expect(missing).toEqual([]);
+
+    const held = await k.getJson<LeaseJson>(['lease', 'berth', '-n', releaseNs]);
+    expect(held.spec?.holderIdentity?.startsWith(hostname())).toBe(true);
+    expect(held.spec?.leaseDurationSeconds).toBe(15);
+    expect(held.spec?.renewTime).toBeTruthy();
+
+    // The probes' endpoints answer on the status server.
+    const listening = await run.waitForLog(
+      'the status server address',
+      (e) => e.msg === 'status server listening',
+    );
+    const url = (listening as { url?: string }).url;
+    for (const path of ['/livez', '/readyz']) {
+      const res = await fetch(`${url}${path}`, { signal: AbortSignal.timeout(5_000) });
+      expect(`${path} ${res.status} ${await res.text()}`).toBe(`${path} 200 ok`);
+    }
+
+    // The chart's identity was enough: no request of berth's was refused.
+    expect(run.stdout).not.toMatch(/forbidden|\b403\b/i);
+  });
+
+  it('SubjectAccessReviews: every verb berth needs is allowed, the rest denied', async () => {
+    const reviews = [...needed, ...forbidden].map((a) => ({
+      apiVersion: 'authorization.k8s.io/v1',
+      kind: 'SubjectAccessReview',
+      spec: {
+        user: serviceAccountUser,
+        groups: [
+          'system:serviceaccounts',
+          `system:serviceaccounts:${releaseNs}`,
+          'system:authenticated',
+        ],
+        resourceAttributes: {
+          verb: a.verb,
+          resource: a.resource,
+          group: a.group ?? '',
+          subresource: a.subresource ?? '',
+          namespace: a.namespace ?? '',
+          name: a.name ?? '',
+        },
+      },
+    }));
+    // One line per review: the attributes it asked about, then the authorizer's answer.
+    const fields = ['verb', 'group', 'resource', 'subresource', 'namespace', 'name'];
+    const line = fields.map((f) => `{.spec.resourceAttributes.${f}}`).join('|');
+    const r = await cluster().kubectl.run(
+      ['create', '-f', '-', '-o', `jsonpath=${line}|{.status.allowed}{"\\n"}`],
+      { input: JSON.stringify({ apiVersion: 'v1', kind: 'List', items: reviews }) },
+    );
+    const answers = new Map<string, string>();
+    for (const row of r.stdout.trim().split('\n')) {
+      const cells = row.split('|');
+      answers.set(cells.slice(0, fields.length).join('|'), cells[fields.length] ?? '');
+    }
+    expect(answers.size).toBe(reviews.length);
+    const keyOf = (a: Access) =>
+      [
+        a.verb,
+        a.group ?? '',
+        a.resource,
+        a.subresource ?? '',
+        a.namespace ?? '',
+        a.name ?? '',
+      ].join('|');
+    const verdict = (list: Access[]) =>
+      list.map((a) => {
+        const allowed = answers.get(keyOf(a));
+        return `${describeAccess(a)}: ${allowed === 'true' ? 'allowed' : allowed === 'false' ? 'denied' : `no answer (${allowed})`}`;
+      });
+    expect(verdict(needed)).toEqual(needed.map((a) => `${describeAccess(a)}: allowed`));
+    expect(verdict(forbidden)).toEqual(forbidden.map((a) => `${describeAccess(a)}: denied`));
+  });
+
+  it('helm upgrade: replicas alone keep the config checksum, a config change rolls it, the Lease holder is untouched', async () => {
+    const k = cluster().kubectl;
+    const run = berth;
+    if (run === undefined) throw new Error('berth from the install test is not running');
+    const deployment = () => k.getJson<DeploymentJson>(['deployment', fullname, '-n', releaseNs]);
+    const checksum = (d: DeploymentJson) =>
+      d.spec.template.metadata.annotations?.['checksum/config'];
+    const before = await deployment();
+    const leaseBefore = await k.getJson<LeaseJson>(['lease', 'berth', '-n', releaseNs]);
+
+    await helm.run([
+      'upgrade',
+      release,
+      chartDir,
+      '-n',
+      releaseNs,
+      '--reuse-values',
+      '--set',
+      'replicaCount=3',
+    ]);
+    const scaled = await deployment();
+    expect(scaled.spec.replicas).toBe(3);
+    expect(checksum(scaled)).toBe(checksum(before));
+
+    await helm.run([
+      'upgrade',
+      release,
+      chartDir,
+      '-n',
+      releaseNs,
+      '--reuse-values',
+      '--set',
+      'config.percentageOfNodesToScore=50',
+    ]);
+    const reconfigured = await deployment();
+    expect(reconfigured.spec.replicas).toBe(3);
+    expect(checksum(reconfigured)).toMatch(/^[0-9a-f]{64}$/);
+    expect(checksum(reconfigured)).not.toBe(checksum(before));
+    const cm = await k.getJson<{ data: Record<string, string> }>([
+      'configmap',
+      fullname,
+      '-n',
+      releaseNs,
+    ]);
+    expect(parseYaml(cm.data['config.yaml'] ?? '')).toMatchObject({ percentageOfNodesToScore: 50 });
+    const history = await helm.run(['history', release, '-n', releaseNs, '-o', 'json']);
+    expect(
+      (JSON.parse(history.stdout) as { revision: number; status: string }[]).map((h) => [
+        h.revision,
+        h.status,
+      ]),
+    ).toEqual([
+      [1, 'superseded'],
+      [2, 'superseded'],
+      [3, 'deployed'],
+    ]);
+
+    // berth kept the Lease through both upgrades and is still renewing it.
+    const renewed = await waitFor(
+      'berth to renew the Lease after the upgrades',
+      async () => {
+        run.checkAlive();
+        const l = await k.getJson<LeaseJson>(['lease', 'berth', '-n', releaseNs]);
+        return { ok: (l.spec?.renewTime ?? '') > (leaseBefore.spec?.renewTime ?? ''), seen: l };
+      },
+      { timeoutMs: 20_000 },
+    );
+    expect(renewed.spec?.holderIdentity).toBe(leaseBefore.spec?.holderIdentity);
+    expect(renewed.spec?.acquireTime).toBe(leaseBefore.spec?.acquireTime);
+    expect(renewed.spec?.leaseTransitions).toBe(leaseBefore.spec?.leaseTransitions);
+    expect(run.exitStatus).toBeUndefined();
+  });
+
+  it('helm uninstall leaves nothing of the chart behind, in the namespace or cluster-wide', async () => {
+    const k = cluster().kubectl;
+    const run = berth;
+    if (run !== undefined) expect(await run.stop('SIGTERM')).toEqual({ code: 0, signal: null });
+    const manifest = parseObjects(
+      (await helm.run(['get', 'manifest', release, '-n', releaseNs])).stdout,
+    );
+    expect(kindsOf(manifest)).toEqual(chartKinds);
+    const byLabel = async () =>
+      (
+        await k.run([
+          'get',
+          chartResources,
+          '-A',
+          '-l',
+          `app.kubernetes.io/instance=${release}`,
+          '-o',
+          'name',
+        ])
+      ).stdout
+        .trim()
+        .split('\n')
+        .filter(Boolean);
+    // The label query finds every object of the release before the uninstall...
+    expect(await byLabel()).toHaveLength(manifest.length);
+
+    await helm.run(['uninstall', release, '-n', releaseNs, '--wait', '--timeout', '60s']);
+
+    // ...and none after it, nor by name, nor the release's own records.
+    expect(await byLabel()).toEqual([]);
+    for (const o of manifest) {
+      const meta = o.metadata as { name: string; namespace?: string };
+      const args = [
+        'get',
+        String(o.kind),
+        meta.name,
+        ...(meta.namespace ? ['-n', meta.namespace] : []),
+      ];
+      const r = await k.run(args, { allowFailure: true });
+      expect(`${kindAndName(o)}: ${r.code === 0 ? 'still there' : r.stderr}`).toMatch(
+        /NotFound|not found/,
+      );
+    }
+    const records = await k.run([
+      'get',
+      'secrets',
+      '-n',
+      releaseNs,
+      '-l',
+      `owner=helm,name=${release}`,
+      '-o',
+      'name',
+    ]);
+    expect(records.stdout.trim()).toBe('');
+    expect((await helm.run(['list', '-n', releaseNs, '-a', '-q'])).stdout.trim()).toBe('');
+  });
+});
