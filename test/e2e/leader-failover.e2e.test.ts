@@ -1,4 +1,5 @@
 // Leader election on a real API server: the Lease elector itself, then two `berth run` failing over.
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import pino from 'pino';
@@ -466,6 +467,71 @@ describe('leader election on a real API server', () => {
       console.log(
         `[e2e] leader-failover: binds refused as conflicts after SIGTERM: ${conflicts.length}`,
       );
+    });
+  });
+
+  describe('a leader whose lease is taken from it', () => {
+    const scn = scenario('usurp', 1, 10);
+    let a: BerthRun;
+    afterAll(async () => {
+      await a?.stop('SIGKILL');
+    });
+
+    it('stops writing, records it, and exits 1 with one line', async () => {
+      const dir = cluster().dir;
+      await cluster().kubectl.apply(
+        toYaml([
+          namespace(scn.ns),
+          kwokNode(scn.nodes[0] as string, { cpu: '8', memory: '32Gi', pods: 110 }),
+        ]),
+      );
+      const record = join(dir, 'usurp.record.jsonl');
+      a = await startBerth(cluster().kubeconfig, {
+        dir,
+        name: 'usurp',
+        args: [
+          '--scheduler-name',
+          scn.schedulerName,
+          '--leader-elect=true',
+          '--leader-elect-resource-name',
+          scn.lease,
+          ...fastFlags,
+          '--record',
+          record,
+        ],
+      });
+      await waitFor('berth holds the lease', async () => {
+        const holder = (await readLease(api, scn.lease))?.spec?.holderIdentity ?? '';
+        return { ok: holder.startsWith(`${hostname()}_`), seen: holder };
+      });
+      // Someone else writes the lease as its holder (as a second elector with a stale view,
+      // or an operator, could): at its next renew berth sees another holder.
+      const lease = (await readLease(api, scn.lease)) as LeaseJson;
+      const takenAt = Date.now();
+      await cluster().kubectl.run(['replace', '-f', '-'], {
+        input: JSON.stringify({
+          apiVersion: 'coordination.k8s.io/v1',
+          kind: 'Lease',
+          metadata: {
+            name: scn.lease,
+            namespace: leaseNamespace,
+            resourceVersion: lease.metadata.resourceVersion,
+          },
+          spec: { ...lease.spec, holderIdentity: 'usurper_1' },
+        }),
+      });
+      const exit = await a.exited;
+      const exitMs = Date.now() - takenAt;
+      console.log(`[e2e] leader-failover: lease taken away; berth exited ${exitMs} ms later`);
+      expect(exit, a.tail()).toEqual({ code: 1, signal: null });
+      expect(exitMs).toBeLessThanOrEqual(1_000 * 1.2 + 2_000);
+      expect(a.stderr.trim()).toMatch(/^berth: lost the leader lease: /);
+      expect(a.stderr.trim().split('\n')).toHaveLength(1);
+      const events = readRecord(record).flatMap((l) => (l.event?.type ? [l.event.type] : []));
+      expect(events.filter((t) => t === 'LeadershipChanged')).toHaveLength(2);
+      expect(events.at(-1)).toBe('LeadershipChanged');
+      // Nothing was written after: the lease still names the usurper.
+      expect((await readLease(api, scn.lease))?.spec?.holderIdentity).toBe('usurper_1');
     });
   });
 });
