@@ -1,21 +1,107 @@
 // The real kube-scheduler as a reference: started against a test cluster, stopped by pid.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createWriteStream, writeFileSync } from 'node:fs';
+import { request as httpsRequest } from 'node:https';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import type { Cluster } from './cluster.ts';
+
+/** What an HTTPS GET of kube-scheduler's serving port returned. */
+export interface ServedResponse {
+  status: number;
+  contentType: string;
+  body: string;
+}
 
 /** A running kube-scheduler (scheduler name `default-scheduler`). */
 export interface KubeScheduler {
   logPath: string;
+  /** `https://127.0.0.1:PORT` when started with `securePort`, else undefined. */
+  servingUrl: string | undefined;
+  /**
+   * GETs `path` (e.g. `/metrics`) from the serving port, anonymously and without checking its
+   * self-signed certificate (`curl -k`). Rejects when the scheduler has no serving port.
+   */
+  get(path: string): Promise<ServedResponse>;
   /** SIGTERM, then SIGKILL after 5 s; resolves when it has exited. */
   stop(): Promise<void>;
 }
 
+/** Options of `startKubeScheduler`; by default no serving port and no leader election. */
+export interface KubeSchedulerOptions {
+  /**
+   * Serve HTTPS on 127.0.0.1:PORT (self-signed certificate in the cluster dir), with
+   * /metrics readable anonymously next to the health paths.
+   */
+  securePort?: number;
+  /** Elect a leader through the Lease `namespace/name` (kube's default timings: 15 s, 10 s, 2 s). */
+  leaderElection?: { namespace: string; name: string };
+}
+
+/** A TCP port on 127.0.0.1 that was free a moment ago (the kernel's pick). */
+export function freeLoopbackPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address !== null ? address.port : 0;
+      server.close(() => (port > 0 ? resolve(port) : reject(new Error('no port assigned'))));
+    });
+  });
+}
+
+function leaderElectionYaml(election: KubeSchedulerOptions['leaderElection']): string[] {
+  if (election === undefined) return ['leaderElection:', '  leaderElect: false'];
+  return [
+    'leaderElection:',
+    '  leaderElect: true',
+    '  resourceLock: leases',
+    `  resourceNamespace: ${election.namespace}`,
+    `  resourceName: ${election.name}`,
+  ];
+}
+
+function servingFlags(cluster: Cluster, securePort: number | undefined): string[] {
+  if (securePort === undefined) return ['--secure-port=0'];
+  // No authentication/authorization kubeconfig: every request is anonymous, and only the
+  // always-allowed paths are authorized, /metrics among them.
+  return [
+    `--secure-port=${securePort}`,
+    '--bind-address=127.0.0.1',
+    `--cert-dir=${join(cluster.dir, 'kube-scheduler-certs')}`,
+    '--authorization-always-allow-paths=/healthz,/readyz,/livez,/metrics',
+  ];
+}
+
+function httpsGet(url: string): Promise<ServedResponse> {
+  return new Promise((resolve, reject) => {
+    const req = httpsRequest(url, { rejectUnauthorized: false, timeout: 10_000 }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (b: Buffer) => chunks.push(b));
+      res.on('end', () =>
+        resolve({
+          status: res.statusCode ?? 0,
+          contentType: String(res.headers['content-type'] ?? ''),
+          body: Buffer.concat(chunks).toString('utf8'),
+        }),
+      );
+      res.on('error', reject);
+    });
+    req.on('timeout', () => req.destroy(new Error(`GET ${url} timed out`)));
+    req.on('error', reject);
+    req.end();
+  });
+}
+
 /**
- * Starts the cluster's kube-scheduler binary with leader election off and no serving port,
- * logging to `kube-scheduler.log` in the cluster dir.
+ * Starts the cluster's kube-scheduler binary, logging to `kube-scheduler.log` in the cluster
+ * dir. With no options: leader election off and no serving port.
  */
-export function startKubeScheduler(cluster: Cluster): KubeScheduler {
+export function startKubeScheduler(
+  cluster: Cluster,
+  opts: KubeSchedulerOptions = {},
+): KubeScheduler {
   const configPath = join(cluster.dir, 'kube-scheduler.yaml');
   writeFileSync(
     configPath,
@@ -26,8 +112,7 @@ export function startKubeScheduler(cluster: Cluster): KubeScheduler {
       `  kubeconfig: ${cluster.kubeconfig}`,
       '  qps: 50',
       '  burst: 100',
-      'leaderElection:',
-      '  leaderElect: false',
+      ...leaderElectionYaml(opts.leaderElection),
       '',
     ].join('\n'),
   );
@@ -35,14 +120,22 @@ export function startKubeScheduler(cluster: Cluster): KubeScheduler {
   const log = createWriteStream(logPath);
   const child: ChildProcess = spawn(
     join(cluster.binDir, 'kube-scheduler'),
-    [`--config=${configPath}`, '--secure-port=0'],
+    [`--config=${configPath}`, ...servingFlags(cluster, opts.securePort)],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   child.stdout?.pipe(log);
   child.stderr?.pipe(log);
   const exited = new Promise<void>((resolve) => child.on('close', () => resolve()));
+  const servingUrl =
+    opts.securePort === undefined ? undefined : `https://127.0.0.1:${opts.securePort}`;
   return {
     logPath,
+    servingUrl,
+    get(path) {
+      if (servingUrl === undefined)
+        return Promise.reject(new Error('kube-scheduler was started without a serving port'));
+      return httpsGet(`${servingUrl}${path}`);
+    },
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill('SIGTERM');
