@@ -11,3 +11,21 @@ export class CliError extends Error {
     super(message);
   }
 }
+
+/**
+ * A flag the command does not know, or one given without (or with a stray) value: a usage
+ * error (exit 2) to which `berth` adds where to find the command's flags.
+ */
+export class FlagError extends CliError {
+  override name = 'FlagError';
+  constructor(message: string) {
+    super(message, 2);
+  }
+}
+
+/** `ENOENT: no such file or directory, open 'x'` → `ENOENT (no such file or directory)`. */
+export function describeSystemError(error: NodeJS.ErrnoException): string {
+  if (error.code === undefined) return error.message;
+  const description = /^[A-Z_]+: ([^,]+)/.exec(error.message)?.[1];
+  return description === undefined ? error.code : `${error.code} (${description})`;
+}

@@ -1,20 +1,27 @@
 // `berth simulate`: schedule manifests or a generated workload on the simulated cluster.
 import { fileURLToPath } from 'node:url';
-import { ManifestError, parseManifests } from '../adapters/sim/manifests.ts';
+import {
+  type AdmissionInput,
+  type AdmittedCluster,
+  admit,
+  manifestInput,
+} from '../adapters/sim/admission.ts';
+import { ManifestError, type Manifests, parseManifests } from '../adapters/sim/manifests.ts';
 import { generateWorkload } from '../adapters/sim/workload.ts';
-import type { NodeObject, PodObject } from '../cluster/objects.ts';
 import { defaultConfig } from '../core/config.ts';
-import { simulate } from '../runtime/simulate.ts';
+import { defaultHorizonMs, simulate } from '../runtime/simulate.ts';
+import type { RunSummary } from '../runtime/summary.ts';
 import { intFlag, numberFlag, parseFlags } from './args.ts';
 import { CliError } from './errors.ts';
 import { readTextFile } from './files.ts';
 import { formatSummary, progressBar } from './format.ts';
 import { openLogFile } from './log-file.ts';
+import { parseDuration } from './run-options.ts';
 
 /** The demo cluster `npm start` schedules when no cluster is given. */
 export const demoClusterPath = fileURLToPath(new URL('./demo-cluster.yaml', import.meta.url));
 
-function readManifests(path: string): { nodes: NodeObject[]; pods: PodObject[] } {
+function readManifests(path: string): Manifests {
   const text = readTextFile(path);
   try {
     const manifests = parseManifests(text, path);
@@ -24,6 +31,89 @@ function readManifests(path: string): { nodes: NodeObject[]; pods: PodObject[] }
     if (error instanceof ManifestError) throw new CliError(error.message);
     throw error;
   }
+}
+
+/** Admits the inputs as the API server would; its refusals become one-line errors. */
+function admitInputs(inputs: AdmissionInput[]): AdmittedCluster {
+  try {
+    return admit(inputs);
+  } catch (error) {
+    if (error instanceof ManifestError) throw new CliError(error.message);
+    throw error;
+  }
+}
+
+/** What `simulate` schedules: manifest files, and optionally a generated workload. */
+export interface ClusterSources {
+  files: readonly string[];
+  generate?: { nodes: number; pods: number };
+  /** Seeds the generated workload. */
+  seed: number;
+}
+
+/**
+ * Reads the files and generates the workload, then admits them all as one cluster (as the
+ * API server would). Throws CliError naming the file and object for anything refused.
+ */
+export function loadCluster(sources: ClusterSources): AdmittedCluster {
+  const inputs: AdmissionInput[] = [];
+  for (const file of sources.files) inputs.push(manifestInput(readManifests(file)));
+  if (sources.generate !== undefined) {
+    const generated = generateWorkload(
+      sources.generate.nodes,
+      sources.generate.pods,
+      sources.seed,
+      defaultConfig.schedulerName,
+    );
+    inputs.push({
+      ...generated,
+      originOf: (kind, i) => `the generated workload (--nodes/--pods): ${kind} ${i}`,
+    });
+  }
+  return admitInputs(inputs);
+}
+
+/** The longest `--horizon` accepted: a virtual year. */
+const maxHorizonMs = 365 * 24 * 3_600_000;
+
+/** Reads `--horizon` (a Go duration, default 15m) in ms; a usage error outside 1ms–8760h. */
+export function horizonFlag(value: string | undefined): number {
+  if (value === undefined) return defaultHorizonMs;
+  const ms = parseDuration(value, '--horizon');
+  if (ms < 1 || ms > maxHorizonMs)
+    throw new CliError(`--horizon must be from 1ms to 8760h, got ${JSON.stringify(value)}`, 2);
+  return Math.round(ms);
+}
+
+/** A Go-style duration for people: 15m, 1h30m, 2.5s. */
+export function formatDuration(ms: number): string {
+  if (ms < 1000) return `${ms}ms`;
+  const h = Math.floor(ms / 3_600_000);
+  const m = Math.floor((ms % 3_600_000) / 60_000);
+  const s = (ms % 60_000) / 1000;
+  return `${h > 0 ? `${h}h` : ''}${m > 0 ? `${m}m` : ''}${s > 0 ? `${s}s` : ''}`;
+}
+
+/** What the readable summary adds about states and the horizon. */
+export function describeRun(summary: RunSummary): string {
+  const lines = [
+    `  not bound      ${summary.unschedulable} unschedulable, ${summary.backingOff} backing off, ` +
+      `${summary.binding} binding, ${summary.gated} gated, ${summary.queued} queued`,
+    `  attempts       ${summary.attempts} (${summary.attemptsPerSecond.toLocaleString('en-US')}/s)`,
+  ];
+  const horizon = formatDuration(summary.horizonMs ?? 0);
+  if (summary.horizonReached) {
+    const inFlight = summary.backingOff + summary.binding + summary.queued;
+    lines.push(
+      `  horizon        reached at ${horizon} of virtual time with ${inFlight} pod(s) still in flight; ` +
+        'raise --horizon to let them finish',
+    );
+  } else {
+    lines.push(
+      `  virtual time   ${formatDuration(summary.virtualMs ?? 0)} (quiescent before the ${horizon} horizon)`,
+    );
+  }
+  return `${lines.join('\n')}\n`;
 }
 
 /** Runs `simulate` with its flags; writes the summary to stdout. */
@@ -36,6 +126,7 @@ export function simulateCommand(argv: string[]): void {
     record: { type: 'string' },
     'bind-latency-ms': { type: 'string' },
     'bind-failure-rate': { type: 'string' },
+    horizon: { type: 'string' },
     json: { type: 'boolean' },
   });
   if ((values.nodes === undefined) !== (values.pods === undefined)) {
@@ -44,24 +135,19 @@ export function simulateCommand(argv: string[]): void {
   const seed = intFlag(values.seed, 'seed', 1, 0, 2 ** 32 - 1);
   const bindLatencyMs = intFlag(values['bind-latency-ms'], 'bind-latency-ms', 5, 0, 3_600_000);
   const bindFailureRate = numberFlag(values['bind-failure-rate'], 'bind-failure-rate', 0, 0, 1);
-  const nodes: NodeObject[] = [];
-  const pods: PodObject[] = [];
-  const files = values.cluster ?? (values.nodes === undefined ? [demoClusterPath] : []);
-  for (const file of files) {
-    const m = readManifests(file);
-    nodes.push(...m.nodes);
-    pods.push(...m.pods);
-  }
-  if (values.nodes !== undefined) {
-    const generated = generateWorkload(
-      intFlag(values.nodes, 'nodes', 0, 0, 100_000),
-      intFlag(values.pods, 'pods', 0, 0, 1_000_000),
-      seed,
-      defaultConfig.schedulerName,
-    );
-    nodes.push(...generated.nodes);
-    pods.push(...generated.pods);
-  }
+  const horizonMs = horizonFlag(values.horizon);
+  const { nodes, pods } = loadCluster({
+    files: values.cluster ?? (values.nodes === undefined ? [demoClusterPath] : []),
+    ...(values.nodes === undefined
+      ? {}
+      : {
+          generate: {
+            nodes: intFlag(values.nodes, 'nodes', 0, 0, 100_000),
+            pods: intFlag(values.pods, 'pods', 0, 0, 1_000_000),
+          },
+        }),
+    seed,
+  });
   const log = values.record === undefined ? undefined : openLogFile(values.record);
   const bar = values.json
     ? progressBar(process.stderr, 0, '')
@@ -75,6 +161,7 @@ export function simulateCommand(argv: string[]): void {
       config: defaultConfig,
       bindLatencyMs,
       bindFailureRate,
+      horizonMs,
       ...(log === undefined ? {} : { record: log.sink }),
       onDecision: (n) => bar.update(n),
     });
@@ -90,7 +177,14 @@ export function simulateCommand(argv: string[]): void {
     values.cluster === undefined && values.nodes === undefined
       ? 'the demo cluster'
       : `${nodes.length} nodes`;
-  process.stdout.write(formatSummary(`berth simulate — ${source}, seed ${seed}`, summary));
+  const text = formatSummary(`berth simulate — ${source}, seed ${seed}`, summary);
+  // The run's lines go with the counts, before the lists of pods.
+  const cut = text.indexOf('\n\n');
+  process.stdout.write(
+    cut < 0
+      ? `${text}${describeRun(summary)}`
+      : `${text.slice(0, cut + 1)}${describeRun(summary)}${text.slice(cut + 1)}`,
+  );
   if (values.record !== undefined)
     process.stdout.write(
       `\nRecorded to ${values.record}; check it with: berth replay ${values.record}\n`,

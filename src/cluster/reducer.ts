@@ -1,5 +1,6 @@
 // The cluster-state reducer: folds the event log into nodes, pods and their charges, in place.
 import type { BerthEvent, Envelope, ResourceKind } from '../events/types.ts';
+import { finishIndexUpdate, reindexNode } from './capacity-index.ts';
 import {
   applyCharge,
   bumpGeneration,
@@ -97,6 +98,7 @@ function upsertNode(state: ClusterState, raw: unknown, seq: number): ClusterChan
     updateNodeObject(existing, parsed);
     indexNodeLabels(state, existing);
     bumpGeneration(state, existing);
+    reindexNode(state, name);
     return { kind: 'node', name, before, after: existing };
   }
   // A node that comes back gets the charges of the pods still bound or assumed to it.
@@ -107,6 +109,7 @@ function upsertNode(state: ClusterState, raw: unknown, seq: number): ClusterChan
   state.nodeOrder.push(node);
   indexNodeLabels(state, node);
   bumpGeneration(state, node);
+  reindexNode(state, name);
   return { kind: 'node', name, before: undefined, after: node };
 }
 
@@ -125,6 +128,7 @@ function deleteNode(state: ClusterState, name: string): ClusterChange {
   unindexNodeLabels(state, node);
   // Pods charged to it keep their charge; it is restored if the node is added again.
   keepAbsentNode(state, node);
+  reindexNode(state, name);
   return { kind: 'node', name, before: factsOf(node), after: undefined };
 }
 
@@ -155,6 +159,8 @@ function setRecord(state: ClusterState, info: PodInfo, charge: Charge): PodRecor
   }
   const record: PodRecord = { info, charge };
   applyCharge(state, uid, info, charge);
+  if (old !== undefined && old.charge.kind !== 'none') reindexNode(state, old.charge.node);
+  if (charge.kind !== 'none') reindexNode(state, charge.node);
   state.pods.set(uid, record);
   state.podUids.set(info.key, uid);
   indexNomination(state, record);
@@ -165,6 +171,7 @@ function removeRecord(state: ClusterState, uid: string): PodRecord | undefined {
   const record = state.pods.get(uid);
   if (record === undefined) return undefined;
   releaseCharge(state, uid, record.info, record.charge);
+  if (record.charge.kind !== 'none') reindexNode(state, record.charge.node);
   unindexNomination(state, record);
   state.pods.delete(uid);
   if (state.podUids.get(record.info.key) === uid) state.podUids.delete(record.info.key);
@@ -290,6 +297,7 @@ export function reduce(state: ClusterState, env: Envelope): ClusterChange {
   const e: unknown = env;
   let type = 'unknown';
   let seq = -1;
+  const generation = state.generation;
   try {
     const event: unknown = isRecord(e) ? e.event : undefined;
     if (!isRecord(event) || typeof event.type !== 'string') return NO_CHANGE;
@@ -303,6 +311,8 @@ export function reduce(state: ClusterState, env: Envelope): ClusterChange {
     const kind = type.startsWith('Node') ? 'Node' : 'Pod';
     reject(state, seq, kind, `internal error in evolve(${type}): ${message}`);
     return NO_CHANGE;
+  } finally {
+    finishIndexUpdate(state, generation);
   }
 }
 

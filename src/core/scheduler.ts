@@ -1,15 +1,26 @@
 // The Scheduler: folds inputs into cluster state, drives pod machines, and makes decisions.
 import { initialState, NO_CHANGE, reduce } from '../cluster/reducer.ts';
+import {
+  restoreClusterState,
+  SnapshotDataError,
+  serializeClusterState,
+} from '../cluster/serialize.ts';
 import type { ClusterChange, ClusterState, PodInfo } from '../cluster/types.ts';
 import type { AttemptRef, DecisionEvent, Envelope, InputEvent } from '../events/types.ts';
 import { type SchedulingContext, scheduleOne } from '../framework/cycle.ts';
-import { seededRng } from '../framework/rng.ts';
 import type { Profile } from '../framework/types.ts';
 import { defaultProfile } from '../plugins/registry.ts';
 import { changeCouldHelp, pluginsHelpedBy } from '../queue/requeue.ts';
 import type { BerthConfig } from './config.ts';
 import { PodActors } from './pod-actors.ts';
 import type { EffectPort, TimerPort } from './ports.ts';
+import {
+  type CoreSnapshot,
+  SnapshotError,
+  snapshotVersion,
+  type TrackedRng,
+  trackedRng,
+} from './snapshot.ts';
 
 /** What a Scheduler is built with. */
 export interface SchedulerOptions {
@@ -46,18 +57,26 @@ export interface PendingCounts {
  * state, so a recorded log replays to the same decisions.
  */
 export class Scheduler {
-  readonly state: ClusterState = initialState();
+  private cluster: ClusterState = initialState();
   private readonly pods: PodActors;
   private readonly outbox: Command[] = [];
   private readonly ctx: SchedulingContext;
+  private rng: TrackedRng;
   private produced: Envelope<DecisionEvent>[] = [];
   private seq = 0;
+  /** The logical time of the input or cycle being applied. */
   private now = 0;
+  /** The logical time of the last envelope (a cycle that decided nothing leaves no trace). */
+  private lastTime = 0;
+  private flushDeadline: number | undefined;
+  /** True while an input or cycle is being applied (no snapshot then). */
+  private busy = false;
 
   constructor(private readonly opts: SchedulerOptions) {
+    this.rng = trackedRng(opts.seed);
     this.ctx = {
       profile: opts.profile ?? defaultProfile(),
-      rng: seededRng(opts.seed),
+      rng: this.rng,
       cursor: { next: 0 },
       percentageOfNodesToScore: opts.config.percentageOfNodesToScore,
     };
@@ -65,8 +84,68 @@ export class Scheduler {
       backoff: opts.config.backoff,
       timers: opts.timers,
       now: () => this.now,
-      podInfo: (uid) => this.state.pods.get(uid)?.info,
+      podInfo: (uid) => this.cluster.pods.get(uid)?.info,
     });
+  }
+
+  /**
+   * A core that continues from `snapshot` (taken by `snapshot()`, possibly through JSON),
+   * built with `opts` as a fresh one would be. The seed is not used: the generator
+   * continues from the snapshot's state. The timers that were armed are armed again through
+   * `opts.timers` at their deadlines, so a live run can go on. Throws SnapshotError (or
+   * SnapshotDataError for the cluster part) for another snapshot version, malformed data
+   * or data that does not hang together, with a one-line message naming what.
+   */
+  static restore(snapshot: CoreSnapshot, opts: SchedulerOptions): Scheduler {
+    if (snapshot?.snapshotVersion !== snapshotVersion)
+      throw new SnapshotError(
+        `version ${String(snapshot?.snapshotVersion)} is not supported (this berth reads ${snapshotVersion})`,
+      );
+    const core = new Scheduler(opts);
+    try {
+      core.cluster = restoreClusterState(snapshot.cluster);
+      core.seq = snapshot.seq;
+      core.now = snapshot.time;
+      core.lastTime = snapshot.time;
+      core.ctx.cursor.next = snapshot.nextStartNodeIndex;
+      core.rng = trackedRng(snapshot.rng.state);
+      core.ctx.rng = core.rng;
+      core.pods.load(snapshot);
+    } catch (err) {
+      if (err instanceof SnapshotError || err instanceof SnapshotDataError) throw err;
+      // A field of the wrong shape (hand-edited or truncated data): one line, not a trace.
+      const why = err instanceof Error ? err.message : String(err);
+      throw new SnapshotError(`malformed data (${why})`);
+    }
+    if (snapshot.flushDeadline !== null) {
+      core.flushDeadline = snapshot.flushDeadline;
+      opts.timers.armFlush(snapshot.flushDeadline);
+    }
+    return core;
+  }
+
+  /** The cluster state folded so far (read-only by contract: only the core writes it). */
+  get state(): ClusterState {
+    return this.cluster;
+  }
+
+  /**
+   * Everything later decisions depend on, as plain JSON data (see CoreSnapshot). Only
+   * between envelopes: throws when called while an input or cycle is being applied (from
+   * `onEnvelope` or `onApplied`). O(nodes + pods); PodInfo objects are shared, not copied.
+   */
+  snapshot(): CoreSnapshot {
+    if (this.busy) throw new SnapshotError('taken while an envelope is being applied');
+    return {
+      snapshotVersion,
+      seq: this.seq,
+      time: this.lastTime,
+      nextStartNodeIndex: this.ctx.cursor.next,
+      rng: { state: this.rng.state() },
+      flushDeadline: this.flushDeadline ?? null,
+      ...this.pods.snapshot(),
+      cluster: serializeClusterState(this.cluster),
+    };
   }
 
   /** Number of pods waiting in the activeQ. */
@@ -100,7 +179,8 @@ export class Scheduler {
 
   /** Arms the periodic flush of the unschedulable pool, starting from logical time `now`. */
   startFlushTimer(now: number): void {
-    this.opts.timers.armFlush(now + this.opts.config.flushIntervalMs);
+    this.flushDeadline = now + this.opts.config.flushIntervalMs;
+    this.opts.timers.armFlush(this.flushDeadline);
   }
 
   /** Live input: stamps it with the next seq and logical time `time`, then applies it. */
@@ -110,13 +190,19 @@ export class Scheduler {
 
   /** Applies a stamped input (live or replayed); returns the decisions it led to. */
   applyInput(env: Envelope<InputEvent>): Envelope<DecisionEvent>[] {
-    this.seq = env.seq;
-    this.now = env.time;
-    this.opts.onEnvelope?.(env);
-    const change = reduce(this.state, env);
-    this.route(env.event, change);
-    this.requeueHelped(change);
-    this.opts.onApplied?.(env, this.state);
+    this.busy = true;
+    try {
+      this.seq = env.seq;
+      this.now = env.time;
+      this.lastTime = env.time;
+      this.opts.onEnvelope?.(env);
+      const change = reduce(this.cluster, env);
+      this.route(env.event, change);
+      this.requeueHelped(change);
+      this.opts.onApplied?.(env, this.cluster);
+    } finally {
+      this.busy = false;
+    }
     this.flushOutbox();
     return this.takeProduced();
   }
@@ -129,10 +215,15 @@ export class Scheduler {
     this.now = time;
     for (let next = this.pods.queue.pop(); next !== undefined; next = this.pods.queue.pop()) {
       const uid = next.key;
-      const record = this.state.pods.get(uid);
+      const record = this.cluster.pods.get(uid);
       if (record === undefined || !this.pods.has(uid)) continue;
-      this.pods.send(uid, { type: 'SCHEDULE' });
-      this.decideCycle(record.info);
+      this.busy = true;
+      try {
+        this.pods.send(uid, { type: 'SCHEDULE' });
+        this.decideCycle(record.info);
+      } finally {
+        this.busy = false;
+      }
       this.flushOutbox();
       return this.takeProduced();
     }
@@ -161,7 +252,7 @@ export class Scheduler {
   private decideCycle(pod: PodInfo): void {
     const attempt = this.pods.inspect(pod.uid)?.attempt ?? 0;
     const ref: AttemptRef = { uid: pod.uid, key: pod.key, attempt };
-    const result = scheduleOne(pod, this.state, this.ctx);
+    const result = scheduleOne(pod, this.cluster, this.ctx);
     if (result.kind === 'Scheduled') {
       this.decide({ type: 'PodReserved', ...ref, node: result.node });
       // Permit: no plugin of the profile waits yet, so every reservation is allowed at once.
@@ -179,12 +270,13 @@ export class Scheduler {
   private decide(decision: DecisionEvent, plugins: readonly string[] = []): void {
     const env: Envelope<DecisionEvent> = { seq: this.seq + 1, time: this.now, event: decision };
     this.seq = env.seq;
+    this.lastTime = env.time;
     this.opts.onEnvelope?.(env);
     this.produced.push(env);
-    const change = reduce(this.state, env);
+    const change = reduce(this.cluster, env);
     this.applyDecision(decision, plugins);
     this.requeueHelped(change);
-    this.opts.onApplied?.(env, this.state);
+    this.opts.onApplied?.(env, this.cluster);
   }
 
   private applyDecision(d: DecisionEvent, plugins: readonly string[]): void {
@@ -194,12 +286,12 @@ export class Scheduler {
         return;
       case 'PodWaiting':
         this.pods.send(d.uid, { type: 'RESERVED', node: d.node, permit: 'wait' });
-        this.opts.timers.armPod(d, 'permit', this.now + d.timeoutMs);
+        this.pods.armPermit(d, this.now + d.timeoutMs);
         return;
       case 'BindRequested':
         if (this.pods.stateOf(d.uid) === 'waiting') {
           this.pods.send(d.uid, { type: 'ALLOWED' });
-          this.opts.timers.disarmPod(d.uid, 'permit');
+          this.pods.disarmPermit(d.uid);
         } else {
           this.pods.send(d.uid, { type: 'RESERVED', node: d.node, permit: 'allow' });
         }
@@ -278,7 +370,7 @@ export class Scheduler {
       return;
     }
     // The watch may have shown the pod bound first (its machine has ended): still report it.
-    const record = this.state.pods.get(uid);
+    const record = this.cluster.pods.get(uid);
     if (!this.pods.has(uid) && record?.info.nodeName === node)
       this.outbox.push({ kind: 'scheduled', uid, key, node });
   }
@@ -335,8 +427,9 @@ export class Scheduler {
       return;
     }
     // The permit timer: a pod still waiting gives up its reservation.
+    this.pods.permitFired(event.uid, this.now);
     const m = this.pods.inspect(event.uid);
-    const node = this.state.pods.get(event.uid)?.charge;
+    const node = this.cluster.pods.get(event.uid)?.charge;
     if (m?.state !== 'waiting' || node?.kind !== 'assumed') return;
     this.decide({
       type: 'PodUnreserved',

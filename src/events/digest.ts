@@ -1,4 +1,4 @@
-// A running SHA-256 digest over the decisions of a log, in order.
+// Running SHA-256 digests of a log: over its decisions, and over its lines.
 import { createHash, type Hash } from 'node:crypto';
 import type { DecisionEvent } from './types.ts';
 
@@ -25,25 +25,80 @@ export function decisionText(d: DecisionEvent): string {
   }
 }
 
+/**
+ * True when two decisions have the same text (`decisionText`), compared field by field
+ * without building the texts: replay calls this for every decision.
+ */
+export function sameDecision(a: DecisionEvent, b: DecisionEvent): boolean {
+  if (a.type !== b.type || a.uid !== b.uid || a.attempt !== b.attempt || a.key !== b.key)
+    return false;
+  switch (a.type) {
+    case 'PodReserved':
+    case 'BindRequested':
+      return a.node === (b as typeof a).node;
+    case 'PodWaiting':
+      return a.node === (b as typeof a).node && a.timeoutMs === (b as typeof a).timeoutMs;
+    case 'PodUnreserved':
+      return a.node === (b as typeof a).node && a.reason === (b as typeof a).reason;
+    case 'PodUnschedulable':
+      return a.message === (b as typeof a).message;
+    case 'CycleFailed':
+      return a.plugin === (b as typeof a).plugin && a.message === (b as typeof a).message;
+    default:
+      return decisionText(a) === decisionText(b);
+  }
+}
+
+/** Text is handed to the hash in pieces of about this many characters (fewer native calls). */
+const batchChars = 64 * 1024;
+
+/** A SHA-256 over lines of text, each followed by `\n`, fed to the hash in batches. */
+export class LineDigest {
+  private readonly hash: Hash = createHash('sha256');
+  private pending = '';
+  private lines = 0;
+
+  /** Adds one line (without its newline). */
+  add(line: string): void {
+    this.pending += `${line}\n`;
+    this.lines++;
+    if (this.pending.length >= batchChars) this.drain();
+  }
+
+  /** How many lines have been added. */
+  get count(): number {
+    return this.lines;
+  }
+
+  /** Hex digest of the lines so far (does not end the digest). */
+  hex(): string {
+    this.drain();
+    return this.hash.copy().digest('hex');
+  }
+
+  private drain(): void {
+    if (this.pending === '') return;
+    this.hash.update(this.pending);
+    this.pending = '';
+  }
+}
+
 /** Accumulates decisions into one digest; `hex()` may be called at any point. */
 export class DecisionDigest {
-  private readonly hash: Hash = createHash('sha256');
-  private decisions = 0;
+  private readonly lines = new LineDigest();
 
   /** Adds one decision to the digest. */
   add(decision: DecisionEvent): void {
-    this.hash.update(decisionText(decision));
-    this.hash.update('\n');
-    this.decisions++;
+    this.lines.add(decisionText(decision));
   }
 
   /** How many decisions have been added. */
   get count(): number {
-    return this.decisions;
+    return this.lines.count;
   }
 
   /** Hex digest of the decisions so far (does not end the digest). */
   hex(): string {
-    return this.hash.copy().digest('hex');
+    return this.lines.hex();
   }
 }

@@ -1,4 +1,4 @@
-// The JSONL log format: a header line, one event per line, and a closing digest line.
+// The JSONL log's line kinds: header, snapshot, event, segment-end, digest (docs/log-format.md).
 import type { Envelope } from './types.ts';
 
 /**
@@ -8,7 +8,7 @@ import type { Envelope } from './types.ts';
  */
 export const logFormatVersion = 2;
 
-/** First line of every log: what produced it and what the core needs to replay it. */
+/** First line of every log (and of every segment): what produced it and how to replay it. */
 export interface LogHeader {
   kind: 'header';
   format: number;
@@ -17,13 +17,60 @@ export interface LogHeader {
   seed: number;
   /** The scheduler configuration in force (profile, backoff, scheduler name, ...). */
   config: Record<string, unknown>;
+  /**
+   * Number of this segment in a rotated recording (1, 2, …). Absent in a log that was not
+   * rotated; a segment numbered 2 or more has a snapshot line right after the header.
+   */
+  segment?: number;
 }
 
-/** Last line of a cleanly closed log: the digest of every decision in it. */
+/**
+ * Closing line of a log or of the last segment: the digest of every decision in it. The
+ * optional `logDigest` (SHA-256 over every line before this one, each with its newline)
+ * lets replay notice edited inputs that change no decision (e.g. a BindSucceeded made a
+ * BindFailed); logs written before it existed have none and skip that check.
+ */
 export interface LogDigest {
   kind: 'digest';
   decisions: number;
   digest: string;
+  logDigest?: string;
+}
+
+/** One bind command recorded (BindRequested) whose result is not recorded yet. */
+export interface OpenBind {
+  uid: string;
+  key: string;
+  attempt: number;
+  node: string;
+}
+
+/**
+ * Second line of a segment numbered 2 or more: where the previous segment left off. `seq`
+ * and `time` are those of the previous segment's last event (this segment's first event is
+ * `seq + 1`); `openBinds` are the binds requested and not yet answered; `state` is the
+ * core's snapshot (`Scheduler.snapshot()`), from which the segment replays on its own.
+ */
+export interface SnapshotLine {
+  kind: 'snapshot';
+  seq: number;
+  time: number;
+  openBinds: OpenBind[];
+  state: unknown;
+}
+
+/**
+ * Closing line of every segment but the last: the segment's digests (as in LogDigest,
+ * over this segment's decisions and lines only), its last seq and the next segment's
+ * file name (a bare name, in the same directory).
+ */
+export interface SegmentEnd {
+  kind: 'segment-end';
+  next: string;
+  lastSeq: number;
+  decisions: number;
+  digest: string;
+  logDigest: string;
 }
 
 /** Encodes the header line (without the trailing newline). */
@@ -39,4 +86,14 @@ export function encodeEnvelope(env: Envelope): string {
 /** Encodes the closing digest line (without the trailing newline). */
 export function encodeDigest(digest: LogDigest): string {
   return JSON.stringify(digest);
+}
+
+/** Encodes a segment's snapshot line (without the trailing newline). */
+export function encodeSnapshot(snapshot: SnapshotLine): string {
+  return JSON.stringify(snapshot);
+}
+
+/** Encodes a segment's closing line (without the trailing newline). */
+export function encodeSegmentEnd(end: SegmentEnd): string {
+  return JSON.stringify(end);
 }

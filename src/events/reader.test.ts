@@ -48,7 +48,8 @@ describe('log format', () => {
     const log = parseLog(text);
     expect(log.header.seed).toBe(7);
     expect(log.envelopes).toEqual(sample);
-    expect(log.digest).toEqual({ kind: 'digest', decisions: 2, digest });
+    expect(log.digest).toMatchObject({ kind: 'digest', decisions: 2, digest });
+    expect(log.digest?.logDigest).toBe(log.linesDigest);
     expect(log.warnings).toEqual([]);
   });
 
@@ -96,9 +97,21 @@ describe('log format', () => {
     ],
     [
       'a sequence going backwards',
-      `${JSON.stringify(header)}\n${JSON.stringify(sample[1])}\n${JSON.stringify(sample[0])}\n`,
-      3,
+      `${JSON.stringify(header)}\n${[sample[0], sample[1], sample[0]].map((e) => JSON.stringify(e)).join('\n')}\n`,
+      4,
       'seq 1 does not follow 2',
+    ],
+    [
+      'a sequence with a gap',
+      `${JSON.stringify(header)}\n${JSON.stringify(sample[0])}\n${JSON.stringify(sample[2])}\n`,
+      3,
+      'seq 3 does not follow 1: expected 2 (an event is missing or moved)',
+    ],
+    [
+      'a log that does not start at seq 1',
+      `${JSON.stringify(header)}\n${JSON.stringify(sample[1])}\n`,
+      2,
+      'seq 2 does not follow 0: expected 1 (an event is missing or moved)',
     ],
     [
       'a future format',
@@ -122,18 +135,19 @@ describe('log format', () => {
     const at = { ...ref, attempt: 1 };
     const events: Envelope['event'][] = [
       { type: 'PodDeleted', ...ref },
+      { type: 'BindRequested', ...at, node: 'n' },
       { type: 'BindSucceeded', ...at, node: 'n' },
-      { type: 'BindFailed', ...at, node: 'n', reason: 'Conflict', message: 'm' },
+      { type: 'BindRequested', ...at, attempt: 2, node: 'n' },
+      { type: 'BindFailed', ...at, attempt: 2, node: 'n', reason: 'Conflict', message: 'm' },
       { type: 'TimerFired', timer: 'backoff', ...ref },
       { type: 'TimerFired', timer: 'flush' },
       { type: 'PodWaiting', ...at, node: 'n', timeoutMs: 5 },
-      { type: 'BindRequested', ...at, node: 'n' },
       { type: 'PodUnreserved', ...at, node: 'n', reason: 'r' },
       { type: 'CycleFailed', ...at, plugin: 'P', message: 'm' },
     ];
     const envelopes = events.map((event, i) => ({ seq: i + 1, time: i, event }));
     const log = parseLog(record(envelopes).text);
     expect(log.envelopes).toEqual(envelopes);
-    expect(log.digest?.decisions).toBe(4);
+    expect(log.digest?.decisions).toBe(5);
   });
 });

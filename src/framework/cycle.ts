@@ -2,10 +2,10 @@
 import type { ClusterSnapshot, NodeInfo, PodInfo } from '../cluster/types.ts';
 import {
   type Diagnosis,
+  diagnoseFailedNodes,
   ErrNoNodesAvailable,
   fitErrorMessage,
   newDiagnosis,
-  recordNodeStatus,
   recordPreFilterStatus,
 } from './explain.ts';
 import type { Rng } from './rng.ts';
@@ -148,6 +148,10 @@ function unschedulable(numAllNodes: number, diagnosis: Diagnosis): CycleResult {
  * Filters and scores whose PreFilter/PreScore `Skip` holds for this pod are left out. A
  * PreFilter may narrow the nodes (kube's PreFilterResult); the walk then covers only those.
  * A plugin that throws or returns Error ends the cycle with `Error` naming the plugin.
+ *
+ * Before the walk, the profile's `proveInfeasible` (if any) may prove that no node fits
+ * and give the walk's diagnosis without visiting the nodes (a pod that fits nowhere
+ * otherwise costs a visit to every node). The outcome is the same either way.
  */
 export function scheduleOne(
   pod: PodInfo,
@@ -204,6 +208,15 @@ function runCycle(
   const failedStatuses: Status[] = [];
   const next = ctx.cursor.next;
   const start = Number.isInteger(next) && next > 0 ? next % numNodes : 0;
+  if (pre.nodeNames === undefined && profile.proveInfeasible !== undefined) {
+    // A pod that fits nowhere would walk every node; the proof counts them instead. The
+    // walk would have processed every node, leaving the cursor where it started.
+    const proven = profile.proveInfeasible(pod, filters, snapshot, state, start);
+    if (proven !== undefined) {
+      ctx.cursor.next = start;
+      return unschedulable(numAllNodes, proven);
+    }
+  }
   for (let i = 0, at = start; i < numNodes; i++, at = at + 1 === numNodes ? 0 : at + 1) {
     const node = order[at] as NodeInfo;
     const s = runFilterPlugins(filters, pod, node, state, running);
@@ -225,11 +238,7 @@ function runCycle(
   ctx.cursor.next = (start + processed) % numNodes;
 
   if (feasible.length === 0) {
-    const diagnosis = newDiagnosis();
-    for (let i = 0; i < failedNodes.length; i++) {
-      recordNodeStatus(diagnosis, failedNodes[i] as string, failedStatuses[i] as Status);
-    }
-    return unschedulable(numAllNodes, diagnosis);
+    return unschedulable(numAllNodes, diagnoseFailedNodes(failedNodes, failedStatuses));
   }
   if (feasible.length === 1) {
     const only = feasible[0] as NodeInfo;

@@ -1,14 +1,16 @@
 // Tests for the Diagnosis and kube's FitError message format.
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   compareGoStrings,
+  diagnoseFailedNodes,
   fitErrorMessage,
   newDiagnosis,
   recordNodeStatus,
   recordPreFilterStatus,
   sortedReasonHistogram,
 } from './explain.ts';
-import { status } from './types.ts';
+import { type Status, status } from './types.ts';
 
 const affinity = "node(s) didn't match Pod's node affinity/selector";
 
@@ -102,6 +104,37 @@ describe('recordNodeStatus', () => {
     expect(d.unresolvableNodes).toBe(1);
     expect(d.unschedulablePlugins).toEqual(new Set(['NodeResourcesFit', 'TaintToleration']));
     expect(d.preFilterMsg).toBeUndefined();
+  });
+});
+
+describe('diagnoseFailedNodes', () => {
+  const statuses = [
+    status('Unschedulable', 'NodeResourcesFit', 'Insufficient cpu'),
+    status('Unschedulable', 'NodeResourcesFit', 'Insufficient cpu', 'Insufficient memory'),
+    status('UnschedulableAndUnresolvable', 'TaintToleration', 'node(s) had untolerated taint(s)'),
+    status('UnschedulableAndUnresolvable', 'NodeUnschedulable', 'node(s) were unschedulable'),
+    status('Error', 'Broken', 'boom'),
+  ];
+
+  it('equals recording each node in turn: reasons, nodes, unresolvable, plugins in order', () => {
+    fc.assert(
+      fc.property(fc.array(fc.nat(statuses.length - 1), { maxLength: 60 }), (picks) => {
+        const names = picks.map((_, i) => `n${i}`);
+        const picked = picks.map((p) => statuses[p] as Status);
+        const one = newDiagnosis();
+        picked.forEach((s, i) => {
+          recordNodeStatus(one, names[i] as string, s);
+        });
+        const counted = diagnoseFailedNodes(names, picked);
+        expect(counted.reasons).toEqual(one.reasons);
+        expect([...counted.reasons.keys()]).toEqual([...one.reasons.keys()]);
+        expect(counted.unresolvableNodes).toBe(one.unresolvableNodes);
+        expect([...counted.unschedulablePlugins]).toEqual([...one.unschedulablePlugins]);
+        expect([...counted.nodeToStatus]).toEqual([...one.nodeToStatus]);
+        expect(fitErrorMessage(picks.length, counted)).toBe(fitErrorMessage(picks.length, one));
+      }),
+      { numRuns: 200, seed: 3 },
+    );
   });
 });
 

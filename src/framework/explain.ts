@@ -8,8 +8,17 @@ export const ErrNoNodesAvailable = 'no nodes available to schedule pods';
 export interface Diagnosis {
   /** Reason → number of nodes whose failing status carried it (a node counts once per reason). */
   reasons: Map<string, number>;
-  /** Failing status per node name (kube's NodeToStatus). Empty when a PreFilter rejected. */
+  /**
+   * Failing status per node name (kube's NodeToStatus) of the nodes the cycle visited.
+   * Empty when a PreFilter rejected; without the `summarizedNodes` when there are some.
+   */
   nodeToStatus: Map<string, Status>;
+  /**
+   * Nodes proved to fail from the capacity index without being visited (see
+   * `proveInfeasible`): counted in `reasons`, `unresolvableNodes` and
+   * `unschedulablePlugins` exactly as a visit would have, but absent from `nodeToStatus`.
+   */
+  summarizedNodes: number;
   /** Nodes whose status was UnschedulableAndUnresolvable: preemption cannot help there. */
   unresolvableNodes: number;
   /** Plugins that rejected the pod somewhere (kube's UnschedulablePlugins), for requeueing. */
@@ -23,6 +32,7 @@ export function newDiagnosis(): Diagnosis {
   return {
     reasons: new Map(),
     nodeToStatus: new Map(),
+    summarizedNodes: 0,
     unresolvableNodes: 0,
     unschedulablePlugins: new Set(),
     preFilterMsg: undefined,
@@ -40,6 +50,55 @@ export function recordNodeStatus(d: Diagnosis, nodeName: string, status: Status)
   if (status.code === 'UnschedulableAndUnresolvable') d.unresolvableNodes++;
   if (status.plugin !== undefined && status.code !== 'Error')
     d.unschedulablePlugins.add(status.plugin);
+}
+
+/**
+ * The diagnosis of a walk in which every node failed: node `names[i]` failed with
+ * `statuses[i]` (each node once). Equal to calling `recordNodeStatus` for each pair, but
+ * counts each distinct status object once (plugins return shared frozen statuses, so a
+ * walk over thousands of nodes has a handful) and builds `nodeToStatus` only when read.
+ */
+export function diagnoseFailedNodes(
+  names: readonly string[],
+  statuses: readonly Status[],
+): Diagnosis {
+  const counts = new Map<Status, number>();
+  let last: Status | undefined;
+  let run = 0;
+  for (let i = 0; i < statuses.length; i++) {
+    const s = statuses[i] as Status;
+    if (s === last) {
+      run++;
+      continue;
+    }
+    if (last !== undefined) counts.set(last, (counts.get(last) ?? 0) + run);
+    last = s;
+    run = 1;
+  }
+  if (last !== undefined) counts.set(last, (counts.get(last) ?? 0) + run);
+  let nodeToStatus: Map<string, Status> | undefined;
+  const d: Diagnosis = {
+    reasons: new Map(),
+    get nodeToStatus(): Map<string, Status> {
+      if (nodeToStatus === undefined) {
+        nodeToStatus = new Map();
+        for (let i = 0; i < names.length; i++) {
+          nodeToStatus.set(names[i] as string, statuses[i] as Status);
+        }
+      }
+      return nodeToStatus;
+    },
+    summarizedNodes: 0,
+    unresolvableNodes: 0,
+    unschedulablePlugins: new Set(),
+    preFilterMsg: undefined,
+  };
+  for (const [s, count] of counts) {
+    for (const r of s.reasons) d.reasons.set(r, (d.reasons.get(r) ?? 0) + count);
+    if (s.code === 'UnschedulableAndUnresolvable') d.unresolvableNodes += count;
+    if (s.plugin !== undefined && s.code !== 'Error') d.unschedulablePlugins.add(s.plugin);
+  }
+  return d;
 }
 
 /**

@@ -1,5 +1,6 @@
 // Plugin interfaces and Status, named after kube-scheduler's extension points.
 import type { ClusterChange, ClusterSnapshot, NodeInfo, PodInfo } from '../cluster/types.ts';
+import type { Diagnosis } from './explain.ts';
 
 /**
  * Status codes: `Unschedulable` — the node does not fit now but preemption might help;
@@ -81,11 +82,28 @@ export interface WeightedScorePlugin {
   weight: number;
 }
 
+/**
+ * Proves, without visiting every node, that no node of `snapshot` passes `filters` for
+ * `pod`, and returns the Diagnosis that visiting them all from `walkStart` (an index into
+ * `nodeOrder`) would have given: the same reasons and counts, unresolvable nodes and
+ * rejecting plugins in the same order. Undefined when it cannot prove it (then the cycle
+ * visits the nodes). Must never answer for a pod that some node accepts.
+ */
+export type InfeasibilityProof = (
+  pod: PodInfo,
+  filters: readonly FilterPlugin[],
+  snapshot: ClusterSnapshot,
+  state: CycleState,
+  walkStart: number,
+) => Diagnosis | undefined;
+
 /** The plugins of one scheduling profile, in the order they run. */
 export interface Profile {
   preFilter: PreFilterPlugin[];
   filter: FilterPlugin[];
   score: WeightedScorePlugin[];
+  /** A shortcut for pods that fit nowhere (the registry's profiles have one). */
+  proveInfeasible?: InfeasibilityProof;
   /** Queueing hint by plugin name; a rejecting plugin without one requeues on any change. */
   queueingHints: ReadonlyMap<string, QueueingHint>;
 }

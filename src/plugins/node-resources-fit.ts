@@ -37,15 +37,29 @@ const invalidNode: Status = Object.freeze(
   status('UnschedulableAndUnresolvable', name, ErrReasonInvalidNode),
 );
 
-function append(list: string[] | undefined, reason: string): string[] {
-  if (list === undefined) return [reason];
-  list.push(reason);
-  return list;
-}
-
 function own(r: Record<string, number>, key: string): number {
   return Object.hasOwn(r, key) ? (r[key] as number) : 0;
 }
+
+// Bits of the built-in reasons, in kube's order; a failing node's status is one of 32
+// shared, frozen statuses (reasons × unresolvable), so rejecting a node allocates nothing
+// and a cycle's diagnosis can count identical statuses together.
+const tooManyPodsBit = 1;
+const cpuBit = 2;
+const memoryBit = 4;
+const ephemeralStorageBit = 8;
+const unresolvableBit = 16;
+const builtInReasons: readonly (readonly [number, string])[] = [
+  [tooManyPodsBit, ReasonTooManyPods],
+  [cpuBit, ReasonInsufficientCPU],
+  [memoryBit, ReasonInsufficientMemory],
+  [ephemeralStorageBit, ReasonInsufficientEphemeralStorage],
+];
+const builtInStatuses: readonly Status[] = Array.from({ length: 32 }, (_, bits) => {
+  const reasons = builtInReasons.filter(([bit]) => (bits & bit) !== 0).map(([, r]) => r);
+  const code = (bits & unresolvableBit) !== 0 ? 'UnschedulableAndUnresolvable' : 'Unschedulable';
+  return Object.freeze({ code, reasons: Object.freeze(reasons), plugin: name });
+});
 
 /**
  * kube's fitsRequest, in kube's order: pods, cpu, memory, ephemeral-storage, then each
@@ -53,7 +67,7 @@ function own(r: Record<string, number>, key: string): number {
  * requests none of are skipped. All failures are reported in one status: Unschedulable,
  * or UnschedulableAndUnresolvable when some request exceeds the node's whole allocatable
  * (kubernetes#131345, merged 2025: preemption cannot help there). "Too many pods" alone
- * stays Unschedulable.
+ * stays Unschedulable. Without scalar failures the status is a shared frozen one.
  */
 export function fitsRequest(pod: PodInfo, node: NodeInfo): Status {
   if (node.invalid !== undefined) return invalidNode;
@@ -69,43 +83,37 @@ export function fitsRequest(pod: PodInfo, node: NodeInfo): Status {
   ) {
     return success;
   }
-  const alloc = node.allocatable;
-  const used = node.requested;
-  const req = pod.requests;
-  let reasons: string[] | undefined;
-  let unresolvable = false;
-  if (node.pods.size + 1 > alloc.pods) reasons = [ReasonTooManyPods];
-  if (req.milliCPU > 0 && req.milliCPU > alloc.milliCPU - used.milliCPU) {
-    reasons = append(reasons, ReasonInsufficientCPU);
-    if (req.milliCPU > alloc.milliCPU) unresolvable = true;
+  // The same comparisons on the inline copies (free = allocatable − requested, pods left =
+  // allocatable pods − pods here), so a failing node costs one object read as well.
+  let bits = 0;
+  if (node.freePods < 1) bits |= tooManyPodsBit;
+  if (r.milliCPU > 0 && r.milliCPU > node.freeMilliCPU) {
+    bits |= cpuBit;
+    if (r.milliCPU > node.allocMilliCPU) bits |= unresolvableBit;
   }
-  if (req.memory > 0 && req.memory > alloc.memory - used.memory) {
-    reasons = append(reasons, ReasonInsufficientMemory);
-    if (req.memory > alloc.memory) unresolvable = true;
+  if (r.memory > 0 && r.memory > node.freeMemory) {
+    bits |= memoryBit;
+    if (r.memory > node.allocMemory) bits |= unresolvableBit;
   }
-  if (
-    req.ephemeralStorage > 0 &&
-    req.ephemeralStorage > alloc.ephemeralStorage - used.ephemeralStorage
-  ) {
-    reasons = append(reasons, ReasonInsufficientEphemeralStorage);
-    if (req.ephemeralStorage > alloc.ephemeralStorage) unresolvable = true;
+  if (r.ephemeralStorage > 0 && r.ephemeralStorage > node.freeEphemeralStorage) {
+    bits |= ephemeralStorageBit;
+    if (r.ephemeralStorage > node.allocatable.ephemeralStorage) bits |= unresolvableBit;
   }
+  let scalarReasons: string[] | undefined;
   const scalarNames = pod.scalarRequestNames;
   for (let i = 0; i < scalarNames.length; i++) {
     const key = scalarNames[i] as string;
-    const q = req.scalar[key] as number;
-    const allocatable = own(alloc.scalar, key);
-    if (q > allocatable - own(used.scalar, key)) {
-      reasons = append(reasons, insufficientReason(key));
-      if (q > allocatable) unresolvable = true;
+    const q = r.scalar[key] as number;
+    const allocatable = own(node.allocatable.scalar, key);
+    if (q > allocatable - own(node.requested.scalar, key)) {
+      scalarReasons ??= [];
+      scalarReasons.push(insufficientReason(key));
+      if (q > allocatable) bits |= unresolvableBit;
     }
   }
-  if (reasons === undefined) return success;
-  return {
-    code: unresolvable ? 'UnschedulableAndUnresolvable' : 'Unschedulable',
-    reasons,
-    plugin: name,
-  };
+  if (scalarReasons === undefined) return bits === 0 ? success : (builtInStatuses[bits] as Status);
+  const shared = builtInStatuses[bits] as Status;
+  return { code: shared.code, reasons: [...shared.reasons, ...scalarReasons], plugin: name };
 }
 
 /** kube's leastRequestedScore: free share of capacity on 0–100, 0 when over capacity. */
@@ -162,6 +170,14 @@ function parseArgs(args: unknown): { type: ScoringStrategyType; cpu: number; mem
   return result;
 }
 
+// The Filter instances `newNodeResourcesFit` made: their filter is exactly `fitsRequest`.
+const fitFilters = new WeakSet<object>();
+
+/** True when `filter` is a NodeResourcesFit instance (its filter is `fitsRequest`). */
+export function isNodeResourcesFitFilter(filter: FilterPlugin): boolean {
+  return fitFilters.has(filter);
+}
+
 /**
  * Creates the plugin. Filter: `fitsRequest`. Score (kube's resourceAllocationScorer with
  * useRequested=false): the node's non-zero requested plus the pod's non-zero requests
@@ -171,7 +187,7 @@ function parseArgs(args: unknown): { type: ScoringStrategyType; cpu: number; mem
 export function newNodeResourcesFit(args?: unknown) {
   const { type, cpu: wCPU, memory: wMem } = parseArgs(args);
   const perResource = type === 'LeastAllocated' ? leastRequestedScore : mostRequestedScore;
-  return {
+  const plugin = {
     queueingHint: capacityFreed,
     name,
     filter(pod: PodInfo, node: NodeInfo): Status {
@@ -195,6 +211,8 @@ export function newNodeResourcesFit(args?: unknown) {
       return weights === 0 ? 0 : Math.trunc(total / weights);
     },
   } satisfies FilterPlugin & ScorePlugin;
+  fitFilters.add(plugin);
+  return plugin;
 }
 
 /** The default NodeResourcesFit: LeastAllocated on cpu and memory, weight 1 each. */

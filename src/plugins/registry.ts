@@ -7,6 +7,7 @@ import type {
   ScorePlugin,
   WeightedScorePlugin,
 } from '../framework/types.ts';
+import { proveInfeasibleFromCapacity } from './capacity-proof.ts';
 import * as nodeAffinity from './node-affinity.ts';
 import * as nodeName from './node-name.ts';
 import * as nodeResourcesBalancedAllocation from './node-resources-balanced-allocation.ts';
@@ -157,7 +158,7 @@ export function profileFromConfig(config: ProfileConfig = {}): Profile {
   for (const [pluginName, p] of instances) {
     if (p.queueingHint !== undefined) queueingHints.set(pluginName, p.queueingHint);
   }
-  return { preFilter, filter, score, queueingHints };
+  return { preFilter, filter, score, queueingHints, proveInfeasible: proveInfeasibleFromCapacity };
 }
 
 /**

@@ -56,6 +56,29 @@ export class ActiveQueue {
     this.siftUp(this.heap.length - 1);
   }
 
+  /** The queued entries in heap order (a copy), for a snapshot; `load` takes them back. */
+  entries(): QueuedPod[] {
+    return this.heap.map((p) => ({ ...p }));
+  }
+
+  /**
+   * Fills an empty queue from `entries()` output (or its JSON round trip): the same heap
+   * layout, so the same pops. Throws for a non-empty queue, a duplicate key or entries
+   * that are not in heap order.
+   */
+  load(entries: readonly QueuedPod[]): void {
+    if (this.heap.length > 0) throw new Error('activeQ: load into a non-empty queue');
+    entries.forEach((e, i) => {
+      if (this.position.has(e.key)) throw new Error(`activeQ: ${e.key} is queued twice`);
+      const entry = { key: e.key, priority: e.priority, enqueuedAt: e.enqueuedAt, order: e.order };
+      const parent = this.heap[(i - 1) >> 1];
+      if (i > 0 && parent !== undefined && comesBefore(entry, parent))
+        throw new Error(`activeQ: entry ${i} (${e.key}) breaks the heap order`);
+      this.heap.push(entry);
+      this.position.set(e.key, i);
+    });
+  }
+
   /** Removes and returns the pod to schedule next. */
   pop(): QueuedPod | undefined {
     const top = this.heap[0];

@@ -88,6 +88,73 @@ describe('ActiveQueue', () => {
   });
 });
 
+describe('ActiveQueue snapshot', () => {
+  const q = (key: string, priority: number, enqueuedAt: number, order: number): QueuedPod => ({
+    key,
+    priority,
+    enqueuedAt,
+    order,
+  });
+
+  it('loads its entries back into a queue that pops in the same order', () => {
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(
+          fc.record({
+            key: fc.string({ minLength: 1, maxLength: 3 }),
+            priority: fc.integer({ min: -2, max: 2 }),
+            enqueuedAt: fc.integer({ min: 0, max: 4 }),
+          }),
+          { selector: (p) => p.key },
+        ),
+        fc.nat(),
+        (pods, drop) => {
+          const original = new ActiveQueue();
+          for (const [i, p] of pods.entries()) original.push({ ...p, order: i + 1 });
+          if (pods.length > 0) original.remove(pods[drop % pods.length]?.key as string);
+          const copy = new ActiveQueue();
+          copy.load(JSON.parse(JSON.stringify(original.entries())) as QueuedPod[]);
+          expect(copy.entries()).toEqual(original.entries());
+          const popped: [string | undefined, string | undefined][] = [];
+          while (original.size > 0) popped.push([original.pop()?.key, copy.pop()?.key]);
+          expect(popped.every(([a, b]) => a === b)).toBe(true);
+          expect(copy.size).toBe(0);
+        },
+      ),
+    );
+  });
+
+  it('refuses entries out of heap order, twice the same key, or a queue in use', () => {
+    expect(() => new ActiveQueue().load([q('late', 0, 9, 1), q('early', 0, 1, 2)])).toThrow(
+      /entry 1 \(early\) breaks the heap order/,
+    );
+    expect(() => new ActiveQueue().load([q('a', 0, 1, 1), q('a', 0, 2, 2)])).toThrow(/twice/);
+    const used = new ActiveQueue();
+    used.push(q('a', 0, 1, 1));
+    expect(() => used.load([q('b', 0, 1, 2)])).toThrow(/non-empty/);
+  });
+});
+
+describe('UnschedulablePool snapshot', () => {
+  it('loads its entries back in parking order, so the oldest are flushed first', () => {
+    const pool = new UnschedulablePool();
+    pool.park('a', 0, ['NodeAffinity']);
+    pool.park('b', 100);
+    pool.park('a', 250, ['NodeResourcesFit']);
+    const copy = new UnschedulablePool();
+    copy.load(JSON.parse(JSON.stringify([...pool.entries()])) as [string, ParkedPod][]);
+    expect([...copy.entries()]).toEqual([...pool.entries()]);
+    expect(copy.parkedLongerThan(300, 150)).toEqual(['b']);
+    expect(() => copy.load([['c', { at: 1, plugins: [] }]])).toThrow(/non-empty/);
+    expect(() =>
+      new UnschedulablePool().load([
+        ['c', { at: 1, plugins: [] }],
+        ['c', { at: 2, plugins: [] }],
+      ]),
+    ).toThrow(/twice/);
+  });
+});
+
 describe('backoffDelayMs', () => {
   it.each([
     [1, 1_000],

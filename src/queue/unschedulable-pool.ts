@@ -26,6 +26,18 @@ export class UnschedulablePool {
     return this.parkedAt.entries();
   }
 
+  /**
+   * Fills an empty pool from `entries()` output, in parking order (which
+   * `parkedLongerThan` relies on). Throws for a non-empty pool or a key parked twice.
+   */
+  load(entries: Iterable<readonly [string, ParkedPod]>): void {
+    if (this.parkedAt.size > 0) throw new Error('unschedulable pool: load into a non-empty pool');
+    for (const [key, { at, plugins }] of entries) {
+      if (this.parkedAt.has(key)) throw new Error(`unschedulable pool: ${key} is parked twice`);
+      this.parkedAt.set(key, { at, plugins: [...plugins] });
+    }
+  }
+
   /** Removes `key`; returns whether it was parked. */
   remove(key: string): boolean {
     return this.parkedAt.delete(key);

@@ -1,9 +1,11 @@
 // Replays a recorded log through the core and checks that every decision comes out the same.
 import { performance } from 'node:perf_hooks';
 import { parseConfig } from '../core/config.ts';
-import { Scheduler } from '../core/scheduler.ts';
-import { decisionText } from '../events/digest.ts';
-import type { ParsedLog } from '../events/reader.ts';
+import { Scheduler, type SchedulerOptions } from '../core/scheduler.ts';
+import { type CoreSnapshot, diffSnapshots } from '../core/snapshot.ts';
+import { DecisionDigest, decisionText, sameDecision } from '../events/digest.ts';
+import type { LogHeader, SnapshotLine } from '../events/log-format.ts';
+import { type LogEnd, LogError, type ParsedLog } from '../events/reader.ts';
 import { type DecisionEvent, type Envelope, type InputEvent, isDecision } from '../events/types.ts';
 import { type RunSummary, SummaryTracker } from './summary.ts';
 
@@ -16,6 +18,14 @@ export interface Divergence {
   actual: string;
 }
 
+/** The log's own digest of its lines (`logDigest`) against the lines replay read. */
+export interface LinesCheck {
+  /** Line number of the closing line that records it. */
+  line: number;
+  recorded: string;
+  read: string;
+}
+
 /** The outcome of a replay. */
 export interface ReplayResult {
   summary: RunSummary;
@@ -23,62 +33,179 @@ export interface ReplayResult {
   divergence: Divergence | undefined;
   /** The digest the log recorded (undefined when it was not closed cleanly). */
   recordedDigest: string | undefined;
+  /** The digest of the decisions replayed in the same span (the log, or its last segment). */
+  replayedDigest: string;
+  /** Set when the closing line has a `logDigest`. */
+  lines: LinesCheck | undefined;
   /** True when no decision diverged and the digests agree (or the log had none). */
   matches: boolean;
 }
+
+const noTimers = { armPod: () => {}, disarmPod: () => {}, armFlush: () => {} };
+const noEffects = { bind: () => {} };
 
 function textAt(env: Envelope<DecisionEvent>): string {
   return `#${env.seq} ${decisionText(env.event)}`;
 }
 
 /**
- * Feeds the log's inputs back through a fresh core, in order, with the log's logical
- * times. Every decision the core makes (after an input, or in a cycle started where the
- * log shows a cycle's first decision) must equal the next recorded decision, seq and all.
- * Stops at the first divergence. Effects are not performed: their results are read from
- * the log.
+ * One replay in progress, fed one recorded envelope at a time (so a log of any length is
+ * replayed in memory that does not grow with it). Inputs are applied to a fresh core with
+ * the log's logical times; whenever a recorded decision arrives with nothing owed, the core
+ * runs one cycle. Every decision the core makes must equal the next recorded one, seq and
+ * all; the first that differs stops the replay. Effects are not performed: their results
+ * are read from the log.
  */
-export function replay(log: ParsedLog): ReplayResult {
-  const tracker = new SummaryTracker();
-  const core = new Scheduler({
-    config: parseConfig(log.header.config),
-    seed: log.header.seed,
-    timers: { armPod: () => {}, disarmPod: () => {}, armFlush: () => {} },
-    effects: { bind: () => {} },
-    onEnvelope: (env) => tracker.observe(env),
-  });
-  const started = performance.now();
-  const owed: Envelope<DecisionEvent>[] = [];
-  let divergence: Divergence | undefined;
-  for (const env of log.envelopes) {
+export class ReplaySession {
+  private readonly core: Scheduler;
+  private readonly tracker = new SummaryTracker();
+  private readonly started = performance.now();
+  private owed: Envelope<DecisionEvent>[] = [];
+  private owedAt = 0;
+  private diverged: Divergence | undefined;
+
+  /** The decisions of the current segment, when replaying a directory of segments. */
+  private segmentDigest: DecisionDigest | undefined;
+
+  /**
+   * Builds the core from the header, fresh or (for a segment after the first) restored from
+   * its snapshot line. A header config the core refuses is a LogError on line 1; a snapshot
+   * it cannot restore, on line 2.
+   */
+  constructor(header: LogHeader, snapshot?: SnapshotLine) {
+    let config: ReturnType<typeof parseConfig>;
+    try {
+      config = parseConfig(header.config);
+    } catch (error) {
+      const reason = (error as Error).message.replace(/^config /, '');
+      throw new LogError(1, `bad config in the header: ${reason}`);
+    }
+    const opts: SchedulerOptions = {
+      config,
+      seed: header.seed,
+      timers: noTimers,
+      effects: noEffects,
+      onEnvelope: (env) => this.tracker.observe(env),
+    };
+    this.core = snapshot === undefined ? new Scheduler(opts) : restored(snapshot, opts);
+    // A segment's nodes were upserted in earlier segments: count them as the summary's.
+    for (const name of snapshot === undefined ? [] : this.core.state.nodes.keys())
+      this.tracker.observe({
+        seq: snapshot?.seq ?? 0,
+        time: snapshot?.time ?? 0,
+        event: { type: 'NodeUpserted', node: { metadata: { name } } },
+      });
+  }
+
+  /** Keeps a digest per segment from now on (replaying several segments in one session). */
+  startSegment(): void {
+    this.segmentDigest = new DecisionDigest();
+  }
+
+  /** The core's state now, as a segment's snapshot line holds it. */
+  snapshot(): CoreSnapshot {
+    return this.core.snapshot();
+  }
+
+  /**
+   * True between steps: every decision the last input or cycle made has been matched, so
+   * the core's state is the one a live core has between the same two envelopes.
+   */
+  get settled(): boolean {
+    return this.owedAt === this.owed.length;
+  }
+
+  /** The first divergence, once there is one. */
+  get divergence(): Divergence | undefined {
+    return this.diverged;
+  }
+
+  /** Replays one recorded envelope; false once the replay has diverged (stop feeding). */
+  feed(env: Envelope): boolean {
+    if (this.diverged !== undefined) return false;
     if (isDecision(env.event)) {
       const recorded = env as Envelope<DecisionEvent>;
-      if (owed.length === 0) owed.push(...core.runCycle(env.time));
-      const made = owed.shift();
-      const expected = textAt(recorded);
-      const actual = made === undefined ? '(no pod to schedule)' : textAt(made);
-      if (actual !== expected) {
-        divergence = { seq: env.seq, expected, actual };
-        break;
+      if (this.owedAt === this.owed.length) {
+        this.owed = this.core.runCycle(env.time);
+        this.owedAt = 0;
       }
-      continue;
+      const made = this.owed[this.owedAt++];
+      if (made === undefined || made.seq !== env.seq || !sameDecision(made.event, recorded.event)) {
+        const actual = made === undefined ? '(no pod to schedule)' : textAt(made);
+        this.diverged = { seq: env.seq, expected: textAt(recorded), actual };
+        return false;
+      }
+      this.segmentDigest?.add(recorded.event);
+      return true;
     }
-    if (owed.length > 0) {
-      const made = owed[0] as Envelope<DecisionEvent>;
-      divergence = { seq: env.seq, expected: `(input ${env.event.type})`, actual: textAt(made) };
-      break;
+    if (this.owedAt < this.owed.length) {
+      const made = this.owed[this.owedAt] as Envelope<DecisionEvent>;
+      this.diverged = { seq: env.seq, expected: `(input ${env.event.type})`, actual: textAt(made) };
+      return false;
     }
-    owed.push(...core.applyInput(env as Envelope<InputEvent>));
+    this.owed = this.core.applyInput(env as Envelope<InputEvent>);
+    this.owedAt = 0;
+    return true;
   }
-  // A log cut short by a crash may end between an input and the decisions it led to.
-  if (divergence === undefined && owed.length > 0 && log.digest !== undefined) {
-    const made = owed[0] as Envelope<DecisionEvent>;
-    divergence = { seq: made.seq, expected: '(end of log)', actual: textAt(made) };
+
+  /**
+   * Ends the replay at the log's end. A closed log must not end between an input and the
+   * decisions it led to (a log cut short by a crash may); its digest must match.
+   */
+  finish(end: LogEnd): ReplayResult {
+    const closing = end.closing;
+    if (this.diverged === undefined && this.owedAt < this.owed.length && closing !== undefined) {
+      const made = this.owed[this.owedAt] as Envelope<DecisionEvent>;
+      this.diverged = { seq: made.seq, expected: '(end of log)', actual: textAt(made) };
+    }
+    const elapsed = performance.now() - this.started;
+    const summary = this.tracker.summarize(this.core.pendingReasons(), elapsed, {
+      stateOf: (uid) => this.core.machineState(uid),
+    });
+    const recordedDigest = closing?.digest;
+    const replayedDigest = this.segmentDigest?.hex() ?? summary.decisionDigest;
+    const lines =
+      closing?.logDigest === undefined || end.linesDigest === undefined
+        ? undefined
+        : { line: end.closingLine, recorded: closing.logDigest, read: end.linesDigest };
+    const matches =
+      this.diverged === undefined &&
+      (recordedDigest === undefined || recordedDigest === replayedDigest) &&
+      (lines === undefined || lines.recorded === lines.read);
+    return { summary, divergence: this.diverged, recordedDigest, replayedDigest, lines, matches };
   }
-  const summary = tracker.summarize(core.pendingReasons(), performance.now() - started);
-  const recordedDigest = log.digest?.digest;
-  const matches =
-    divergence === undefined &&
-    (recordedDigest === undefined || recordedDigest === summary.decisionDigest);
-  return { summary, divergence, recordedDigest, matches };
+}
+
+/** A core restored from a segment's snapshot line; a snapshot it refuses is a LogError (line 2). */
+function restored(snapshot: SnapshotLine, opts: SchedulerOptions): Scheduler {
+  const state = snapshot.state as CoreSnapshot;
+  if (state.seq !== snapshot.seq || state.time !== snapshot.time)
+    throw new LogError(
+      2,
+      `snapshot line says seq ${snapshot.seq} at ${snapshot.time}, its state seq ${String(state.seq)} at ${String(state.time)}`,
+    );
+  try {
+    return Scheduler.restore(state, opts);
+  } catch (error) {
+    throw new LogError(2, `cannot restore the snapshot: ${(error as Error).message}`);
+  }
+}
+
+/**
+ * The first difference between the state a replay reached and a segment's snapshot, or
+ * undefined. The flush deadline is left out: a replay from the first segment cannot know
+ * when the live run first armed its flush timer.
+ */
+export function snapshotDifference(
+  reached: CoreSnapshot,
+  recorded: CoreSnapshot,
+): string | undefined {
+  return diffSnapshots(reached, recorded, { ignore: ['flushDeadline'] });
+}
+
+/** Replays a log parsed whole (small logs and tests; `replayLogFile` streams a file). */
+export function replay(log: ParsedLog): ReplayResult {
+  const session = new ReplaySession(log.header, log.snapshot);
+  for (const env of log.envelopes) if (!session.feed(env)) break;
+  return session.finish(log);
 }

@@ -31,7 +31,10 @@ export interface SimulationOptions {
   cycleDurations?: number[];
   /** Probability that a bound pod's watch update arrives before its bind result. */
   watchFirstRate?: number;
-  /** Virtual time after which the simulation stops even if pods are still backing off. */
+  /**
+   * Virtual time after which the simulation stops even if pods are still backing off or
+   * binding (default `defaultHorizonMs`); the summary says whether it was reached.
+   */
   horizonMs?: number;
   /** Changes to make to the cluster at given virtual times, as if through the API. */
   script?: ScriptedChange[];
@@ -55,7 +58,10 @@ export type ScriptedChange =
 /** Fifteen virtual minutes: enough for any pod to exhaust its backoff many times over. */
 export const defaultHorizonMs = 15 * 60_000;
 
-/** Runs the simulation to quiescence (or the horizon) and summarises it. */
+/**
+ * Runs the simulation to quiescence (no timer due but the periodic flush) or to the
+ * horizon, whichever comes first, and summarises it.
+ */
 export function simulate(opts: SimulationOptions): RunSummary {
   const clock = new VirtualClock();
   const tracker = new SummaryTracker();
@@ -145,5 +151,13 @@ export function simulate(opts: SimulationOptions): RunSummary {
   const elapsedMs = performance.now() - started;
   subscription.unsubscribe();
   recorder?.close();
-  return tracker.summarize(core.pendingReasons(), elapsedMs);
+  const summary = tracker.summarize(core.pendingReasons(), elapsedMs, {
+    stateOf: (uid) => core.machineState(uid),
+  });
+  return {
+    ...summary,
+    virtualMs: clock.now(),
+    horizonMs: horizon,
+    horizonReached: clock.hasForegroundTimers(),
+  };
 }

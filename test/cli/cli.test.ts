@@ -44,9 +44,24 @@ describe('berth CLI', () => {
         'podsPerSecond',
         'scheduled',
         'unschedulable',
+        'backingOff',
+        'binding',
+        'gated',
+        'queued',
+        'pendingStates',
+        'attempts',
+        'attemptsPerSecond',
+        'virtualMs',
+        'horizonMs',
+        'horizonReached',
       ].sort(),
     );
     expect(out).toMatchObject({ nodes: 20, pods: 100, scheduled: 100, unschedulable: 0 });
+    // Every pod is in exactly one state.
+    expect(
+      out.scheduled + out.unschedulable + out.backingOff + out.binding + out.gated + out.queued,
+    ).toBe(out.pods);
+    expect(out.horizonReached).toBe(false);
     expect(Object.keys(out.placements)).toHaveLength(100);
   });
 

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { logFormatVersion } from '../../src/events/log-format.ts';
 import { LogError, parseLog } from '../../src/events/reader.ts';
 import { replay } from '../../src/runtime/replay.ts';
+import { replayLogFile } from '../../src/runtime/replay-file.ts';
 
 const dir = join(import.meta.dirname, '..', 'fixtures', 'logs');
 const logs = readdirSync(dir)
@@ -28,11 +29,11 @@ describe('golden logs', () => {
       const format = formatOf(text);
       if (format !== logFormatVersion) {
         expect(() => parseLog(text)).toThrow(LogError);
-        expect(() => parseLog(text)).toThrow(
-          new RegExp(
-            `unsupported log format ${String(format)}: this berth reads format ${logFormatVersion}`,
-          ),
+        const refused = new RegExp(
+          `^line 1: unsupported log format ${String(format)}: this berth reads format ${logFormatVersion}`,
         );
+        expect(() => parseLog(text)).toThrow(refused);
+        expect(() => replayLogFile(join(dir, file))).toThrow(refused);
         return;
       }
       const log = parseLog(text);
@@ -41,6 +42,17 @@ describe('golden logs', () => {
       expect(result.divergence).toBeUndefined();
       expect(result.summary.decisionDigest).toBe(log.digest?.digest);
       expect(result.matches).toBe(true);
+      const streamed = replayLogFile(join(dir, file));
+      expect(streamed.matches).toBe(true);
+      const { nodes, scheduled, placements, pending, decisionDigest } = result.summary;
+      expect(streamed.summary).toMatchObject({
+        nodes,
+        scheduled,
+        placements,
+        pending,
+        decisionDigest,
+      });
+      expect(streamed.lastSeq).toBe(log.envelopes.length);
     });
   }
 });

@@ -1,17 +1,20 @@
 // Acceptance: a mixed manifest is placed exactly as kube-scheduler's filters allow, with its reasons.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { admit, manifestInput } from '../../src/adapters/sim/admission.ts';
 import { parseManifests } from '../../src/adapters/sim/manifests.ts';
 import type { PodObject } from '../../src/cluster/objects.ts';
 import { defaultConfig } from '../../src/core/config.ts';
 import { parseLog } from '../../src/events/reader.ts';
-import { type SimulationOptions, simulate } from '../../src/runtime/simulate.ts';
+import { defaultHorizonMs, type SimulationOptions, simulate } from '../../src/runtime/simulate.ts';
 import { nodeObject, podObject } from '../support/objects.ts';
 
 const fixture = new URL('../fixtures/kube-filters.yaml', import.meta.url);
 
 function run(seed: number) {
-  const { nodes, pods } = parseManifests(readFileSync(fixture, 'utf8'), 'kube-filters.yaml');
+  const { nodes, pods } = admit([
+    manifestInput(parseManifests(readFileSync(fixture, 'utf8'), 'kube-filters.yaml')),
+  ]);
   return simulate({
     nodes,
     pods,
@@ -162,5 +165,77 @@ describe('simulate: what protocol v2 changed', () => {
     expect(fresh?.type === 'BindSucceeded' && fresh.uid).not.toBe(
       stale?.type === 'BindFailed' && stale.uid,
     );
+  });
+});
+
+describe('simulate: pods counted by their real state, and the horizon', () => {
+  const node1 = nodeObject('n1', { allocatable: { cpu: '1', memory: '4Gi', pods: '10' } });
+  const berthPod = (name: string, cpu: string, spec: Partial<PodObject['spec']> = {}) => {
+    const p = podObject(name, { schedulerName: 'berth', requests: { cpu } });
+    Object.assign(p.spec, spec);
+    return p;
+  };
+  const sim = (pods: PodObject[], opts: Partial<SimulationOptions> = {}) =>
+    simulate({
+      nodes: [node1],
+      pods,
+      seed: 1,
+      config: defaultConfig,
+      bindLatencyMs: 5,
+      bindFailureRate: 0,
+      ...opts,
+    });
+  const total = (s: ReturnType<typeof sim>) =>
+    s.scheduled + s.unschedulable + s.backingOff + s.binding + s.gated + s.queued;
+
+  it('tells bound, unschedulable and gated pods apart, and runs to quiescence', () => {
+    const s = sim([
+      berthPod('fits', '500m'),
+      berthPod('too-big', '2'),
+      berthPod('gated', '100m', { schedulingGates: [{ name: 'q' }] }),
+    ]);
+    expect(s).toMatchObject({
+      scheduled: 1,
+      unschedulable: 1,
+      gated: 1,
+      backingOff: 0,
+      binding: 0,
+    });
+    expect(s.pendingStates).toEqual({
+      'default/too-big': 'unschedulable',
+      'default/gated': 'gated',
+    });
+    expect(s.pods).toBe(total(s));
+    // The gated pod is never attempted.
+    expect(s.attempts).toBe(2);
+    expect(s.horizonReached).toBe(false);
+    expect(s.horizonMs).toBe(defaultHorizonMs);
+    expect(s.virtualMs).toBeLessThan(defaultHorizonMs);
+  });
+
+  it('counts a pod whose binds keep failing as backing off, not unschedulable, when the horizon stops the run', () => {
+    const s = sim([berthPod('retrying', '500m')], { bindFailureRate: 1, horizonMs: 60_000 });
+    expect(s.horizonReached).toBe(true);
+    expect(s.virtualMs).toBeLessThanOrEqual(60_000);
+    expect(s.unschedulable).toBe(0);
+    expect(s.backingOff + s.binding).toBe(1);
+    expect(s.pendingStates['default/retrying']).toMatch(/^(backingOff|binding)$/);
+    expect(s.pending['default/retrying']).toBe('binding failed: injected bind failure');
+    expect(s.attempts).toBeGreaterThan(3);
+    expect(s.pods).toBe(total(s));
+  });
+
+  it('counts a pod whose bind is still in flight at the horizon as binding', () => {
+    const s = sim([berthPod('slow', '500m')], { bindLatencyMs: 120_000, horizonMs: 60_000 });
+    expect(s).toMatchObject({ horizonReached: true, binding: 1, scheduled: 0, unschedulable: 0 });
+    expect(s.pendingStates).toEqual({ 'default/slow': 'binding' });
+  });
+
+  it('defines podsPerSecond as bound pods and attemptsPerSecond as attempts, per wall second', () => {
+    const s = sim(Array.from({ length: 30 }, (_, i) => berthPod(`p${i}`, '100m')));
+    expect(s.scheduled).toBe(10);
+    expect(s.attempts).toBe(30);
+    // Both over the same wall time: three attempts for every bound pod.
+    expect(s.attemptsPerSecond / s.podsPerSecond).toBeCloseTo(3, 1);
   });
 });

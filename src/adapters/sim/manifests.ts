@@ -1,11 +1,28 @@
-// Reads Kubernetes manifests (multi-document YAML, or JSON including v1 List) into nodes and pods.
+// Reads Kubernetes manifests (multi-document YAML, or JSON including v1 List) into nodes, pods and PriorityClasses.
 import { parseAllDocuments } from 'yaml';
 import type { NodeObject, PodObject } from '../../cluster/objects.ts';
 
-/** Nodes and pods found in manifests, plus notes on documents that were skipped. */
+/** A `scheduling.k8s.io/v1` PriorityClass as read from a manifest (fields unchecked). */
+export interface PriorityClassObject {
+  metadata: { name: string; resourceVersion?: string };
+  value?: unknown;
+  globalDefault?: unknown;
+  preemptionPolicy?: unknown;
+}
+
+/** The kinds `simulate` uses. */
+export type ManifestKind = 'Node' | 'Pod' | 'PriorityClass';
+
+/**
+ * Objects found in manifests, and where each came from. `origins` are index-aligned with
+ * `nodes`, `pods` and `priorityClasses` ("FILE: document 3", "FILE: document 1 items[7]").
+ */
 export interface Manifests {
   nodes: NodeObject[];
   pods: PodObject[];
+  priorityClasses: PriorityClassObject[];
+  origins: { Node: string[]; Pod: string[]; PriorityClass: string[] };
+  /** Notes on documents of other kinds, which were skipped. */
   skipped: string[];
 }
 
@@ -14,34 +31,86 @@ export class ManifestError extends Error {
   override name = 'ManifestError';
 }
 
+/**
+ * The deepest nesting a document may have. Kubernetes objects nest a few dozen levels;
+ * much deeper input is refused here rather than overflow the stack later.
+ */
+export const maxManifestDepth = 1000;
+/** YAML alias expansions allowed per document (the `yaml` package's guard, made explicit). */
+const maxAliasCount = 100;
+
 type Loose = Record<string, unknown>;
 
 function isObject(value: unknown): value is Loose {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** The nesting depth of a parsed value, measured without recursion; stops past `limit`. */
+function depthExceeds(root: unknown, limit: number): boolean {
+  const stack: [unknown, number][] = [[root, 1]];
+  for (;;) {
+    const top = stack.pop();
+    if (top === undefined) return false;
+    const [value, depth] = top;
+    if (typeof value !== 'object' || value === null) continue;
+    if (depth > limit) return true;
+    const children = Array.isArray(value) ? value : Object.values(value);
+    for (const child of children)
+      if (typeof child === 'object' && child !== null) stack.push([child, depth + 1]);
+  }
+}
+
+function firstLine(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  if (/Maximum call stack size exceeded/.test(message))
+    return `nesting too deep (more than ${maxManifestDepth} levels)`;
+  if (/Excessive alias count/.test(message))
+    return `too many YAML alias expansions (more than ${maxAliasCount}; an alias bomb?)`;
+  return (message.split('\n')[0] ?? '').replace(/:$/, '');
+}
+
+function checkDepth(value: unknown, where: string): unknown {
+  if (depthExceeds(value, maxManifestDepth))
+    throw new ManifestError(`${where}: nesting too deep (more than ${maxManifestDepth} levels)`);
+  return value;
+}
+
 function parseDocuments(text: string, source: string): unknown[] {
   const trimmed = text.trimStart();
   if (trimmed.startsWith('{') || trimmed.startsWith('[')) {
+    let parsed: unknown;
     try {
-      return [JSON.parse(text)];
+      parsed = JSON.parse(text);
     } catch {
       // Not strict JSON: YAML is a superset, let it report the error precisely.
     }
+    if (parsed !== undefined) return [checkDepth(parsed, `${source}: document 1`)];
   }
-  const docs = parseAllDocuments(text);
+  let docs: ReturnType<typeof parseAllDocuments>;
+  try {
+    docs = parseAllDocuments(text);
+  } catch (error) {
+    throw new ManifestError(`${source}: invalid YAML: ${firstLine(error)}`);
+  }
   const out: unknown[] = [];
   for (const [i, doc] of docs.entries()) {
+    const where = `${source}: document ${i + 1}`;
     const error = doc.errors[0];
-    if (error !== undefined) {
-      throw new ManifestError(
-        `${source}: document ${i + 1}: invalid YAML: ${error.message.split('\n')[0]?.replace(/:$/, '')}`,
-      );
+    if (error !== undefined) throw new ManifestError(`${where}: invalid YAML: ${firstLine(error)}`);
+    let value: unknown;
+    try {
+      value = doc.toJS({ maxAliasCount });
+    } catch (e) {
+      throw new ManifestError(`${where}: ${firstLine(e)}`);
     }
-    const value: unknown = doc.toJS();
-    if (value !== null && value !== undefined) out.push(value);
+    if (value !== null && value !== undefined) out.push(checkDepth(value, where));
   }
   return out;
+}
+
+function describe(value: unknown): string {
+  if (Array.isArray(value)) return 'an array';
+  return JSON.stringify(value)?.slice(0, 40) ?? String(value);
 }
 
 function collect(value: unknown, where: string, into: Manifests): void {
@@ -50,9 +119,7 @@ function collect(value: unknown, where: string, into: Manifests): void {
     return;
   }
   if (!isObject(value))
-    throw new ManifestError(
-      `${where}: expected a Kubernetes object, got ${JSON.stringify(value)?.slice(0, 40)}`,
-    );
+    throw new ManifestError(`${where}: expected a Kubernetes object, got ${describe(value)}`);
   const kind = value.kind;
   if (typeof kind !== 'string') throw new ManifestError(`${where}: object has no "kind"`);
   if (kind === 'List' || kind.endsWith('List')) {
@@ -61,29 +128,53 @@ function collect(value: unknown, where: string, into: Manifests): void {
     for (const [i, item] of value.items.entries()) collect(item, `${where} items[${i}]`, into);
     return;
   }
-  if (kind !== 'Node' && kind !== 'Pod') {
-    into.skipped.push(`${where}: ${kind} ignored (berth simulates Nodes and Pods)`);
+  if (kind !== 'Node' && kind !== 'Pod' && kind !== 'PriorityClass') {
+    into.skipped.push(`${where}: ${kind} ignored (berth simulates Nodes, Pods, PriorityClasses)`);
     return;
   }
   const meta = value.metadata;
   if (!isObject(meta) || typeof meta.name !== 'string' || meta.name === '') {
     throw new ManifestError(`${where}: ${kind} has no metadata.name`);
   }
-  if (value.spec !== undefined && !isObject(value.spec))
+  into.origins[kind].push(where);
+  if (kind === 'PriorityClass') {
+    into.priorityClasses.push(value as unknown as PriorityClassObject);
+    return;
+  }
+  if (value.spec !== undefined && value.spec !== null && !isObject(value.spec))
     throw new ManifestError(`${where}: ${kind} ${meta.name}: spec must be an object`);
   if (kind === 'Node') into.nodes.push(value as unknown as NodeObject);
   else into.pods.push({ ...value, spec: value.spec ?? {} } as unknown as PodObject);
 }
 
+/** No objects at all, with the same shape as `parseManifests` returns. */
+export function emptyManifests(): Manifests {
+  return {
+    nodes: [],
+    pods: [],
+    priorityClasses: [],
+    origins: { Node: [], Pod: [], PriorityClass: [] },
+    skipped: [],
+  };
+}
+
 /**
- * Parses manifest text from `source` (a file name, for messages). Nodes and Pods are
- * kept; Lists are flattened; other kinds are skipped with a note. Throws ManifestError
- * for invalid YAML/JSON or objects without kind or name.
+ * Parses manifest text from `source` (a file name, for messages). Nodes, Pods and
+ * PriorityClasses are kept with where each was found; Lists are flattened; other kinds
+ * are skipped with a note. Throws ManifestError, naming `source` and the document, for
+ * invalid YAML/JSON, alias bombs, nesting deeper than `maxManifestDepth`, objects without
+ * kind or name, and a source that holds no Node, Pod or PriorityClass at all.
  */
 export function parseManifests(text: string, source: string): Manifests {
-  const into: Manifests = { nodes: [], pods: [], skipped: [] };
-  for (const [i, doc] of parseDocuments(text, source).entries()) {
-    collect(doc, `${source}: document ${i + 1}`, into);
-  }
+  const into = emptyManifests();
+  const docs = parseDocuments(text, source);
+  for (const [i, doc] of docs.entries()) collect(doc, `${source}: document ${i + 1}`, into);
+  const used = into.nodes.length + into.pods.length + into.priorityClasses.length;
+  if (used + into.skipped.length === 0)
+    throw new ManifestError(`${source}: no Kubernetes objects in the file`);
+  if (used === 0)
+    throw new ManifestError(
+      `${source}: no Nodes, Pods or PriorityClasses in the file (${into.skipped.length} other object(s) skipped)`,
+    );
   return into;
 }

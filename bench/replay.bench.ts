@@ -1,0 +1,153 @@
+// Replay throughput benchmark: events/s reading a recorded log, and replaying it through the core.
+// Each log is recorded once by the simulator into a temporary file; each measurement runs in a
+// child process of its own (so peak RSS is that of the replay alone). Prints, per scenario:
+// events/s of the reader alone (split, parse, integrity checks, line digest), of the full
+// streaming replay (`berth replay`), and the share of replay time spent in the core.
+//
+//   npm run bench                                  (after the scheduling benchmark)
+//   npx tsx bench/replay.bench.ts --runs 5 fit-200n-2000p
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { generateWorkload } from '../src/adapters/sim/workload.ts';
+import { openLogFile } from '../src/cli/log-file.ts';
+import { defaultConfig } from '../src/core/config.ts';
+import { LogReader } from '../src/events/reader.ts';
+import { readLogLines } from '../src/runtime/log-lines.ts';
+import { replayLogFile } from '../src/runtime/replay-file.ts';
+import { simulate } from '../src/runtime/simulate.ts';
+
+interface Scenario {
+  name: string;
+  nodes: number;
+  pods: number;
+  bindFailureRate: number;
+  horizonMs?: number;
+}
+
+const scenarios: Scenario[] = [
+  // Every pod fits; 30% of binds fail and are retried.
+  { name: 'fit-200n-2000p', nodes: 200, pods: 2_000, bindFailureRate: 0.3 },
+  // Every bind fails: the log is retries (reserve, bind, failure, backoff timer) for 5 min.
+  { name: 'retry-50n-500p', nodes: 50, pods: 500, bindFailureRate: 1, horizonMs: 5 * 60_000 },
+];
+
+/** What a child measured over one log. */
+interface Measurement {
+  mode: 'read' | 'replay';
+  events: number;
+  ms: number;
+  peakRssMiB: number;
+  matches?: boolean;
+}
+
+function measure(mode: Measurement['mode'], path: string): Measurement {
+  const started = performance.now();
+  let events: number;
+  let matches: boolean | undefined;
+  if (mode === 'read') {
+    const reader = new LogReader();
+    readLogLines(path, {
+      line: (text) => void reader.line(text),
+      lastLine: (text) => void reader.lastLine(text),
+    });
+    reader.end();
+    events = reader.lastSeq;
+  } else {
+    const result = replayLogFile(path);
+    matches = result.matches;
+    events = result.lastSeq;
+  }
+  const ms = performance.now() - started;
+  const peakRssMiB = Math.round(process.resourceUsage().maxRSS / 1024);
+  return { mode, events, ms, peakRssMiB, matches };
+}
+
+function record(s: Scenario, path: string): void {
+  const { nodes, pods } = generateWorkload(s.nodes, s.pods, 42);
+  const log = openLogFile(path);
+  simulate({
+    nodes,
+    pods,
+    seed: 7,
+    config: defaultConfig,
+    bindLatencyMs: 5,
+    bindFailureRate: s.bindFailureRate,
+    ...(s.horizonMs === undefined ? {} : { horizonMs: s.horizonMs }),
+    record: log.sink,
+  });
+  log.close();
+}
+
+function child(mode: Measurement['mode'], path: string): Measurement {
+  const self = fileURLToPath(import.meta.url);
+  const out = execFileSync(process.execPath, [...process.execArgv, self, '--child', mode, path], {
+    encoding: 'utf8',
+    maxBuffer: 1 << 20,
+  });
+  return JSON.parse(out) as Measurement;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] as number;
+}
+
+function parseArgs(argv: string[]): { runs: number; names: string[] } {
+  let runs = 3;
+  const names: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i] as string;
+    if (a === '--runs') runs = Number(argv[++i]);
+    else names.push(a);
+  }
+  if (!Number.isInteger(runs) || runs < 1) throw new Error('--runs must be a positive integer');
+  for (const n of names)
+    if (!scenarios.some((s) => s.name === n)) throw new Error(`unknown scenario ${n}`);
+  return { runs, names };
+}
+
+function main(): void {
+  const { runs, names } = parseArgs(process.argv.slice(2));
+  const chosen = names.length === 0 ? scenarios : scenarios.filter((s) => names.includes(s.name));
+  const dir = mkdtempSync(join(tmpdir(), 'berth-replay-bench-'));
+  const k = (n: number) => `${Math.round(n / 1000)}k`;
+  console.log(`replay benchmark (node ${process.version}, median of ${runs} runs)`);
+  try {
+    for (const s of chosen) {
+      const path = join(dir, `${s.name}.jsonl`);
+      record(s, path);
+      const mib = statSync(path).size / 2 ** 20;
+      const reads: Measurement[] = [];
+      const replays: Measurement[] = [];
+      // Alternate the two modes so that machine noise falls on both alike.
+      for (let r = 0; r < runs; r++) {
+        reads.push(child('read', path));
+        replays.push(child('replay', path));
+      }
+      if (replays.some((m) => m.matches !== true)) throw new Error(`${s.name}: replay diverged`);
+      const events = replays[0]?.events ?? 0;
+      const readRate = median(reads.map((m) => m.events / (m.ms / 1000)));
+      const replayRate = median(replays.map((m) => m.events / (m.ms / 1000)));
+      const coreShare = 1 - replayRate / readRate;
+      console.log(
+        `${s.name.padEnd(18)} ${events} events, ${mib.toFixed(1)} MiB: ` +
+          `read+check ${k(readRate)} events/s, replay ${k(replayRate)} events/s ` +
+          `(core ${Math.round(coreShare * 100)}% of replay time), ` +
+          `peak RSS ${median(replays.map((m) => m.peakRssMiB))} MiB`,
+      );
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[2] === '--child') {
+  const mode = process.argv[3] as Measurement['mode'];
+  process.stdout.write(`${JSON.stringify(measure(mode, process.argv[4] as string))}\n`);
+} else {
+  main();
+}

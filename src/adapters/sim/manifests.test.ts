@@ -1,0 +1,98 @@
+// Reading manifests: kinds kept, empty and hostile input refused naming the file, huge input read.
+import { describe, expect, it } from 'vitest';
+import { ManifestError, maxManifestDepth, parseManifests } from './manifests.ts';
+
+/** A billion-laughs document: nine levels of nine aliases each. */
+function aliasBomb(): string {
+  const lines = [
+    'kind: ConfigMap',
+    'metadata: {name: lol}',
+    'data:',
+    '  a: &a ["lol","lol","lol"]',
+  ];
+  let previous = 'a';
+  for (const name of 'bcdefghi') {
+    lines.push(`  ${name}: &${name} [${Array(9).fill(`*${previous}`).join(',')}]`);
+    previous = name;
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+function refusal(text: string): string {
+  try {
+    parseManifests(text, 'in.yaml');
+  } catch (error) {
+    expect(error).toBeInstanceOf(ManifestError);
+    return (error as Error).message;
+  }
+  throw new Error('parseManifests accepted the input');
+}
+
+describe('parseManifests', () => {
+  it('keeps Nodes, Pods and PriorityClasses with where each was found, and notes other kinds', () => {
+    const m = parseManifests(
+      'kind: Node\nmetadata: {name: n}\n---\nkind: ConfigMap\nmetadata: {name: x}\n---\n' +
+        'kind: List\nitems:\n- {kind: Pod, metadata: {name: p}, spec: {containers: [{name: c}]}}\n' +
+        '- {kind: PriorityClass, metadata: {name: hi}, value: 10}\n',
+      'in.yaml',
+    );
+    expect(m.nodes.map((n) => n.metadata.name)).toEqual(['n']);
+    expect(m.origins).toEqual({
+      Node: ['in.yaml: document 1'],
+      Pod: ['in.yaml: document 3 items[0]'],
+      PriorityClass: ['in.yaml: document 3 items[1]'],
+    });
+    expect(m.priorityClasses[0]).toMatchObject({ value: 10 });
+    expect(m.skipped).toEqual([
+      'in.yaml: document 2: ConfigMap ignored (berth simulates Nodes, Pods, PriorityClasses)',
+    ]);
+  });
+
+  it.each([
+    ['an empty file', ''],
+    ['only comments and separators', '# nothing\n---\n---\n'],
+    ['an empty List', '{"kind": "List", "items": []}'],
+  ])('refuses %s, naming the file', (_name, text) => {
+    expect(refusal(text)).toBe('in.yaml: no Kubernetes objects in the file');
+  });
+
+  it('refuses a file of only other kinds, naming the file', () => {
+    expect(refusal('kind: ConfigMap\nmetadata: {name: x}\n')).toBe(
+      'in.yaml: no Nodes, Pods or PriorityClasses in the file (1 other object(s) skipped)',
+    );
+  });
+
+  it('refuses a YAML alias bomb in one line naming the file and document', () => {
+    const message = refusal(`kind: Node\nmetadata: {name: n}\n---\n${aliasBomb()}`);
+    expect(message).toBe(
+      'in.yaml: document 2: too many YAML alias expansions (more than 100; an alias bomb?)',
+    );
+  });
+
+  it.each([
+    ['a JSON array', (n: number) => `${'['.repeat(n)}${']'.repeat(n)}`],
+    ['a JSON object', (n: number) => `${'{"a":'.repeat(n)}1${'}'.repeat(n)}`],
+    [
+      'a pod field',
+      (n: number) =>
+        `{"kind":"Pod","metadata":{"name":"p"},"spec":{"nodeSelector":${'{"a":'.repeat(n)}1${'}'.repeat(n)}}}`,
+    ],
+    ['YAML flow sequences', (n: number) => `a: ${'['.repeat(n)}${']'.repeat(n)}\n`],
+  ])('refuses %s nested 200,000 deep in one line naming the file', (_name, make) => {
+    const message = refusal(make(200_000));
+    expect(message).toMatch(/^in\.yaml: (document 1: )?(invalid YAML: )?nesting too deep/);
+    expect(message).toContain(`more than ${maxManifestDepth} levels`);
+    expect(message).not.toContain('\n');
+  });
+
+  it('reads a List of 130,000 pods', () => {
+    const items = Array.from({ length: 130_000 }, (_, i) => ({
+      kind: 'Pod',
+      metadata: { name: `p-${i}` },
+      spec: { containers: [{ name: 'c' }] },
+    }));
+    const m = parseManifests(JSON.stringify({ kind: 'List', items }), 'big.json');
+    expect(m.pods).toHaveLength(130_000);
+    expect(m.origins.Pod[129_999]).toBe('big.json: document 1 items[129999]');
+  });
+});

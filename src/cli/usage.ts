@@ -1,0 +1,75 @@
+// The usage text of every `berth` command, as `berth help` and `berth CMD --help` print it.
+
+const runUsage = `berth run [--kubeconfig PATH] [--context NAME] [--scheduler-name berth] [--record LOG]
+          [--qps Q --burst B] [--events-qps Q --events-burst B]
+          [--config FILE] [--seed S] [--log-level info]
+          [--leader-elect=true|false] [--leader-elect-lease-duration 15s]
+          [--leader-elect-renew-deadline 10s] [--leader-elect-retry-period 2s]
+          [--leader-elect-resource-name berth] [--leader-elect-resource-namespace kube-system]
+          [--metrics-bind-address 0.0.0.0:10251 | 0]
+
+Schedules a real cluster's pods (those with spec.schedulerName: berth) until SIGTERM/SIGINT.
+  --kubeconfig, --context       which cluster (default: in-cluster, else KUBECONFIG or
+                                ~/.kube/config)
+  --scheduler-name NAME         the schedulerName this scheduler answers to (default berth)
+  --record LOG                  write every input and decision to LOG for berth replay
+  --qps Q, --burst B            bind budget (default 50/100)
+  --events-qps, --events-burst  budget of condition patches and Events (default: --qps/--burst)
+  --config FILE                 a YAML/JSON config file; flags win over its keys
+  --seed S                      tie-breaking seed (default 1)
+  --log-level LEVEL             fatal, error, warn, info (default), debug or trace
+  --leader-elect…               leader election, with kube-scheduler's flags and defaults
+  --metrics-bind-address ADDR   metrics and health server (default 0.0.0.0:10251; 0: none)
+`;
+
+const simulateUsage = `berth simulate [--cluster FILE]... [--nodes N --pods M] [--seed S] [--record LOG]
+               [--bind-latency-ms X] [--bind-failure-rate P] [--horizon 15m] [--json]
+
+Schedules pods on the in-process simulated cluster, on a virtual clock.
+  --cluster FILE            Kubernetes manifests (YAML or JSON; repeatable); without
+                            --cluster and --nodes, the built-in demo cluster
+  --nodes N --pods M        add a generated workload of N nodes and M pods
+  --seed S                  seeds tie-breaking, the generator and failures (default 1)
+  --record LOG              write the run's event log to LOG for berth replay
+  --bind-latency-ms X       delay of each bind's result (default 5)
+  --bind-failure-rate P     share of binds that fail, 0 to 1 (default 0)
+  --horizon D               stop after D of virtual time, such as 90s or 2h (default 15m);
+                            the summary says when it was reached
+  --json                    print exactly one JSON object instead of the summary
+`;
+
+const replayUsage = `berth replay LOG|DIR [--json]
+
+Re-runs a recorded log through a fresh core, streaming, and checks its integrity (seq,
+time, events, bind results, digests) and every decision; exits 1 naming the line of the
+first problem. LOG may be one segment of a rotated recording (it replays from its
+snapshot); DIR replays all the segments in it in order and checks that they join up.
+  --json                    print exactly one JSON object instead of the summary
+`;
+
+const exportUsage = `berth export-machines [--out DIR]
+
+Writes every state machine as XState JSON and Mermaid stateDiagram-v2.
+  --out DIR                 where to write them (default ./machines)
+`;
+
+/** Each command's usage: the synopsis, one line of purpose, and its flags. */
+export const commandUsage: Readonly<Record<string, string>> = {
+  run: runUsage,
+  simulate: simulateUsage,
+  replay: replayUsage,
+  'export-machines': exportUsage,
+};
+
+/** A command's synopsis: its usage up to the first blank line. */
+const synopsis = (usage: string): string => (usage.split('\n\n')[0] ?? usage).trimEnd();
+
+/** What `berth help` and `berth --help` print: every command's synopsis. */
+export const fullUsage = `berth — an event-sourced Kubernetes scheduler
+
+Usage:
+${Object.values(commandUsage)
+  .map((usage) => `  ${synopsis(usage).replaceAll('\n', '\n  ')}\n`)
+  .join('')}  berth help [COMMAND]              (or: berth COMMAND --help)
+  berth version                     (or: berth --version, berth -v)
+`;

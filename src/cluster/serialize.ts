@@ -1,0 +1,262 @@
+// ClusterState to and from plain JSON data, for the core's snapshot (log rotation).
+import { emptyRecord } from './fields.ts';
+import { indexNodeLabels, indexNomination } from './indexes.ts';
+import { newNodeInfo, refreshHeadroom } from './node-info.ts';
+import type { Taint } from './objects.ts';
+import { initialState } from './reducer.ts';
+import type {
+  Allocatable,
+  Charge,
+  ClusterState,
+  NodeInfo,
+  PodInfo,
+  PodRecord,
+  RejectedObject,
+  Resources,
+} from './types.ts';
+
+/**
+ * A node as a snapshot holds it: its object part, what is charged to it (stored, not
+ * re-summed, so that the amounts are bit-identical) and the uids charged, in charge order.
+ * The inline headroom fields are recomputed on restore.
+ */
+export interface NodeData {
+  name: string;
+  labels: Record<string, string>;
+  taints: Taint[];
+  unschedulable: boolean;
+  allocatable: Allocatable;
+  /** Absent (JSON drops undefined) for a usable node. */
+  invalid?: string | undefined;
+  requested: Resources;
+  nonZeroRequested: { milliCPU: number; memory: number };
+  generation: number;
+  /** The uids of the pods charged here, in the order they were charged. */
+  pods: string[];
+}
+
+/** A pod as a snapshot holds it. `info` is the PodInfo itself (its undefined fields drop out in JSON). */
+export interface PodData {
+  info: PodInfo;
+  charge: Charge;
+}
+
+/**
+ * Everything of a ClusterState that later decisions depend on, as plain data. The indexes
+ * (`nodeIndex`, `podUids`, `topology`, `nominated`) are not stored: they are rebuilt, which
+ * is deterministic, from the nodes and pods in their stored order.
+ */
+export interface ClusterStateData {
+  /** Last node generation handed out. */
+  generation: number;
+  /** Live nodes, in the order of the `nodes` map. */
+  nodes: NodeData[];
+  /** The names of `nodeOrder` (the sampling order a cycle walks, with its cursor). */
+  nodeOrder: string[];
+  /** Deleted or never-seen nodes that still hold charges, in map order. */
+  absentNodes: NodeData[];
+  /** Every pod, in the order of the `pods` map. */
+  pods: PodData[];
+  /** Open relists: what each has seen so far. */
+  resync: { Node?: string[]; Pod?: string[] };
+  rejected: RejectedObject[];
+  rejectedTotal: number;
+}
+
+/** Why a snapshot's cluster data cannot be restored. */
+export class SnapshotDataError extends Error {
+  constructor(message: string) {
+    super(`snapshot: ${message}`);
+    this.name = 'SnapshotDataError';
+  }
+}
+
+const copyResources = (r: Resources): Resources => ({
+  milliCPU: r.milliCPU,
+  memory: r.memory,
+  ephemeralStorage: r.ephemeralStorage,
+  scalar: { ...r.scalar },
+});
+
+function nodeData(node: NodeInfo): NodeData {
+  const data: NodeData = {
+    name: node.name,
+    // Labels, taints and allocatable are replaced, never mutated, by the reducer: shared.
+    labels: node.labels,
+    taints: node.taints,
+    unschedulable: node.unschedulable,
+    allocatable: node.allocatable,
+    requested: copyResources(node.requested),
+    nonZeroRequested: { ...node.nonZeroRequested },
+    generation: node.generation,
+    pods: [...node.pods.keys()],
+  };
+  if (node.invalid !== undefined) data.invalid = node.invalid;
+  return data;
+}
+
+/**
+ * The state as plain data (no Map, Set or class; JSON round-trips it exactly). PodInfo
+ * objects, which the reducer never mutates, are shared rather than copied, so this is
+ * O(nodes + pods) with little allocation; everything mutable is copied.
+ */
+export function serializeClusterState(state: ClusterState): ClusterStateData {
+  const pods: PodData[] = new Array(state.pods.size);
+  let i = 0;
+  for (const record of state.pods.values())
+    pods[i++] = { info: record.info, charge: record.charge };
+  const resync: ClusterStateData['resync'] = {};
+  if (state.resync.Node !== undefined) resync.Node = [...state.resync.Node];
+  if (state.resync.Pod !== undefined) resync.Pod = [...state.resync.Pod];
+  return {
+    generation: state.generation,
+    nodes: Array.from(state.nodes.values(), nodeData),
+    nodeOrder: state.nodeOrder.map((n) => n.name),
+    absentNodes: Array.from(state.absentNodes.values(), nodeData),
+    pods,
+    resync,
+    rejected: state.rejected.map((r) => ({ ...r })),
+    rejectedTotal: state.rejectedTotal,
+  };
+}
+
+/** A prototype-less copy of a string-keyed map, as the parsers make them (see `emptyRecord`). */
+function record<T>(from: Record<string, T> | undefined, what: string): Record<string, T> {
+  if (typeof from !== 'object' || from === null || Array.isArray(from))
+    throw new SnapshotDataError(`${what} is not an object`);
+  const out = emptyRecord<T>();
+  for (const key of Object.keys(from)) out[key] = from[key] as T;
+  return out;
+}
+
+function resources(r: Resources, what: string): Resources {
+  return {
+    milliCPU: r.milliCPU,
+    memory: r.memory,
+    ephemeralStorage: r.ephemeralStorage,
+    scalar: record(r.scalar, `${what}.scalar`),
+  };
+}
+
+const noStrings: readonly string[] = Object.freeze([]);
+const noPorts: PodInfo['hostPorts'] = Object.freeze([]);
+const noTaints: Taint[] = Object.freeze([]) as unknown as Taint[];
+
+/**
+ * A PodInfo rebuilt field by field from its JSON form: every field present (undefined when
+ * JSON dropped it), maps without a prototype, as `podInfoFromObject` builds them. Listing
+ * the fields makes a new PodInfo field a compile error here until the snapshot carries it.
+ */
+function podInfo(j: PodInfo, at: string): PodInfo {
+  if (typeof j !== 'object' || j === null || typeof j.uid !== 'string')
+    throw new SnapshotDataError(`${at} has no pod info with a uid`);
+  return {
+    uid: j.uid,
+    key: j.key,
+    namespace: j.namespace,
+    name: j.name,
+    labels: record(j.labels, `${at}.labels`),
+    schedulerName: j.schedulerName,
+    priority: j.priority,
+    preemptionPolicy: j.preemptionPolicy,
+    creationMs: j.creationMs,
+    nodeName: j.nodeName ?? undefined,
+    phase: j.phase,
+    terminating: j.terminating,
+    requests: resources(j.requests, `${at}.requests`),
+    scalarRequestNames: j.scalarRequestNames.length === 0 ? noStrings : j.scalarRequestNames,
+    nonZeroRequests: { milliCPU: j.nonZeroRequests.milliCPU, memory: j.nonZeroRequests.memory },
+    invalid: j.invalid ?? undefined,
+    nodeSelector: record(j.nodeSelector, `${at}.nodeSelector`),
+    requiredNodeAffinity: j.requiredNodeAffinity ?? undefined,
+    preferredNodeAffinity: j.preferredNodeAffinity,
+    tolerations: j.tolerations,
+    schedulingGates: j.schedulingGates.length === 0 ? noStrings : j.schedulingGates,
+    nominatedNodeName: j.nominatedNodeName ?? undefined,
+    hostPorts: j.hostPorts.length === 0 ? noPorts : j.hostPorts,
+    unsupported: j.unsupported ?? undefined,
+  };
+}
+
+function nodeInfo(j: NodeData, pods: ReadonlyMap<string, PodInfo>, at: string): NodeInfo {
+  if (typeof j !== 'object' || j === null || typeof j.name !== 'string')
+    throw new SnapshotDataError(`${at} has no name`);
+  const node = newNodeInfo({
+    name: j.name,
+    labels: record(j.labels, `${at}.labels`),
+    taints: j.taints.length === 0 ? noTaints : j.taints,
+    unschedulable: j.unschedulable,
+    allocatable: { ...resources(j.allocatable, `${at}.allocatable`), pods: j.allocatable.pods },
+    invalid: j.invalid ?? undefined,
+  });
+  node.requested = resources(j.requested, `${at}.requested`);
+  node.nonZeroRequested = {
+    milliCPU: j.nonZeroRequested.milliCPU,
+    memory: j.nonZeroRequested.memory,
+  };
+  node.generation = j.generation;
+  for (const uid of j.pods) {
+    const info = pods.get(uid);
+    if (info === undefined) throw new SnapshotDataError(`${at} charges unknown pod ${uid}`);
+    node.pods.set(uid, info);
+  }
+  refreshHeadroom(node);
+  return node;
+}
+
+function checkCharge(record: PodRecord, state: ClusterState, at: string): void {
+  const c = record.charge;
+  if (c.kind === 'none') return;
+  const node = state.nodes.get(c.node) ?? state.absentNodes.get(c.node);
+  if (node?.pods.get(record.info.uid) !== record.info)
+    throw new SnapshotDataError(`${at} is charged to ${c.node}, which does not hold it`);
+}
+
+/**
+ * Rebuilds a ClusterState from `serializeClusterState` output (or its JSON round trip):
+ * the same nodes, pods, charges, generations and orders, with the indexes recomputed.
+ * Throws SnapshotDataError for data that does not hang together (a node charging an
+ * unknown pod, a charge its node does not hold, a `nodeOrder` that is not the live nodes).
+ */
+export function restoreClusterState(data: ClusterStateData): ClusterState {
+  const state = initialState();
+  const infos = new Map<string, PodInfo>();
+  data.pods.forEach((p, i) => {
+    const info = podInfo(p.info, `cluster.pods[${i}]`);
+    if (infos.has(info.uid)) throw new SnapshotDataError(`pod ${info.uid} appears twice`);
+    infos.set(info.uid, info);
+    const charge: Charge = p.charge.kind === 'none' ? { kind: 'none' } : { ...p.charge };
+    const rec: PodRecord = { info, charge };
+    state.pods.set(info.uid, rec);
+    state.podUids.set(info.key, info.uid);
+  });
+  data.nodes.forEach((n, i) => {
+    const node = nodeInfo(n, infos, `cluster.nodes[${i}]`);
+    state.nodes.set(node.name, node);
+    indexNodeLabels(state, node);
+  });
+  data.absentNodes.forEach((n, i) => {
+    const node = nodeInfo(n, infos, `cluster.absentNodes[${i}]`);
+    state.absentNodes.set(node.name, node);
+  });
+  if (data.nodeOrder.length !== state.nodes.size)
+    throw new SnapshotDataError('cluster.nodeOrder does not list every live node once');
+  data.nodeOrder.forEach((name, i) => {
+    const node = state.nodes.get(name);
+    if (node === undefined || state.nodeIndex.has(name))
+      throw new SnapshotDataError(`cluster.nodeOrder[${i}] ${name} is not a live node, or twice`);
+    state.nodeIndex.set(name, i);
+    state.nodeOrder.push(node);
+  });
+  let i = 0;
+  for (const rec of state.pods.values()) {
+    checkCharge(rec, state, `cluster.pods[${i++}]`);
+    indexNomination(state, rec);
+  }
+  state.generation = data.generation;
+  if (data.resync.Node !== undefined) state.resync.Node = new Set(data.resync.Node);
+  if (data.resync.Pod !== undefined) state.resync.Pod = new Set(data.resync.Pod);
+  state.rejected = data.rejected.map((r) => ({ seq: r.seq, kind: r.kind, reason: r.reason }));
+  state.rejectedTotal = data.rejectedTotal;
+  return state;
+}

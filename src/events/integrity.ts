@@ -1,0 +1,119 @@
+// Well-formedness of one logged event, by type: the fields the core reads, with their types.
+import type { BerthEvent } from './types.ts';
+
+type Fields = Record<string, unknown>;
+
+function isObject(value: unknown): value is Fields {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function nonEmptyString(value: unknown): boolean {
+  return typeof value === 'string' && value !== '';
+}
+
+/** `"name" string` / `"attempt" positive integer` problems, in the order the fields are checked. */
+function missing(field: string, what: string, value: unknown): string {
+  return value === undefined
+    ? `has no "${field}" (${what})`
+    : `has "${field}" ${JSON.stringify(value) ?? String(value)}, not ${what}`;
+}
+
+function podRefProblem(e: Fields): string | undefined {
+  if (!nonEmptyString(e.uid)) return missing('uid', 'a non-empty string', e.uid);
+  if (!nonEmptyString(e.key)) return missing('key', 'a namespace/name string', e.key);
+  return undefined;
+}
+
+function attemptProblem(e: Fields): string | undefined {
+  const ref = podRefProblem(e);
+  if (ref !== undefined) return ref;
+  const a = e.attempt;
+  if (typeof a !== 'number' || !Number.isInteger(a) || a < 1)
+    return missing('attempt', 'a positive integer', a);
+  return undefined;
+}
+
+function stringField(e: Fields, field: string): string | undefined {
+  return typeof e[field] === 'string' ? undefined : missing(field, 'a string', e[field]);
+}
+
+function nodeField(e: Fields): string | undefined {
+  return nonEmptyString(e.node) ? undefined : missing('node', 'a node name', e.node);
+}
+
+/** An object of the API with a named `metadata`; `uid`, when given, a string. */
+function objectProblem(e: Fields, field: 'pod' | 'node'): string | undefined {
+  const obj = e[field];
+  if (!isObject(obj)) return missing(field, 'an object', obj);
+  const meta = obj.metadata;
+  if (!isObject(meta)) return missing(`${field}.metadata`, 'an object', meta);
+  if (!nonEmptyString(meta.name)) return missing(`${field}.metadata.name`, 'a name', meta.name);
+  if (meta.uid !== undefined && typeof meta.uid !== 'string')
+    return missing(`${field}.metadata.uid`, 'a string', meta.uid);
+  if (meta.namespace !== undefined && typeof meta.namespace !== 'string')
+    return missing(`${field}.metadata.namespace`, 'a string', meta.namespace);
+  return undefined;
+}
+
+const resourceKinds: ReadonlySet<unknown> = new Set(['Node', 'Pod']);
+const bindFailureReasons: ReadonlySet<unknown> = new Set(['Conflict', 'NotFound', 'Error']);
+const podTimers: ReadonlySet<unknown> = new Set(['backoff', 'permit']);
+
+/**
+ * What is wrong with an event whose `type` is known, e.g. `has no "key" (a namespace/name
+ * string)`; undefined when every field the core reads is there with the right type.
+ */
+export function eventProblem(event: BerthEvent): string | undefined {
+  const e = event as unknown as Fields;
+  switch (event.type) {
+    case 'NodeUpserted':
+      return objectProblem(e, 'node');
+    case 'PodUpserted':
+      return objectProblem(e, 'pod');
+    case 'NodeDeleted':
+      return nonEmptyString(e.name) ? undefined : missing('name', 'a node name', e.name);
+    case 'PodDeleted':
+      return podRefProblem(e);
+    case 'ResyncStarted':
+    case 'ResyncDone':
+      return resourceKinds.has(e.kind) ? undefined : missing('kind', '"Node" or "Pod"', e.kind);
+    case 'BindSucceeded':
+    case 'PodReserved':
+    case 'BindRequested':
+      return attemptProblem(e) ?? nodeField(e);
+    case 'BindFailed':
+      return (
+        attemptProblem(e) ??
+        nodeField(e) ??
+        (bindFailureReasons.has(e.reason)
+          ? stringField(e, 'message')
+          : missing('reason', 'Conflict, NotFound or Error', e.reason))
+      );
+    case 'TimerFired':
+      if (e.timer === 'flush') return undefined;
+      if (!podTimers.has(e.timer)) return missing('timer', 'backoff, permit or flush', e.timer);
+      return podRefProblem(e);
+    case 'LeadershipChanged':
+      return typeof e.leading === 'boolean'
+        ? stringField(e, 'identity')
+        : missing('leading', 'true or false', e.leading);
+    case 'PodWaiting': {
+      const t = e.timeoutMs;
+      const timeout =
+        typeof t === 'number' && Number.isFinite(t) && t >= 0
+          ? undefined
+          : missing('timeoutMs', 'a number of ms', t);
+      return attemptProblem(e) ?? nodeField(e) ?? timeout;
+    }
+    case 'PodUnreserved':
+      return attemptProblem(e) ?? nodeField(e) ?? stringField(e, 'reason');
+    case 'PodUnschedulable':
+      return attemptProblem(e) ?? stringField(e, 'message');
+    case 'CycleFailed':
+      return attemptProblem(e) ?? stringField(e, 'plugin') ?? stringField(e, 'message');
+    default: {
+      const unreachable: never = event;
+      return `unknown event type ${JSON.stringify((unreachable as { type: unknown }).type)}`;
+    }
+  }
+}
