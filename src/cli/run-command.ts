@@ -21,6 +21,7 @@ import { CliError } from './errors.ts';
 import { readTextFile } from './files.ts';
 import { openLogFile } from './log-file.ts';
 import { normalizeBoolFlags, type RunOptions, readRunOptions } from './run-options.ts';
+import { openSegmentedLog, parseSize } from './segmented-log.ts';
 
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace'];
 
@@ -83,6 +84,8 @@ export async function runCommand(argv: string[]): Promise<void> {
     'leader-elect-resource-name': { type: 'string' },
     'leader-elect-resource-namespace': { type: 'string' },
     'metrics-bind-address': { type: 'string' },
+    'record-segment-size': { type: 'string' },
+    'record-retain': { type: 'string' },
   });
   const level = values['log-level'] ?? 'info';
   if (!logLevels.includes(level))
@@ -95,6 +98,18 @@ export async function runCommand(argv: string[]): Promise<void> {
   const eventsQps = numberFlag(values['events-qps'], 'events-qps', qps, 0.1, 100_000);
   const eventsBurst = intFlag(values['events-burst'], 'events-burst', burst, 1, 100_000);
   const seed = intFlag(values.seed, 'seed', 1, 0, 2 ** 32 - 1);
+  const segmentSize = values['record-segment-size'];
+  const segments =
+    segmentSize === undefined
+      ? undefined
+      : {
+          maxBytes: parseSize(segmentSize, '--record-segment-size'),
+          retain: intFlag(values['record-retain'], 'record-retain', 0, 0, 1_000_000),
+        };
+  if (segments !== undefined && values.record === undefined)
+    throw new CliError('--record-segment-size needs --record DIR (the segments go there)', 2);
+  if (segments === undefined && values['record-retain'] !== undefined)
+    throw new CliError('--record-retain needs --record-segment-size', 2);
   let config: ReturnType<typeof parseConfig>;
   const raw = readConfigFile(values.config) ?? {};
   const options = readRunOptions(values, raw);
@@ -119,7 +134,11 @@ export async function runCommand(argv: string[]): Promise<void> {
   }
 
   const logger = pino({ level, base: { scheduler: config.schedulerName } });
-  const log = values.record === undefined ? undefined : openLogFile(values.record);
+  const segmented =
+    values.record === undefined || segments === undefined
+      ? undefined
+      : openSegmentedLog(values.record, segments);
+  const log = values.record === undefined ? undefined : (segmented ?? openLogFile(values.record));
   // A crash (kill -9) loses at most the last 200 ms of the recording.
   const flusher = log === undefined ? undefined : setInterval(() => log.flush(), 200);
   flusher?.unref();
@@ -152,6 +171,7 @@ export async function runCommand(argv: string[]): Promise<void> {
         schedulerName: config.schedulerName,
       }),
     ...(log === undefined ? {} : { record: log.sink }),
+    ...(segmented === undefined ? {} : { rotation: segmented }),
   });
   let lost: (reason: string) => void = () => {};
   const leadershipLost = new Promise<string>((resolve) => {

@@ -7,12 +7,16 @@ const runUsage = `berth run [--kubeconfig PATH] [--context NAME] [--scheduler-na
           [--leader-elect-renew-deadline 10s] [--leader-elect-retry-period 2s]
           [--leader-elect-resource-name berth] [--leader-elect-resource-namespace kube-system]
           [--metrics-bind-address 0.0.0.0:10251 | 0]
+          [--record-segment-size SIZE [--record-retain N]]
 
 Schedules a real cluster's pods (those with spec.schedulerName: berth) until SIGTERM/SIGINT.
   --kubeconfig, --context       which cluster (default: in-cluster, else KUBECONFIG or
                                 ~/.kube/config)
   --scheduler-name NAME         the schedulerName this scheduler answers to (default berth)
   --record LOG                  write every input and decision to LOG for berth replay
+  --record-segment-size SIZE    rotate: --record names a directory of segments of about
+                                SIZE each (e.g. 64Mi); each starts with a core snapshot
+  --record-retain N             keep only the newest N segments (default 0: keep all)
   --qps Q, --burst B            bind budget (default 50/100)
   --events-qps, --events-burst  budget of condition patches and Events (default: --qps/--burst)
   --config FILE                 a YAML/JSON config file; flags win over its keys

@@ -34,6 +34,14 @@ export interface LiveObserver {
   leading?(leading: boolean): void;
 }
 
+/** Where a rotated recording gets its next segment. */
+export interface LogRotation {
+  /** True when the current segment is full. */
+  due(): boolean;
+  /** Opens the next segment: its file name (for the segment-end line) and its sink. */
+  next(): { name: string; sink: LineSink };
+}
+
 /** What a live run is built from. */
 export interface LiveOptions {
   config: BerthConfig;
@@ -45,6 +53,11 @@ export interface LiveOptions {
   logger: Logger;
   /** Receives log lines when recording. */
   record?: LineSink;
+  /**
+   * Cuts the recording into segments: checked after every step (an input or a cycle with
+   * its decisions); when due, the next segment starts with a snapshot of the core.
+   */
+  rotation?: LogRotation;
   /** How many cycles run before yielding to I/O (watch events, bind results). */
   cyclesPerTurn?: number;
   /** Monotonic wall time in ms (injectable for tests). */
@@ -87,7 +100,9 @@ export class LiveScheduler {
     this.now = opts.now ?? (() => Math.floor(performance.timeOrigin + performance.now()));
     this.isLeading = opts.leading ?? true;
     this.recorder =
-      opts.record === undefined ? undefined : startRecording(opts.record, opts.seed, opts.config);
+      opts.record === undefined
+        ? undefined
+        : startRecording(opts.record, opts.seed, opts.config, opts.rotation !== undefined);
     this.effects = opts.effects((event) => this.results.next(event));
     this.core = new Scheduler({
       config: opts.config,
@@ -173,6 +188,7 @@ export class LiveScheduler {
   private ingest(event: InputEvent): void {
     try {
       this.logDecisions(this.core.ingest(event, this.now()));
+      this.rotateIfDue();
     } catch (error) {
       // The reducer is total; this guards the process against a bug elsewhere in the core.
       this.opts.logger.error(
@@ -222,8 +238,22 @@ export class LiveScheduler {
       if (decided.length === 0) return;
       if (timed) observer?.cycle?.(decided, (performance.now() - started) / 1000);
       this.logDecisions(decided);
+      this.rotateIfDue();
     }
     this.scheduleTurn();
+  }
+
+  /** Between steps: starts the next segment of a rotated recording when this one is full. */
+  private rotateIfDue(): void {
+    const rotation = this.opts.rotation;
+    if (rotation === undefined || this.recorder === undefined || !rotation.due()) return;
+    try {
+      const next = rotation.next();
+      this.recorder.rotate(next.name, next.sink, this.core.snapshot());
+      this.opts.logger.info({ segment: next.name, seq: this.core.lastSeq }, 'log segment started');
+    } catch (error) {
+      this.opts.logger.error({ err: error }, 'failed to start the next log segment');
+    }
   }
 
   private logDecisions(decided: Envelope<DecisionEvent>[]): void {

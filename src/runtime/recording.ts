@@ -5,13 +5,22 @@ import { logFormatVersion } from '../events/log-format.ts';
 import { type LineSink, Recorder } from '../events/recorder.ts';
 import { berthVersion } from './version.ts';
 
-/** A recorder whose header carries this berth's version, the seed and the config. */
-export function startRecording(sink: LineSink, seed: number, config: BerthConfig): Recorder {
+/**
+ * A recorder whose header carries this berth's version, the seed and the config; a rotated
+ * recording's first segment also says `segment: 1`.
+ */
+export function startRecording(
+  sink: LineSink,
+  seed: number,
+  config: BerthConfig,
+  rotated = false,
+): Recorder {
   return new Recorder(sink, {
     kind: 'header',
     format: logFormatVersion,
     berthVersion,
     seed,
     config: config as unknown as Record<string, unknown>,
+    ...(rotated ? { segment: 1 } : {}),
   });
 }

@@ -1,4 +1,5 @@
 // A live run recorded with --record replays to the same decisions with berth replay.
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type BerthRun, berthCommand, startBerth } from './support/berth.ts';
@@ -79,5 +80,41 @@ describe('record a live run and replay it', () => {
     expect(Object.keys(live)).toHaveLength(20);
     expect(summary.placements).toEqual(live);
     expect(summary.pending).toEqual({ [`${ns}/too-big`]: message });
+  });
+
+  it('records a rotated run into segments that replay one by one and as a whole', async () => {
+    const k = cluster().kubectl;
+    const dir = join(cluster().dir, 'segments');
+    await k.apply(toYaml([namespace('rotated'), kwokNode('s-0', { cpu: '8', memory: '16Gi' })]));
+    const rotated = await startBerth(cluster().kubeconfig, {
+      dir: cluster().dir,
+      name: 'berth-rotated',
+      args: ['--record', dir, '--record-segment-size', '64Ki'],
+    });
+    try {
+      // The r-* nodes have 2 cpu left after the first run; s-0 takes the rest.
+      await k.create(toYaml(pods('s', 'rotated', 30, { cpu: '100m' })));
+      await waitFor('30 pods bound', async () => {
+        rotated.checkAlive();
+        const unbound = (await k.pods('rotated')).filter((p) => !p.spec.nodeName);
+        return { ok: unbound.length === 0, seen: unbound.length };
+      });
+    } finally {
+      const exit = await rotated.stop('SIGTERM');
+      expect(exit, rotated.tail()).toEqual({ code: 0, signal: null });
+    }
+    const segments = readdirSync(dir).sort();
+    console.log(`[e2e] replay: rotated recording in ${segments.length} segments`);
+    expect(segments.length).toBeGreaterThanOrEqual(2);
+    const whole = await berthCommand(['replay', dir, '--json']);
+    expect(whole.code, whole.stderr).toBe(0);
+    const summary = JSON.parse(whole.stdout) as { placements: Record<string, string> };
+    expect(Object.keys(summary.placements).filter((p) => p.startsWith('rotated/'))).toHaveLength(
+      30,
+    );
+    for (const segment of segments) {
+      const one = await berthCommand(['replay', join(dir, segment)]);
+      expect(one.code, `${segment}: ${one.stderr}`).toBe(0);
+    }
   });
 });
