@@ -46,7 +46,8 @@ function makeSource(
           capture.options,
         );
         const page = (capture.json() ?? {}) as RawList;
-        if (Array.isArray(page.items)) items.push(...page.items);
+        // A loop, not push(...items): a server that ignores `limit` may send 100k items.
+        if (Array.isArray(page.items)) for (const item of page.items) items.push(item);
         const meta = page.metadata ?? {};
         if (typeof meta.resourceVersion === 'string') resourceVersion = meta.resourceVersion;
         cont =
