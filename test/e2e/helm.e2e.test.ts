@@ -615,33 +615,17 @@ describe('the Helm chart helm/berth', () => {
     const deployment = () => k.getJson<DeploymentJson>(['deployment', fullname, '-n', releaseNs]);
     const checksum = (d: DeploymentJson) =>
       d.spec.template.metadata.annotations?.['checksum/config'];
+    const upgradeSetting = (value: string) =>
+      helm.run(['upgrade', release, chartDir, '-n', releaseNs, '--reuse-values', '--set', value]);
     const before = await deployment();
     const leaseBefore = await k.getJson<LeaseJson>(['lease', 'berth', '-n', releaseNs]);
 
-    await helm.run([
-      'upgrade',
-      release,
-      chartDir,
-      '-n',
-      releaseNs,
-      '--reuse-values',
-      '--set',
-      'replicaCount=3',
-    ]);
+    await upgradeSetting('replicaCount=3');
     const scaled = await deployment();
     expect(scaled.spec.replicas).toBe(3);
     expect(checksum(scaled)).toBe(checksum(before));
 
-    await helm.run([
-      'upgrade',
-      release,
-      chartDir,
-      '-n',
-      releaseNs,
-      '--reuse-values',
-      '--set',
-      'config.percentageOfNodesToScore=50',
-    ]);
+    await upgradeSetting('config.percentageOfNodesToScore=50');
     const reconfigured = await deployment();
     expect(reconfigured.spec.replicas).toBe(3);
     expect(checksum(reconfigured)).toMatch(/^[0-9a-f]{64}$/);

@@ -86,21 +86,32 @@ describe('placement of the kube-filters fixture', () => {
   });
 });
 
+/** One 1-cpu node. */
+const node1 = nodeObject('n1', { allocatable: { cpu: '1', memory: '4Gi', pods: '10' } });
+
+/** A pod of berth's requesting `cpu`, with `spec` merged in. */
+function berthPod(name: string, spec: Partial<PodObject['spec']> = {}, cpu = '1'): PodObject {
+  const p = podObject(name, { schedulerName: 'berth', requests: { cpu } });
+  Object.assign(p.spec, spec);
+  return p;
+}
+
+/** Simulates `pods` on `node1` (seed 1, 5 ms binds that never fail). */
+function simOnOneNode(pods: PodObject[], opts: Partial<SimulationOptions> = {}) {
+  return simulate({
+    nodes: [node1],
+    pods,
+    seed: 1,
+    config: defaultConfig,
+    bindLatencyMs: 5,
+    bindFailureRate: 0,
+    ...opts,
+  });
+}
+
 describe('simulate: what protocol v2 changed', () => {
-  const node1 = nodeObject('n1', { allocatable: { cpu: '1', memory: '4Gi', pods: '10' } });
-  const berthPod = (name: string, spec: Partial<PodObject['spec']> = {}): PodObject => {
-    const p = podObject(name, { schedulerName: 'berth', requests: { cpu: '1' } });
-    Object.assign(p.spec, spec);
-    return p;
-  };
   const sim = (pods: PodObject[], script?: SimulationOptions['script'], lines?: string[]) =>
-    simulate({
-      nodes: [node1],
-      pods,
-      seed: 1,
-      config: defaultConfig,
-      bindLatencyMs: 5,
-      bindFailureRate: 0,
+    simOnOneNode(pods, {
       ...(script === undefined ? {} : { script }),
       ...(lines === undefined ? {} : { record: (l: string) => void lines.push(l) }),
     });
@@ -169,30 +180,17 @@ describe('simulate: what protocol v2 changed', () => {
 });
 
 describe('simulate: pods counted by their real state, and the horizon', () => {
-  const node1 = nodeObject('n1', { allocatable: { cpu: '1', memory: '4Gi', pods: '10' } });
-  const berthPod = (name: string, cpu: string, spec: Partial<PodObject['spec']> = {}) => {
-    const p = podObject(name, { schedulerName: 'berth', requests: { cpu } });
-    Object.assign(p.spec, spec);
-    return p;
-  };
-  const sim = (pods: PodObject[], opts: Partial<SimulationOptions> = {}) =>
-    simulate({
-      nodes: [node1],
-      pods,
-      seed: 1,
-      config: defaultConfig,
-      bindLatencyMs: 5,
-      bindFailureRate: 0,
-      ...opts,
-    });
+  const sized = (name: string, cpu: string, spec: Partial<PodObject['spec']> = {}) =>
+    berthPod(name, spec, cpu);
+  const sim = simOnOneNode;
   const total = (s: ReturnType<typeof sim>) =>
     s.scheduled + s.unschedulable + s.backingOff + s.binding + s.gated + s.queued;
 
   it('tells bound, unschedulable and gated pods apart, and runs to quiescence', () => {
     const s = sim([
-      berthPod('fits', '500m'),
-      berthPod('too-big', '2'),
-      berthPod('gated', '100m', { schedulingGates: [{ name: 'q' }] }),
+      sized('fits', '500m'),
+      sized('too-big', '2'),
+      sized('gated', '100m', { schedulingGates: [{ name: 'q' }] }),
     ]);
     expect(s).toMatchObject({
       scheduled: 1,
@@ -214,7 +212,7 @@ describe('simulate: pods counted by their real state, and the horizon', () => {
   });
 
   it('counts a pod whose binds keep failing as backing off, not unschedulable, when the horizon stops the run', () => {
-    const s = sim([berthPod('retrying', '500m')], { bindFailureRate: 1, horizonMs: 60_000 });
+    const s = sim([sized('retrying', '500m')], { bindFailureRate: 1, horizonMs: 60_000 });
     expect(s.horizonReached).toBe(true);
     expect(s.virtualMs).toBeLessThanOrEqual(60_000);
     expect(s.unschedulable).toBe(0);
@@ -226,13 +224,13 @@ describe('simulate: pods counted by their real state, and the horizon', () => {
   });
 
   it('counts a pod whose bind is still in flight at the horizon as binding', () => {
-    const s = sim([berthPod('slow', '500m')], { bindLatencyMs: 120_000, horizonMs: 60_000 });
+    const s = sim([sized('slow', '500m')], { bindLatencyMs: 120_000, horizonMs: 60_000 });
     expect(s).toMatchObject({ horizonReached: true, binding: 1, scheduled: 0, unschedulable: 0 });
     expect(s.pendingStates).toEqual({ 'default/slow': 'binding' });
   });
 
   it('defines podsPerSecond as bound pods and attemptsPerSecond as attempts, per wall second', () => {
-    const s = sim(Array.from({ length: 30 }, (_, i) => berthPod(`p${i}`, '100m')));
+    const s = sim(Array.from({ length: 30 }, (_, i) => sized(`p${i}`, '100m')));
     expect(s.scheduled).toBe(10);
     expect(s.attempts).toBe(30);
     // Both over the same wall time: three attempts for every bound pod.
