@@ -53,14 +53,58 @@ export function remainingBackoffMs(context: PodContext, event: PodEvent): number
   return Math.max(0, until - now);
 }
 
-const failedAt = ({ context, event }: { context: PodContext; event: PodEvent }) =>
+const failedAt = (context: PodContext, event: PodEvent) =>
   eventTime(event) ?? context.lastFailureAt;
+
+type PodArgs = { context: PodContext; event: PodEvent };
+
+/** The context updates of the pod machine's `assign` actions, by action name. */
+export const podUpdates = {
+  countAttempt: ({ context }: PodArgs) => ({ attempts: context.attempts + 1 }),
+  rememberNode: ({ event }: PodArgs) => ({
+    node: event.type === 'RESERVED' ? event.node : undefined,
+  }),
+  rememberUnschedulable: ({ context, event }: PodArgs) => ({
+    reason: event.type === 'UNSCHEDULABLE' ? event.message : undefined,
+    lastFailureAt: failedAt(context, event),
+  }),
+  rememberError: ({ context, event }: PodArgs) => ({
+    reason: event.type === 'CYCLE_FAILED' ? `scheduling error: ${event.message}` : undefined,
+    lastFailureAt: failedAt(context, event),
+  }),
+  rememberUnreserve: ({ context, event }: PodArgs) => ({
+    reason: event.type === 'UNRESERVED' ? `reservation released: ${event.reason}` : undefined,
+    lastFailureAt: failedAt(context, event),
+    node: undefined,
+  }),
+  rememberBindFailure: ({ context, event }: PodArgs) => ({
+    reason: event.type === 'BIND_FAILED' ? `binding failed: ${event.message}` : undefined,
+    lastFailureAt: failedAt(context, event),
+    node: undefined,
+  }),
+} satisfies Record<string, (args: PodArgs) => Partial<PodContext>>;
+
+/** The pod machine's guards, by name. */
+export const podGuards = {
+  permitWaits: ({ event }: PodArgs) => event.type === 'RESERVED' && event.permit === 'wait',
+  backoffExpired: ({ context, event }: PodArgs) => remainingBackoffMs(context, event) === 0,
+};
+
+/** The pod machine's delays, by name. */
+export const podDelays = {
+  backoff: ({ context, event }: PodArgs) => remainingBackoffMs(context, event),
+};
+
+/** The effect actions the core supplies with `.provide()` (the rest update the context). */
+export const podEffects = ['enqueue', 'dequeue', 'park', 'unpark'] as const;
 
 /**
  * The pod lifecycle. Effects are declared by name and supplied by the core with
  * `.provide()`: `enqueue` (add to activeQ), `dequeue`, `park` / `unpark` (unschedulable
  * pool). Commands (bind) and the permit timeout are the core's decisions, which it
  * reports to the machine as events; the backoff delay runs on the core's log clock.
+ * Guards, context updates and delays are the plain functions above, so that the core's
+ * compiled runner (src/core/flat-machine.ts) and this interpreter share them.
  */
 export const podMachine = setup({
   types: {
@@ -74,39 +118,15 @@ export const podMachine = setup({
     dequeue: () => {},
     park: (_, _params: { plugins: readonly string[] }) => {},
     unpark: () => {},
-    countAttempt: assign({ attempts: ({ context }) => context.attempts + 1 }),
-    rememberNode: assign({
-      node: ({ event }) => (event.type === 'RESERVED' ? event.node : undefined),
-    }),
-    rememberUnschedulable: assign({
-      reason: ({ event }) => (event.type === 'UNSCHEDULABLE' ? event.message : undefined),
-      lastFailureAt: failedAt,
-    }),
-    rememberError: assign({
-      reason: ({ event }) =>
-        event.type === 'CYCLE_FAILED' ? `scheduling error: ${event.message}` : undefined,
-      lastFailureAt: failedAt,
-    }),
-    rememberUnreserve: assign({
-      reason: ({ event }) =>
-        event.type === 'UNRESERVED' ? `reservation released: ${event.reason}` : undefined,
-      lastFailureAt: failedAt,
-      node: () => undefined,
-    }),
-    rememberBindFailure: assign({
-      reason: ({ event }) =>
-        event.type === 'BIND_FAILED' ? `binding failed: ${event.message}` : undefined,
-      lastFailureAt: failedAt,
-      node: () => undefined,
-    }),
+    countAttempt: assign(podUpdates.countAttempt),
+    rememberNode: assign(podUpdates.rememberNode),
+    rememberUnschedulable: assign(podUpdates.rememberUnschedulable),
+    rememberError: assign(podUpdates.rememberError),
+    rememberUnreserve: assign(podUpdates.rememberUnreserve),
+    rememberBindFailure: assign(podUpdates.rememberBindFailure),
   },
-  guards: {
-    permitWaits: ({ event }) => event.type === 'RESERVED' && event.permit === 'wait',
-    backoffExpired: ({ context, event }) => remainingBackoffMs(context, event) === 0,
-  },
-  delays: {
-    backoff: ({ context, event }) => remainingBackoffMs(context, event),
-  },
+  guards: podGuards,
+  delays: podDelays,
 }).createMachine({
   id: 'pod',
   context: ({ input }) => ({

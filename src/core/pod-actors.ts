@@ -1,23 +1,31 @@
-// The live pod machines, keyed by uid, with their queue, pool and log-driven clocks (and their snapshot).
-import { type Actor, type ActorOptions, createActor } from 'xstate';
-import type { PodEvent, PodMachine } from '../../machines/pod.machine.ts';
-import { podMachine } from '../../machines/pod.machine.ts';
+// The live pod machines, keyed by uid, with their queue, pool and log-driven timers (and their snapshot).
+import {
+  type PodContext,
+  type PodEvent,
+  podDelays,
+  podEffects,
+  podGuards,
+  podMachine,
+  podUpdates,
+} from '../../machines/pod.machine.ts';
 import type { PodInfo } from '../cluster/types.ts';
 import type { PodRef } from '../events/types.ts';
 import { ActiveQueue } from '../queue/active-queue.ts';
 import type { BackoffConfig } from '../queue/backoff.ts';
 import { UnschedulablePool } from '../queue/unschedulable-pool.ts';
+import { type FlatActor, type FlatHooks, FlatMachine } from './flat-machine.ts';
 import type { TimerPort } from './ports.ts';
 import { type MachineData, type PodActorsData, SnapshotError, type TimerData } from './snapshot.ts';
 
-type PodActor = Actor<PodMachine>;
-type Clock = NonNullable<ActorOptions<PodMachine>['clock']>;
+type PodActor = FlatActor<PodContext, PodEvent>;
 
-/** An armed backoff timer: what its firing runs (XState's delayed transition) and when it is due. */
-interface BackoffTimer {
-  fire: () => void;
-  deadline: number;
-}
+/** The pod machine (machines/pod.machine.ts), compiled once to transition tables. */
+const compiledPodMachine = new FlatMachine<PodContext, PodEvent>(podMachine, {
+  guards: podGuards,
+  updates: podUpdates,
+  delays: podDelays,
+  effects: podEffects,
+});
 
 /** The state a restored machine may be in: every non-final state of the pod machine. */
 const restorableStates: ReadonlySet<string> = new Set(
@@ -25,13 +33,6 @@ const restorableStates: ReadonlySet<string> = new Set(
     .filter(([, node]) => node.type !== 'final')
     .map(([name]) => name),
 );
-
-/** The event XState raises when the backoff delay ends (`after: { backoff }` of `pod.backoff`). */
-const backoffDoneEvent = (() => {
-  const after = podMachine.getStateNodeById('pod.backoff').after;
-  if (after.length !== 1) throw new Error('the backoff state must have exactly one delay');
-  return { type: after[0]?.eventType } as unknown as PodEvent;
-})();
 
 /** What the actors need from the core around them. */
 export interface PodActorsOptions {
@@ -44,8 +45,8 @@ export interface PodActorsOptions {
 }
 
 /**
- * Owns every in-flight pod's XState actor (created when a pod needs scheduling, stopped
- * when it is seen bound or deleted), the activeQ and the unschedulable pool the machines
+ * Owns every in-flight pod's machine (the XState pod machine, run compiled by FlatMachine;
+ * created when a pod needs scheduling, dropped when it is seen bound or deleted), the activeQ and the unschedulable pool the machines
  * drive through their named actions, and the backoff timers, which go out through the
  * TimerPort and come back as TimerFired events in the log.
  */
@@ -53,24 +54,34 @@ export class PodActors {
   readonly queue = new ActiveQueue();
   readonly parked = new UnschedulablePool();
   private readonly actors = new Map<string, PodActor>();
-  private readonly backoffTimers = new Map<string, BackoffTimer>();
+  /** Armed backoff timers' deadlines, by uid (the machine's `after` delay, on the log clock). */
+  private readonly backoffTimers = new Map<string, number>();
   /** Armed permit timers' deadlines, by uid (the core arms them; kept here for the snapshot). */
   private readonly permitDeadlines = new Map<string, number>();
-  private readonly machine: PodMachine;
   private enqueued = 0;
 
-  constructor(private readonly opts: PodActorsOptions) {
-    this.machine = podMachine.provide({
-      actions: {
+  constructor(private readonly opts: PodActorsOptions) {}
+
+  /** Runs the machine's effect action `name` for the pod of `context`. */
+  private effect(name: string, context: PodContext, params: unknown): void {
+    switch (name as (typeof podEffects)[number]) {
+      case 'enqueue':
         // kube's QueuedPodInfo.Timestamp: when the pod entered the scheduling queue, which
         // for a pod that failed is the time of its last failure (it never left the queue).
-        enqueue: ({ context }) =>
-          this.enqueue(context.uid, context.attempts > 0 ? context.lastFailureAt : undefined),
-        dequeue: ({ context }) => void this.queue.remove(context.uid),
-        park: ({ context }, params) => this.parked.park(context.uid, opts.now(), params.plugins),
-        unpark: ({ context }) => void this.parked.remove(context.uid),
-      },
-    });
+        this.enqueue(context.uid, context.attempts > 0 ? context.lastFailureAt : undefined);
+        break;
+      case 'dequeue':
+        this.queue.remove(context.uid);
+        break;
+      case 'park': {
+        const plugins = (params as { plugins: readonly string[] }).plugins;
+        this.parked.park(context.uid, this.opts.now(), plugins);
+        break;
+      }
+      case 'unpark':
+        this.parked.remove(context.uid);
+        break;
+    }
   }
 
   /** Number of pods with a live machine. */
@@ -89,26 +100,21 @@ export class PodActors {
   ): { state: string; attempt: number; reason: string | undefined; key: string } | undefined {
     const actor = this.actors.get(uid);
     if (actor === undefined) return undefined;
-    const snap = actor.getSnapshot();
-    return {
-      state: String(snap.value),
-      attempt: snap.context.attempts,
-      reason: snap.context.reason,
-      key: snap.context.key,
-    };
+    const c = actor.context;
+    return { state: actor.state, attempt: c.attempts, reason: c.reason, key: c.key };
   }
 
   /** The machine state of pod `uid`, if it has a machine. */
   stateOf(uid: string): string | undefined {
     const actor = this.actors.get(uid);
-    return actor === undefined ? undefined : String(actor.getSnapshot().value);
+    return actor?.state;
   }
 
   /** How many live machines are in each state (O(machines); for metrics scrapes). */
   stateCounts(): Map<string, number> {
     const counts = new Map<string, number>();
     for (const actor of this.actors.values()) {
-      const state = String(actor.getSnapshot().value);
+      const state = actor.state;
       counts.set(state, (counts.get(state) ?? 0) + 1);
     }
     return counts;
@@ -121,12 +127,18 @@ export class PodActors {
 
   /** Creates and starts the machine of a pod that needs scheduling. */
   spawn(pod: PodInfo): void {
-    const actor = createActor(this.machine, {
-      input: { uid: pod.uid, key: pod.key, backoff: this.opts.backoff },
-      clock: this.clockFor(pod),
-    });
+    const context: PodContext = {
+      uid: pod.uid,
+      key: pod.key,
+      attempts: 0,
+      lastFailureAt: 0,
+      node: undefined,
+      reason: undefined,
+      backoff: this.opts.backoff,
+    };
+    const actor = compiledPodMachine.actor(compiledPodMachine.initial, context, this.hooksFor(pod));
     this.actors.set(pod.uid, actor);
-    actor.start();
+    actor.start({ type: 'xstate.init' } as unknown as PodEvent);
     if (pod.schedulingGates.length > 0) actor.send({ type: 'GATED' });
   }
 
@@ -135,8 +147,7 @@ export class PodActors {
     const actor = this.actors.get(uid);
     if (actor === undefined) return;
     actor.send(event);
-    if (actor.getSnapshot().status !== 'active') {
-      actor.stop();
+    if (actor.done) {
       this.actors.delete(uid);
       this.queue.remove(uid);
       this.parked.remove(uid);
@@ -177,22 +188,20 @@ export class PodActors {
 
   /** Fires pod `uid`'s backoff timer (its TimerFired came through the log). */
   fireBackoff(uid: string): void {
-    const timer = this.backoffTimers.get(uid);
-    if (timer === undefined) return;
-    this.backoffTimers.delete(uid);
-    timer.fire();
+    const actor = this.actors.get(uid);
+    if (actor === undefined || !this.backoffTimers.delete(uid)) return;
+    actor.fireDelay();
   }
 
   /** Every machine, the activeQ, the pool and the armed pod timers, as plain data. */
   snapshot(): PodActorsData {
     const machines: MachineData[] = [];
     for (const actor of this.actors.values()) {
-      const snap = actor.getSnapshot();
-      const c = snap.context;
+      const c = actor.context;
       machines.push({
         uid: c.uid,
         key: c.key,
-        state: String(snap.value),
+        state: actor.state,
         attempts: c.attempts,
         lastFailureAt: c.lastFailureAt,
         node: c.node ?? null,
@@ -210,7 +219,7 @@ export class PodActors {
         at: p.at,
         plugins: [...p.plugins],
       })),
-      backoffTimers: timers(Array.from(this.backoffTimers, ([uid, t]) => [uid, t.deadline])),
+      backoffTimers: timers(this.backoffTimers),
       permitTimers: timers(this.permitDeadlines),
     };
   }
@@ -237,28 +246,24 @@ export class PodActors {
     this.parked.load(data.parked.map((p) => [p.uid, { at: p.at, plugins: p.plugins }] as const));
     for (const t of data.backoffTimers) {
       expect(t.uid, 'backoff', 'backoff timer of');
-      const actor = this.actors.get(t.uid) as PodActor;
-      this.backoffTimers.set(t.uid, {
-        fire: () => actor.send(backoffDoneEvent),
-        deadline: t.deadline,
-      });
+      this.backoffTimers.set(t.uid, t.deadline);
     }
     for (const [uid, actor] of this.actors)
-      if (actor.getSnapshot().value === 'backoff' && !this.backoffTimers.has(uid))
+      if (actor.state === 'backoff' && !this.backoffTimers.has(uid))
         throw new SnapshotError(`pod ${uid} is in backoff without a backoff timer`);
     for (const t of data.permitTimers) {
       if (!this.actors.has(t.uid))
         throw new SnapshotError(`permit timer of ${t.uid}, which has no machine`);
       this.permitDeadlines.set(t.uid, t.deadline);
     }
-    for (const [uid, t] of this.backoffTimers)
-      this.opts.timers.armPod(this.refOf(uid), 'backoff', t.deadline);
+    for (const [uid, deadline] of this.backoffTimers)
+      this.opts.timers.armPod(this.refOf(uid), 'backoff', deadline);
     for (const [uid, deadline] of this.permitDeadlines)
       this.opts.timers.armPod(this.refOf(uid), 'permit', deadline);
   }
 
   private refOf(uid: string): PodRef {
-    const key = this.actors.get(uid)?.getSnapshot().context.key ?? uid;
+    const key = this.actors.get(uid)?.context.key ?? uid;
     return { uid, key };
   }
 
@@ -270,26 +275,18 @@ export class PodActors {
     if (this.actors.has(m.uid)) throw new SnapshotError(`machine ${m.uid} appears twice`);
     if (this.opts.podInfo(m.uid) === undefined)
       throw new SnapshotError(`machine ${m.uid} has no pod in the cluster state`);
-    const snapshot = this.machine.resolveState({
-      value: m.state,
-      context: {
-        uid: m.uid,
-        key: m.key,
-        attempts: m.attempts,
-        lastFailureAt: m.lastFailureAt,
-        node: m.node ?? undefined,
-        reason: m.reason ?? undefined,
-        backoff: this.opts.backoff,
-      },
-    });
-    // A restored actor starts in its state without running entry actions (no re-enqueue, no timer).
-    const actor = createActor(this.machine, {
-      snapshot,
-      input: { uid: m.uid, key: m.key, backoff: this.opts.backoff },
-      clock: this.clockFor(m),
-    });
-    this.actors.set(m.uid, actor);
-    actor.start();
+    const state = compiledPodMachine.stateIndex(m.state) as number;
+    const context: PodContext = {
+      uid: m.uid,
+      key: m.key,
+      attempts: m.attempts,
+      lastFailureAt: m.lastFailureAt,
+      node: m.node ?? undefined,
+      reason: m.reason ?? undefined,
+      backoff: this.opts.backoff,
+    };
+    // A restored machine starts in its state without running entry actions (no re-enqueue, no timer).
+    this.actors.set(m.uid, compiledPodMachine.actor(state, context, this.hooksFor(m)));
   }
 
   private enqueue(uid: string, queuedSince: number | undefined): void {
@@ -304,21 +301,17 @@ export class PodActors {
     });
   }
 
-  /** A per-pod XState clock whose timeouts are log events, so replay fires them in place. */
-  private clockFor(pod: PodRef): Clock {
+  /** Where pod `pod`'s machine's effects go; its backoff delay is a timer on the log clock. */
+  private hooksFor(pod: PodRef): FlatHooks<PodContext, PodEvent> {
     const ref: PodRef = { uid: pod.uid, key: pod.key };
-    let nextId = 0;
-    let current = -1;
     return {
-      setTimeout: (fire: () => void, ms: number) => {
-        current = ++nextId;
+      effect: (name, context, _event, params) => this.effect(name, context, params),
+      armDelay: (ms) => {
         const deadline = this.opts.now() + ms;
-        this.backoffTimers.set(ref.uid, { fire, deadline });
+        this.backoffTimers.set(ref.uid, deadline);
         this.opts.timers.armPod(ref, 'backoff', deadline);
-        return current;
       },
-      clearTimeout: (id: unknown) => {
-        if (id !== current) return;
+      cancelDelay: () => {
         if (this.backoffTimers.delete(ref.uid)) this.opts.timers.disarmPod(ref.uid, 'backoff');
       },
     };
