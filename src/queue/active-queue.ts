@@ -21,10 +21,34 @@ export function comesBefore(a: QueuedPod, b: QueuedPod): boolean {
   return a.order < b.order;
 }
 
-/** A heap with O(log n) push/pop and O(log n) removal by key. */
+/** A queued pod with its current index in the heap array. */
+interface Slot extends QueuedPod {
+  at: number;
+}
+
+const slotOf = (p: QueuedPod, at: number): Slot => ({
+  key: p.key,
+  priority: p.priority,
+  enqueuedAt: p.enqueuedAt,
+  order: p.order,
+  at,
+});
+
+const entryOf = (s: Slot): QueuedPod => ({
+  key: s.key,
+  priority: s.priority,
+  enqueuedAt: s.enqueuedAt,
+  order: s.order,
+});
+
+/**
+ * A heap with O(log n) push/pop and O(log n) removal by key. Each slot keeps its own heap
+ * index, so a sift moves slots without touching the key map (one map write per push or
+ * removal, not one per level).
+ */
 export class ActiveQueue {
-  private readonly heap: QueuedPod[] = [];
-  private readonly position = new Map<string, number>();
+  private readonly heap: Slot[] = [];
+  private readonly slots = new Map<string, Slot>();
 
   /** Number of queued pods. */
   get size(): number {
@@ -33,32 +57,35 @@ export class ActiveQueue {
 
   /** True when `key` is queued. */
   has(key: string): boolean {
-    return this.position.has(key);
+    return this.slots.has(key);
   }
 
-  /** The queued entry of `key`, if queued. */
+  /** The queued entry of `key`, if queued (a copy). */
   get(key: string): QueuedPod | undefined {
-    const at = this.position.get(key);
-    return at === undefined ? undefined : this.heap[at];
+    const slot = this.slots.get(key);
+    return slot === undefined ? undefined : entryOf(slot);
   }
 
   /** Adds a pod, or re-orders it if already queued. */
   push(pod: QueuedPod): void {
-    const at = this.position.get(pod.key);
-    if (at !== undefined) {
-      this.heap[at] = pod;
-      this.siftUp(at);
-      this.siftDown(this.position.get(pod.key) as number);
+    const old = this.slots.get(pod.key);
+    if (old !== undefined) {
+      const slot = slotOf(pod, old.at);
+      this.heap[old.at] = slot;
+      this.slots.set(pod.key, slot);
+      this.siftUp(slot.at);
+      this.siftDown(slot.at);
       return;
     }
-    this.heap.push(pod);
-    this.position.set(pod.key, this.heap.length - 1);
-    this.siftUp(this.heap.length - 1);
+    const slot = slotOf(pod, this.heap.length);
+    this.heap.push(slot);
+    this.slots.set(pod.key, slot);
+    this.siftUp(slot.at);
   }
 
   /** The queued entries in heap order (a copy), for a snapshot; `load` takes them back. */
   entries(): QueuedPod[] {
-    return this.heap.map((p) => ({ ...p }));
+    return this.heap.map(entryOf);
   }
 
   /**
@@ -69,76 +96,77 @@ export class ActiveQueue {
   load(entries: readonly QueuedPod[]): void {
     if (this.heap.length > 0) throw new Error('activeQ: load into a non-empty queue');
     entries.forEach((e, i) => {
-      if (this.position.has(e.key)) throw new Error(`activeQ: ${e.key} is queued twice`);
-      const entry = { key: e.key, priority: e.priority, enqueuedAt: e.enqueuedAt, order: e.order };
+      if (this.slots.has(e.key)) throw new Error(`activeQ: ${e.key} is queued twice`);
+      const slot = slotOf(e, i);
       const parent = this.heap[(i - 1) >> 1];
-      if (i > 0 && parent !== undefined && comesBefore(entry, parent))
+      if (i > 0 && parent !== undefined && comesBefore(slot, parent))
         throw new Error(`activeQ: entry ${i} (${e.key}) breaks the heap order`);
-      this.heap.push(entry);
-      this.position.set(e.key, i);
+      this.heap.push(slot);
+      this.slots.set(e.key, slot);
     });
   }
 
   /** Removes and returns the pod to schedule next. */
   pop(): QueuedPod | undefined {
     const top = this.heap[0];
-    if (top !== undefined) this.removeAt(0);
-    return top;
+    if (top === undefined) return undefined;
+    this.removeAt(0);
+    return entryOf(top);
   }
 
   /** Removes `key` if queued; returns whether it was. */
   remove(key: string): boolean {
-    const at = this.position.get(key);
-    if (at === undefined) return false;
-    this.removeAt(at);
+    const slot = this.slots.get(key);
+    if (slot === undefined) return false;
+    this.removeAt(slot.at);
     return true;
   }
 
   private removeAt(at: number): void {
-    const removed = this.heap[at] as QueuedPod;
-    const last = this.heap.pop() as QueuedPod;
-    this.position.delete(removed.key);
+    const removed = this.heap[at] as Slot;
+    const last = this.heap.pop() as Slot;
+    this.slots.delete(removed.key);
     if (at < this.heap.length) {
       this.heap[at] = last;
-      this.position.set(last.key, at);
+      last.at = at;
       this.siftUp(at);
-      this.siftDown(this.position.get(last.key) as number);
+      this.siftDown(last.at);
     }
   }
 
   private siftUp(start: number): void {
     let i = start;
-    const item = this.heap[i] as QueuedPod;
+    const item = this.heap[i] as Slot;
     while (i > 0) {
       const parent = (i - 1) >> 1;
-      const p = this.heap[parent] as QueuedPod;
+      const p = this.heap[parent] as Slot;
       if (!comesBefore(item, p)) break;
       this.heap[i] = p;
-      this.position.set(p.key, i);
+      p.at = i;
       i = parent;
     }
     this.heap[i] = item;
-    this.position.set(item.key, i);
+    item.at = i;
   }
 
   private siftDown(start: number): void {
     let i = start;
     const n = this.heap.length;
-    const item = this.heap[i] as QueuedPod;
+    const item = this.heap[i] as Slot;
     for (;;) {
       const left = 2 * i + 1;
       if (left >= n) break;
       const right = left + 1;
       let child = left;
-      if (right < n && comesBefore(this.heap[right] as QueuedPod, this.heap[left] as QueuedPod))
+      if (right < n && comesBefore(this.heap[right] as Slot, this.heap[left] as Slot))
         child = right;
-      const c = this.heap[child] as QueuedPod;
+      const c = this.heap[child] as Slot;
       if (!comesBefore(c, item)) break;
       this.heap[i] = c;
-      this.position.set(c.key, i);
+      c.at = i;
       i = child;
     }
     this.heap[i] = item;
-    this.position.set(item.key, i);
+    item.at = i;
   }
 }
