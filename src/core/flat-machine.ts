@@ -52,7 +52,8 @@ interface CompiledState<C, E> {
   on: Map<string, Transition<C, E>[]>;
   after:
     | {
-        eventType: string;
+        /** The event XState raises when the delay ends (one shared object: it has no data). */
+        event: E;
         delay: (args: FlatArgs<C, E>) => number;
         transitions: Transition<C, E>[];
       }
@@ -244,7 +245,7 @@ export class FlatMachine<C, E extends { type: string }> {
       throw new FlatMachineError(`state ${where}: delay "${delayKey}" has no implementation`);
     return {
       // The event XState raises when the delay ends.
-      eventType: `xstate.after.${delayKey}.${id}.${where}`,
+      event: Object.freeze({ type: `xstate.after.${delayKey}.${id}.${where}` }) as unknown as E,
       delay: named ?? (() => fixed),
       transitions: this.transitions(raw, `state ${where} after ${delayKey}`, false),
     };
@@ -291,7 +292,7 @@ export class FlatActor<C, E extends { type: string }> {
     if (this.done) return;
     const after = this.machine.afterOf(this.current);
     if (after === undefined) return;
-    const event = { type: after.eventType } as E;
+    const event = after.event;
     const args = { context: this.ctx, event };
     for (const t of after.transitions)
       if (t.guard === undefined || t.guard(args)) {

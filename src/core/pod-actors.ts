@@ -104,6 +104,11 @@ export class PodActors {
     return { state: actor.state, attempt: c.attempts, reason: c.reason, key: c.key };
   }
 
+  /** Pod `uid`'s attempt number (0 before its first), if it has a machine. */
+  attemptOf(uid: string): number | undefined {
+    return this.actors.get(uid)?.context.attempts;
+  }
+
   /** The machine state of pod `uid`, if it has a machine. */
   stateOf(uid: string): string | undefined {
     const actor = this.actors.get(uid);

@@ -250,7 +250,7 @@ export class Scheduler {
   }
 
   private decideCycle(pod: PodInfo): void {
-    const attempt = this.pods.inspect(pod.uid)?.attempt ?? 0;
+    const attempt = this.pods.attemptOf(pod.uid) ?? 0;
     const ref: AttemptRef = { uid: pod.uid, key: pod.key, attempt };
     const result = scheduleOne(pod, this.cluster, this.ctx);
     if (result.kind === 'Scheduled') {
