@@ -103,7 +103,8 @@ function runXState(steps: Step[]): Trace[] {
       const fire = armed;
       armed = undefined;
       fire?.();
-    } else actor.send(s);
+      // A stopped actor ignores events (XState would also warn on the console for each).
+    } else if (actor.getSnapshot().status === 'active') actor.send(s);
     const snap = actor.getSnapshot();
     traces.push({
       state: String(snap.value),
