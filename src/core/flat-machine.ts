@@ -158,11 +158,6 @@ export class FlatMachine<C, E extends { type: string }> {
     return undefined;
   }
 
-  /** @internal the delayed transition of `state`, if it has one, and its event type. */
-  afterOf(state: number): CompiledState<C, E>['after'] {
-    return (this.states[state] as CompiledState<C, E>).after;
-  }
-
   /** @internal */
   node(state: number): CompiledState<C, E> {
     return this.states[state] as CompiledState<C, E>;
@@ -290,7 +285,7 @@ export class FlatActor<C, E extends { type: string }> {
   /** The armed delay ended: takes the state's delayed transition. */
   fireDelay(): void {
     if (this.done) return;
-    const after = this.machine.afterOf(this.current);
+    const after = this.machine.node(this.current).after;
     if (after === undefined) return;
     const event = after.event;
     const args = { context: this.ctx, event };

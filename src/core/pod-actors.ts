@@ -27,13 +27,6 @@ const compiledPodMachine = new FlatMachine<PodContext, PodEvent>(podMachine, {
   effects: podEffects,
 });
 
-/** The state a restored machine may be in: every non-final state of the pod machine. */
-const restorableStates: ReadonlySet<string> = new Set(
-  Object.entries(podMachine.states)
-    .filter(([, node]) => node.type !== 'final')
-    .map(([name]) => name),
-);
-
 /** What the actors need from the core around them. */
 export interface PodActorsOptions {
   backoff: BackoffConfig;
@@ -132,15 +125,7 @@ export class PodActors {
 
   /** Creates and starts the machine of a pod that needs scheduling. */
   spawn(pod: PodInfo): void {
-    const context: PodContext = {
-      uid: pod.uid,
-      key: pod.key,
-      attempts: 0,
-      lastFailureAt: 0,
-      node: undefined,
-      reason: undefined,
-      backoff: this.opts.backoff,
-    };
+    const context = this.newContext(pod);
     const actor = compiledPodMachine.actor(compiledPodMachine.initial, context, this.hooksFor(pod));
     this.actors.set(pod.uid, actor);
     actor.start({ type: 'xstate.init' } as unknown as PodEvent);
@@ -273,25 +258,30 @@ export class PodActors {
   }
 
   private restoreMachine(m: MachineData): void {
-    if (!restorableStates.has(m.state))
+    const state = compiledPodMachine.stateIndex(m.state);
+    if (state === undefined || compiledPodMachine.isFinal(state))
       throw new SnapshotError(
         `machine ${m.uid} is in ${JSON.stringify(m.state)}, not a live state`,
       );
     if (this.actors.has(m.uid)) throw new SnapshotError(`machine ${m.uid} appears twice`);
     if (this.opts.podInfo(m.uid) === undefined)
       throw new SnapshotError(`machine ${m.uid} has no pod in the cluster state`);
-    const state = compiledPodMachine.stateIndex(m.state) as number;
-    const context: PodContext = {
-      uid: m.uid,
-      key: m.key,
-      attempts: m.attempts,
-      lastFailureAt: m.lastFailureAt,
-      node: m.node ?? undefined,
-      reason: m.reason ?? undefined,
-      backoff: this.opts.backoff,
-    };
+    const context = this.newContext(m, m);
     // A restored machine starts in its state without running entry actions (no re-enqueue, no timer).
     this.actors.set(m.uid, compiledPodMachine.actor(state, context, this.hooksFor(m)));
+  }
+
+  /** A machine context for pod `ref`: fresh, or with the attempts, failure, node and reason `saved`. */
+  private newContext(ref: PodRef, saved?: MachineData): PodContext {
+    return {
+      uid: ref.uid,
+      key: ref.key,
+      attempts: saved?.attempts ?? 0,
+      lastFailureAt: saved?.lastFailureAt ?? 0,
+      node: saved?.node ?? undefined,
+      reason: saved?.reason ?? undefined,
+      backoff: this.opts.backoff,
+    };
   }
 
   private enqueue(uid: string, queuedSince: number | undefined): void {
