@@ -82,7 +82,7 @@ describe('podInfoFromObject', () => {
       metadata: { name: 'a', uid: 'u1' },
       spec: {
         schedulingGates: [{ name: 'example.com/quota' }, {}],
-        initContainers: [{ ports: [{ hostPort: 53, protocol: 'UDP' }] }],
+        initContainers: [{ restartPolicy: 'Always', ports: [{ hostPort: 53, protocol: 'UDP' }] }],
         containers: [
           { ports: [{ containerPort: 80, hostPort: 8080, hostIP: '10.0.0.1' }, { hostPort: 0 }] },
         ],
@@ -104,9 +104,9 @@ describe('podInfoFromObject', () => {
       'berth does not support spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution yet',
     ],
     [
-      'a host port',
+      'a host port (NodePorts checks it)',
       { containers: [{ ports: [{ hostPort: 8080 }] }] },
-      'berth does not support spec.containers[0].ports[0].hostPort yet',
+      undefined,
     ],
     [
       'only preferred pod affinity',

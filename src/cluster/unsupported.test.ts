@@ -89,46 +89,18 @@ describe('unsupportedConstraint', () => {
       undefined,
     ],
     [
-      'A host port is refused, naming container and port index',
-      {
-        containers: [
-          app([{ containerPort: 80 }]),
-          app([{ containerPort: 8080 }, { containerPort: 9090, hostPort: 9090 }]),
-        ],
-      },
-      'berth does not support spec.containers[1].ports[1].hostPort yet',
-    ],
-    [
-      'A host port on an init container is refused',
-      { containers: [app()], initContainers: [app([{ containerPort: 53, hostPort: 53 }])] },
-      'berth does not support spec.initContainers[0].ports[0].hostPort yet',
-    ],
-    [
-      'A zero host port is no host port',
-      { containers: [app([{ containerPort: 80, hostPort: 0 }])] },
+      'A host port is checked by NodePorts, not refused',
+      { containers: [app([{ containerPort: 9090, hostPort: 9090 }])], hostNetwork: true },
       undefined,
     ],
     [
-      'With hostNetwork every container port is a host port',
-      { hostNetwork: true, containers: [app([{ containerPort: 8080 }])] },
-      'berth does not support spec.containers[0].ports[0].containerPort with spec.hostNetwork yet',
-    ],
-    [
-      'Affinity is named before spread, spread before host ports',
+      'Affinity is named before spread',
       {
         topologySpreadConstraints: [{ maxSkew: 1, topologyKey: 'zone' }],
         containers: [app([{ hostPort: 1 }])],
         affinity: { podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [term] } },
       },
       'berth does not support spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution yet',
-    ],
-    [
-      'Spread is named before host ports',
-      {
-        topologySpreadConstraints: [{ maxSkew: 1, topologyKey: 'zone' }],
-        containers: [app([{ hostPort: 1 }])],
-      },
-      'berth does not support spec.topologySpreadConstraints[0] with whenUnsatisfiable DoNotSchedule yet',
     ],
     [
       'A malformed spread list is refused rather than ignored',

@@ -37,43 +37,14 @@ function filteringSpread(spec: Record<string, unknown>): string | undefined {
   return undefined;
 }
 
-function positive(v: unknown): v is number {
-  return typeof v === 'number' && v > 0;
-}
-
-/**
- * A port that takes a host port: `hostPort > 0`, or, with `spec.hostNetwork`, any
- * `containerPort` (the API server then defaults hostPort to it).
- */
-function hostPort(spec: Record<string, unknown>): string | undefined {
-  for (const list of ['containers', 'initContainers']) {
-    const containers = spec[list];
-    if (!Array.isArray(containers)) continue;
-    for (let i = 0; i < containers.length; i++) {
-      const c: unknown = containers[i];
-      if (!isRecord(c) || !Array.isArray(c.ports)) continue;
-      for (let j = 0; j < c.ports.length; j++) {
-        const p: unknown = c.ports[j];
-        if (!isRecord(p)) continue;
-        const at = `spec.${list}[${i}].ports[${j}]`;
-        if (positive(p.hostPort)) return `${at}.hostPort`;
-        if (spec.hostNetwork === true && positive(p.containerPort))
-          return `${at}.containerPort with spec.hostNetwork`;
-      }
-    }
-  }
-  return undefined;
-}
-
 /**
  * The reason a pod must wait because it asks for something no berth plugin checks yet, or
  * undefined. Checks, in order, and names the first field found: required pod affinity,
- * required pod anti-affinity, a DoNotSchedule topology spread constraint, a host port
- * (containers, then init containers). Preferred affinity and ScheduleAnyway spread only
+ * required pod anti-affinity, a DoNotSchedule topology spread constraint. Preferred affinity and ScheduleAnyway spread only
  * affect scoring and pass. Never throws; a non-object spec has nothing to refuse.
  */
 export function unsupportedConstraint(spec: unknown): string | undefined {
   if (!isRecord(spec)) return undefined;
-  const field = requiredPodAffinity(spec) ?? filteringSpread(spec) ?? hostPort(spec);
+  const field = requiredPodAffinity(spec) ?? filteringSpread(spec);
   return field === undefined ? undefined : unsupportedReason(field);
 }

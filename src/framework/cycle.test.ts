@@ -43,6 +43,7 @@ function snapshotOf(list: NodeInfo[]): ClusterSnapshot {
     nodeIndex: new Map(list.map((n, i) => [n.name, i])),
     topology,
     nominated: new Map(),
+    imageStates: new Map(),
   };
 }
 
@@ -374,6 +375,46 @@ describe('scheduleOne: PreFilter results', () => {
     expect(r.kind).toBe('Unschedulable');
     if (r.kind === 'Unschedulable') expect(r.diagnosis.unresolvableNodes).toBe(3);
     expect(seen).toEqual([]);
+  });
+
+  it('counts the nodes a narrowing left out, unresolvably, when no narrowed node fits', () => {
+    const profile = withPreFilters([], narrowTo(['n1', 'n4']));
+    profile.filter = [{ name: 'NoneFit', filter: () => status('Unschedulable', 'NoneFit', 'no') }];
+    const r = scheduleOne(makePod(), snapshotOf(nodes(6)), ctx(profile));
+    expect(r.kind).toBe('Unschedulable');
+    if (r.kind !== 'Unschedulable') return;
+    expect(r.message).toBe(
+      "0/6 nodes are available: 2 no, 4 node(s) didn't satisfy plugin(s) [Narrow].",
+    );
+    expect(r.diagnosis.unresolvableNodes).toBe(4);
+    expect([...r.diagnosis.unschedulablePlugins].sort()).toEqual(['Narrow', 'NoneFit']);
+  });
+
+  it('names the narrowing plugins when their intersection is empty', () => {
+    const other: PreFilterPlugin = { ...narrowTo(['n2']), name: 'Another' };
+    const r = scheduleOne(
+      makePod(),
+      snapshotOf(nodes(3)),
+      ctx(withPreFilters([], narrowTo(['n1']), other)),
+    );
+    expect(r).toMatchObject({
+      kind: 'Unschedulable',
+      message:
+        "0/3 nodes are available: node(s) didn't satisfy plugin(s) [Another Narrow] simultaneously.",
+    });
+    const one = scheduleOne(makePod(), snapshotOf(nodes(3)), ctx(withPreFilters([], narrowTo([]))));
+    expect(one).toMatchObject({
+      message: "0/3 nodes are available: node(s) didn't satisfy plugin Narrow.",
+    });
+  });
+
+  it('advances the cursor over all nodes after a narrowed walk, as kube does', () => {
+    const seen: string[] = [];
+    const c = ctx(withPreFilters(seen, narrowTo(['n0', 'n1', 'n2'])), 4);
+    scheduleOne(makePod(), snapshotOf(nodes(6)), c);
+    // The walk starts at 4 mod 3 = n1 and processes all 3 narrowed nodes: (4 + 3) mod 6.
+    expect(seen).toEqual(['n1', 'n2', 'n0']);
+    expect(c.cursor.next).toBe(1);
   });
 
   it('passes per-cycle state from PreFilter to Filter', () => {

@@ -1,6 +1,7 @@
 // One scheduling cycle for one pod: PreFilter → Filter (sampled, rotating) → Score → select.
 import type { ClusterSnapshot, NodeInfo, PodInfo } from '../cluster/types.ts';
 import {
+  compareGoStrings,
   type Diagnosis,
   diagnoseFailedNodes,
   ErrNoNodesAvailable,
@@ -72,10 +73,19 @@ export function runFilterPlugins(
   return success;
 }
 
+/** What the PreFilters said: a status, and the nodes they narrowed to (with who narrowed). */
+type PreFilterOutcome = PreFilterResult & {
+  /** The PreFilters that narrowed the nodes, sorted (kube's pluginsWithNodes). */
+  readonly narrowedBy?: readonly string[];
+};
+
 /**
  * kube's RunPreFilterPlugins: an UnschedulableAndUnresolvable (or Error) status stops at
- * once; an Unschedulable one is remembered while the others still run. Returns the
- * rejecting status or `success`.
+ * once; an Unschedulable one is remembered while the others still run. Node sets of
+ * narrowing PreFilters are intersected; an empty intersection rejects the pod
+ * (UnschedulableAndUnresolvable, "node(s) didn't satisfy plugin X", or "plugin(s) [X Y]
+ * simultaneously" for several). Returns the rejecting status or `success` with the
+ * narrowing, if any.
  */
 function runPreFilterPlugins(
   profile: Profile,
@@ -83,16 +93,24 @@ function runPreFilterPlugins(
   state: CycleState,
   snapshot: ClusterSnapshot,
   running: Running,
-): PreFilterResult {
+): PreFilterOutcome {
   let rejected: Status | undefined;
   let nodeNames: ReadonlySet<string> | undefined;
+  let narrowedBy: string[] | undefined;
   for (const pl of profile.preFilter) {
     running.plugin = pl.name;
     running.filters = undefined;
     const s = pl.preFilter(pod, state, snapshot);
     if (s.code === 'Success') {
-      if (s.nodeNames !== undefined) nodeNames = intersect(nodeNames, s.nodeNames);
-      continue;
+      if (s.nodeNames === undefined) continue;
+      nodeNames = intersect(nodeNames, s.nodeNames);
+      narrowedBy = [...(narrowedBy ?? []), pl.name].sort(compareGoStrings);
+      if (nodeNames.size > 0) continue;
+      const reason =
+        narrowedBy.length === 1
+          ? `node(s) didn't satisfy plugin ${narrowedBy[0]}`
+          : `node(s) didn't satisfy plugin(s) [${narrowedBy.join(' ')}] simultaneously`;
+      return { code: 'UnschedulableAndUnresolvable', reasons: [reason], narrowedBy };
     }
     if (s.code === 'Unschedulable') {
       rejected ??= withPlugin(s, pl.name);
@@ -101,7 +119,7 @@ function runPreFilterPlugins(
     return withPlugin(s, pl.name);
   }
   if (rejected !== undefined) return rejected;
-  return nodeNames === undefined ? success : { ...success, nodeNames };
+  return nodeNames === undefined ? success : { ...success, nodeNames, narrowedBy };
 }
 
 function intersect(
@@ -125,6 +143,17 @@ function narrowedNodes(snapshot: ClusterSnapshot, names: ReadonlySet<string>): N
   return picked.sort((x, y) => x.at - y.at).map((p) => p.node);
 }
 
+/** Counts the nodes a PreFilter narrowing left out, as kube's absent-nodes status does. */
+function addLeftOutNodes(
+  d: Diagnosis,
+  leftOut: { count: number; reason: string; plugins: readonly string[] },
+): void {
+  for (const p of leftOut.plugins) d.unschedulablePlugins.add(p);
+  if (leftOut.count === 0) return;
+  d.reasons.set(leftOut.reason, (d.reasons.get(leftOut.reason) ?? 0) + leftOut.count);
+  d.unresolvableNodes += leftOut.count;
+}
+
 function unschedulable(numAllNodes: number, diagnosis: Diagnosis): CycleResult {
   return { kind: 'Unschedulable', message: fitErrorMessage(numAllNodes, diagnosis), diagnosis };
 }
@@ -146,7 +175,10 @@ function unschedulable(numAllNodes: number, diagnosis: Diagnosis): CycleResult {
  *    sampling with `ctx.rng`.
  *
  * Filters and scores whose PreFilter/PreScore `Skip` holds for this pod are left out. A
- * PreFilter may narrow the nodes (kube's PreFilterResult); the walk then covers only those.
+ * PreFilter may narrow the nodes (kube's PreFilterResult); the walk then covers only those
+ * (starting at `cursor.next` modulo their number), the nodes left out each count as
+ * "node(s) didn't satisfy plugin(s) [..]" (unresolvable), and the cursor still advances
+ * modulo N. An empty narrowing rejects the pod as a PreFilter would.
  * A plugin that throws or returns Error ends the cycle with `Error` naming the plugin.
  *
  * Before the walk, the profile's `proveInfeasible` (if any) may prove that no node fits
@@ -187,15 +219,24 @@ function runCycle(
   if (pre.code !== 'Success') {
     const diagnosis = newDiagnosis();
     recordPreFilterStatus(diagnosis, numAllNodes, pre);
+    for (const p of pre.narrowedBy ?? []) diagnosis.unschedulablePlugins.add(p);
     return unschedulable(numAllNodes, diagnosis);
   }
   const order =
     pre.nodeNames === undefined ? snapshot.nodeOrder : narrowedNodes(snapshot, pre.nodeNames);
   const numNodes = order.length;
+  // kube gives the nodes a narrowing left out one UnschedulableAndUnresolvable status.
+  const leftOut =
+    pre.narrowedBy === undefined
+      ? undefined
+      : {
+          count: numAllNodes - numNodes,
+          reason: `node(s) didn't satisfy plugin(s) [${pre.narrowedBy.join(' ')}]`,
+          plugins: pre.narrowedBy,
+        };
   if (numNodes === 0) {
-    // kube: every node is rejected by the narrowing PreFilter(s), unresolvably.
     const diagnosis = newDiagnosis();
-    diagnosis.unresolvableNodes = numAllNodes;
+    if (leftOut !== undefined) addLeftOutNodes(diagnosis, leftOut);
     return unschedulable(numAllNodes, diagnosis);
   }
 
@@ -206,8 +247,8 @@ function runCycle(
   const feasible: NodeInfo[] = [];
   const failedNodes: string[] = [];
   const failedStatuses: Status[] = [];
-  const next = ctx.cursor.next;
-  const start = Number.isInteger(next) && next > 0 ? next % numNodes : 0;
+  const next = Number.isInteger(ctx.cursor.next) && ctx.cursor.next > 0 ? ctx.cursor.next : 0;
+  const start = next % numNodes;
   if (pre.nodeNames === undefined && profile.proveInfeasible !== undefined) {
     // A pod that fits nowhere would walk every node; the proof counts them instead. The
     // walk would have processed every node, leaving the cursor where it started.
@@ -235,10 +276,14 @@ function runCycle(
     }
   }
   const processed = feasible.length + failedNodes.length;
-  ctx.cursor.next = (start + processed) % numNodes;
+  // kube advances its start index over all nodes, narrowed walk or not.
+  ctx.cursor.next =
+    leftOut === undefined ? (start + processed) % numNodes : (next + processed) % numAllNodes;
 
   if (feasible.length === 0) {
-    return unschedulable(numAllNodes, diagnoseFailedNodes(failedNodes, failedStatuses));
+    const diagnosis = diagnoseFailedNodes(failedNodes, failedStatuses);
+    if (leftOut !== undefined) addLeftOutNodes(diagnosis, leftOut);
+    return unschedulable(numAllNodes, diagnosis);
   }
   if (feasible.length === 1) {
     const only = feasible[0] as NodeInfo;
@@ -246,7 +291,7 @@ function runCycle(
   }
   const scorers = profile.score.filter((w) => w.plugin.preScoreSkip?.(pod) !== true);
   running.filters = undefined;
-  const totals = prioritizeNodes(pod, feasible, scorers, state, running);
+  const totals = prioritizeNodes(pod, feasible, scorers, state, snapshot, running);
   const chosen = feasible[selectHost(totals, ctx.rng)] as NodeInfo;
   return { kind: 'Scheduled', node: chosen.name, evaluated: processed, feasible: feasible.length };
 }

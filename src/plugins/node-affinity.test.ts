@@ -3,7 +3,13 @@ import { describe, expect, it } from 'vitest';
 import { makeNode, makePod } from '../../test/support/builders.ts';
 import type { NodeSelectorTerm, PreferredSchedulingTerm } from '../cluster/objects.ts';
 import { success } from '../framework/types.ts';
-import { ErrReasonPod, name, nodeAffinity } from './node-affinity.ts';
+import {
+  ErrReasonConflict,
+  ErrReasonPod,
+  name,
+  nodeAffinity,
+  requiredNodeNames,
+} from './node-affinity.ts';
 import { parseInt64 } from './node-selector.ts';
 
 const rejected = { code: 'UnschedulableAndUnresolvable', reasons: [ErrReasonPod], plugin: name };
@@ -366,6 +372,57 @@ describe('NodeAffinity filter', () => {
       else expect(got).toEqual(rejected);
     });
   }
+});
+
+describe('NodeAffinity PreFilter narrowing (kube TestNodeAffinityPreFilter cases)', () => {
+  const byName = (op: string, ...values: string[]): NodeSelectorTerm => ({
+    matchFields: [{ key: 'metadata.name', operator: op, values }],
+  });
+  const pre = (terms: NodeSelectorTerm[] | undefined) =>
+    nodeAffinity.preFilter(makePod({ requiredNodeAffinity: terms }));
+
+  it('leaves every node when there is no required affinity, or a term pins no name', () => {
+    expect(pre(undefined)).toBe(success);
+    expect(pre([])).toBe(success);
+    expect(pre([expr('zone', 'In', ['a'])])).toBe(success);
+    expect(pre([byName('In', 'n1'), expr('zone', 'In', ['a'])])).toBe(success);
+    expect(pre([byName('NotIn', 'n1')])).toBe(success);
+  });
+
+  it('narrows to the union over terms of the names each term pins', () => {
+    expect([...(requiredNodeNames([byName('In', 'n1', 'n2'), byName('In', 'n3')]) ?? [])]).toEqual([
+      'n1',
+      'n2',
+      'n3',
+    ]);
+    const r = pre([byName('In', 'n1', 'n2'), byName('In', 'n2')]);
+    expect(r.code).toBe('Success');
+    expect([...(r.nodeNames ?? [])].sort()).toEqual(['n1', 'n2']);
+  });
+
+  it('intersects the name requirements within one term', () => {
+    const term: NodeSelectorTerm = {
+      matchFields: [
+        { key: 'metadata.name', operator: 'In', values: ['n1', 'n2'] },
+        { key: 'metadata.name', operator: 'In', values: ['n2', 'n3'] },
+      ],
+    };
+    expect([...(pre([term]).nodeNames ?? [])]).toEqual(['n2']);
+  });
+
+  it('rejects conflicting name terms, unresolvably, with kube\u2019s reason', () => {
+    const term: NodeSelectorTerm = {
+      matchFields: [
+        { key: 'metadata.name', operator: 'In', values: ['n1'] },
+        { key: 'metadata.name', operator: 'In', values: ['n2'] },
+      ],
+    };
+    expect(pre([term])).toEqual({
+      code: 'UnschedulableAndUnresolvable',
+      reasons: [ErrReasonConflict],
+      plugin: name,
+    });
+  });
 });
 
 describe('parseInt64', () => {

@@ -1,10 +1,12 @@
 // NodeAffinity: filter on nodeSelector plus required node affinity; score on preferred terms.
 
-import type { PreferredSchedulingTerm } from '../cluster/objects.ts';
+import type { NodeSelectorTerm, PreferredSchedulingTerm } from '../cluster/objects.ts';
 import type { NodeInfo, PodInfo } from '../cluster/types.ts';
 import { nodeLabelsChanged } from '../framework/hints.ts';
 import {
   type FilterPlugin,
+  type PreFilterPlugin,
+  type PreFilterResult,
   type ScorePlugin,
   type Status,
   status,
@@ -25,7 +27,46 @@ export const name = 'NodeAffinity';
 /** kube's ErrReasonPod. */
 export const ErrReasonPod = "node(s) didn't match Pod's node affinity/selector";
 
+/** kube's errReasonConflict: every required term pins node names, and no name is left. */
+export const ErrReasonConflict = 'pod affinity terms conflict';
+
 const rejected: Status = Object.freeze(status('UnschedulableAndUnresolvable', name, ErrReasonPod));
+const conflict: Status = Object.freeze(
+  status('UnschedulableAndUnresolvable', name, ErrReasonConflict),
+);
+
+/** The field selector key that names a node (kube's metav1.ObjectNameField). */
+const nodeNameField = 'metadata.name';
+
+/**
+ * The node names a required term pins with `matchFields` `metadata.name In`, intersected
+ * over its requirements; undefined when the term pins none (it may match any node).
+ */
+function pinnedNames(term: NodeSelectorTerm): Set<string> | undefined {
+  let names: Set<string> | undefined;
+  for (const r of term.matchFields ?? []) {
+    if (r.key !== nodeNameField || r.operator !== 'In') continue;
+    const values = new Set(r.values ?? []);
+    names = names === undefined ? values : new Set([...names].filter((n) => values.has(n)));
+  }
+  return names;
+}
+
+/**
+ * kube's NodeAffinity PreFilter narrowing: when every required term pins node names, only
+ * the union of those names can pass (a DaemonSet pod names its one node); when that union
+ * is empty the terms conflict and no node can. Undefined when some term pins no name.
+ */
+export function requiredNodeNames(terms: readonly NodeSelectorTerm[]): Set<string> | undefined {
+  if (terms.length === 0) return undefined;
+  const union = new Set<string>();
+  for (const term of terms) {
+    const names = pinnedNames(term);
+    if (names === undefined) return undefined;
+    for (const n of names) union.add(n);
+  }
+  return union;
+}
 
 /**
  * True when `node` satisfies the pod's `nodeSelector` (every label present and equal) and,
@@ -55,16 +96,22 @@ export function preferredAffinityScore(pod: PodInfo, node: NodeInfo): number {
 }
 
 /**
+ * PreFilter: narrows the nodes to the names every required term pins (`requiredNodeNames`),
+ * or rejects with "pod affinity terms conflict" when no name is left; the nodes left out
+ * then count as "node(s) didn't satisfy plugin(s) [NodeAffinity]", as in kube.
  * Filter: UnschedulableAndUnresolvable "node(s) didn't match Pod's node affinity/selector".
  * Score: the matching preferred weights, normalised to 0–100 (highest sum gets 100).
- *
- * Not mirrored: kube's PreFilter narrows the node list when every required term pins
- * `metadata.name` (DaemonSet pods); berth filters every node instead, so the other
- * nodes report this plugin's reason rather than "didn't satisfy plugin(s) [NodeAffinity]".
  */
 export const nodeAffinity = {
   name,
   queueingHint: nodeLabelsChanged,
+  preFilter(pod: PodInfo): PreFilterResult {
+    const terms = pod.requiredNodeAffinity;
+    if (terms === undefined) return success;
+    const names = requiredNodeNames(terms);
+    if (names === undefined) return success;
+    return names.size === 0 ? conflict : { ...success, nodeNames: names };
+  },
   /** kube's PreFilter Skip: no nodeSelector and no required affinity pass every node. */
   preFilterSkip(pod: PodInfo): boolean {
     return pod.requiredNodeAffinity === undefined && isEmptyRecord(pod.nodeSelector);
@@ -82,7 +129,7 @@ export const nodeAffinity = {
   normalize(_pod: PodInfo, scores: number[]): void {
     defaultNormalizeScore(scores, false);
   },
-} satisfies FilterPlugin & ScorePlugin;
+} satisfies PreFilterPlugin & FilterPlugin & ScorePlugin;
 
 /** Returns the NodeAffinity plugin (kube's `addedAffinity` argument is not supported). */
 export function newNodeAffinity(): typeof nodeAffinity {

@@ -16,6 +16,7 @@ describe('registry', () => {
     expect([...registry.keys()].sort()).toEqual([
       'NodeAffinity',
       'NodeName',
+      'NodePorts',
       'NodeResourcesBalancedAllocation',
       'NodeResourcesFit',
       'NodeUnschedulable',
@@ -33,12 +34,17 @@ describe('registry', () => {
 describe('defaultProfile', () => {
   it('has kube\u2019s default order and weights', () => {
     const p = defaultProfile();
-    expect(p.preFilter.map((x) => x.name)).toEqual(['PodValidity', 'UnsupportedConstraints']);
+    expect(p.preFilter.map((x) => x.name)).toEqual([
+      'PodValidity',
+      'UnsupportedConstraints',
+      'NodeAffinity',
+    ]);
     expect(p.filter.map((x) => x.name)).toEqual([
       'NodeUnschedulable',
       'NodeName',
       'TaintToleration',
       'NodeAffinity',
+      'NodePorts',
       'NodeResourcesFit',
     ]);
     expect(p.score.map((s) => [s.plugin.name, s.weight])).toEqual([
@@ -94,6 +100,7 @@ describe('profileFromConfig', () => {
     expect([...p.queueingHints.keys()].sort()).toEqual([
       'NodeAffinity',
       'NodeName',
+      'NodePorts',
       'NodeResourcesFit',
       'NodeUnschedulable',
       'PodValidity',
@@ -118,7 +125,7 @@ describe('profileFromConfig', () => {
   it('defaults a missing weight to 1 and missing lists to the default profile', () => {
     const p = profileFromConfig({ scores: [{ name: 'NodeAffinity' }] });
     expect(p.score.map((s) => s.weight)).toEqual([1]);
-    expect(p.filter).toHaveLength(5);
+    expect(p.filter).toHaveLength(6);
   });
 
   it('passes plugin arguments to the factory', () => {
@@ -140,8 +147,9 @@ describe('profileFromConfig', () => {
   }[] = [
     {
       name: 'an unknown plugin, listing the known ones',
-      config: { filters: ['NodePorts'] },
-      message: /unknown plugin "NodePorts" in filters; known plugins: NodeAffinity, NodeName/,
+      config: { filters: ['InterPodAffinity'] },
+      message:
+        /unknown plugin "InterPodAffinity" in filters; known plugins: NodeAffinity, NodeName/,
     },
     {
       name: 'a score-only plugin listed as a filter',

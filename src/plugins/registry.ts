@@ -10,6 +10,7 @@ import type {
 import { proveInfeasibleFromCapacity } from './capacity-proof.ts';
 import * as nodeAffinity from './node-affinity.ts';
 import * as nodeName from './node-name.ts';
+import * as nodePorts from './node-ports.ts';
 import * as nodeResourcesBalancedAllocation from './node-resources-balanced-allocation.ts';
 import * as nodeResourcesFit from './node-resources-fit.ts';
 import * as nodeUnschedulable from './node-unschedulable.ts';
@@ -33,6 +34,7 @@ export const registry: ReadonlyMap<string, PluginFactory> = new Map<string, Plug
   [nodeName.name, nodeName.newNodeName],
   [taintToleration.name, taintToleration.newTaintToleration],
   [nodeAffinity.name, nodeAffinity.newNodeAffinity],
+  [nodePorts.name, nodePorts.newNodePorts],
   [nodeResourcesFit.name, nodeResourcesFit.newNodeResourcesFit],
   [
     nodeResourcesBalancedAllocation.name,
@@ -49,7 +51,8 @@ export interface ScoreConfig {
 
 /**
  * A profile as configured: plugin names per extension point, in run order, plus
- * per-plugin arguments. An omitted list takes the default profile's list; PodValidity and
+ * per-plugin arguments. An omitted list takes the default profile's list (for PreFilters,
+ * the default ones whose plugin is among the filters); PodValidity and
  * UnsupportedConstraints always run first among the PreFilters whatever the configuration
  * says.
  */
@@ -61,12 +64,16 @@ export interface ProfileConfig {
   pluginArgs?: Record<string, unknown>;
 }
 
+/** kube's default PreFilters that berth implements (after the two berth always runs first). */
+export const defaultPreFilters: readonly string[] = Object.freeze([nodeAffinity.name]);
+
 /** kube's default filters that berth implements, in kube's order. */
 export const defaultFilters: readonly string[] = Object.freeze([
   nodeUnschedulable.name,
   nodeName.name,
   taintToleration.name,
   nodeAffinity.name,
+  nodePorts.name,
   nodeResourcesFit.name,
 ]);
 
@@ -122,11 +129,11 @@ export function profileFromConfig(config: ProfileConfig = {}): Profile {
   };
 
   const alwaysFirst = [podValidity.name, unsupportedConstraints.name];
-  const preFilterNames = [
-    ...alwaysFirst,
-    ...(config.preFilters ?? []).filter((n) => !alwaysFirst.includes(n)),
-  ];
   const filterNames = config.filters ?? defaultFilters;
+  // Without a PreFilter list, a default PreFilter runs when its plugin filters.
+  const preFilterList =
+    config.preFilters ?? defaultPreFilters.filter((n) => filterNames.includes(n));
+  const preFilterNames = [...alwaysFirst, ...preFilterList.filter((n) => !alwaysFirst.includes(n))];
   const scoreConfigs = config.scores ?? defaultScores;
   checkUnique(preFilterNames, 'preFilters');
   checkUnique(filterNames, 'filters');
@@ -162,9 +169,10 @@ export function profileFromConfig(config: ProfileConfig = {}): Profile {
 }
 
 /**
- * kube's default profile restricted to the plugins berth has: PreFilters PodValidity and
- * UnsupportedConstraints;
- * Filters NodeUnschedulable, NodeName, TaintToleration, NodeAffinity, NodeResourcesFit;
+ * kube's default profile restricted to the plugins berth has: PreFilters PodValidity,
+ * UnsupportedConstraints and NodeAffinity;
+ * Filters NodeUnschedulable, NodeName, TaintToleration, NodeAffinity, NodePorts,
+ * NodeResourcesFit;
  * Scores TaintToleration ×3, NodeAffinity ×2, NodeResourcesFit (LeastAllocated) ×1,
  * NodeResourcesBalancedAllocation ×1.
  */

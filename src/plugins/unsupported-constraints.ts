@@ -8,7 +8,7 @@ export const name = 'UnsupportedConstraints';
 
 /**
  * Rejects a pod that carries a constraint no berth plugin checks yet (required pod
- * affinity or anti-affinity, DoNotSchedule topology spread, host ports), naming the field,
+ * affinity or anti-affinity, DoNotSchedule topology spread), naming the field,
  * instead of placing it as if it had not asked. UnschedulableAndUnresolvable: only an
  * update of the pod (or a newer berth) changes the answer.
  */

@@ -47,13 +47,25 @@ describe('berth simulate on pods with fields the core must not drop', () => {
     expect(out.pending['plr/pod-level']).toBe('0/2 nodes are available: 2 Insufficient cpu.');
   });
 
+  it('gives each of two nodes one of three pods that want host port 8080 (NodePorts)', () => {
+    const placed = Object.keys(out.placements).filter((k) => k.startsWith('ports/'));
+    expect(placed).toHaveLength(2);
+    expect(new Set(placed.map((k) => out.placements[k])).size).toBe(2);
+    const waiting = Object.entries(out.pending).filter(([k]) => k.startsWith('ports/'));
+    expect(waiting).toEqual([
+      [
+        expect.any(String),
+        "0/2 nodes are available: 2 node(s) didn't have free ports for the requested pod ports.",
+      ],
+    ]);
+  });
+
   it.each([
     [
       'unsupported/anti-affinity',
       'spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution',
     ],
     ['unsupported/spread', 'spec.topologySpreadConstraints[0]'],
-    ['unsupported/host-port', 'spec.containers[0].ports[0].hostPort'],
   ])('refuses %s naming %s', (pod, field) => {
     expect(out.placements[pod]).toBeUndefined();
     expect(out.pending[pod]).toContain(field);

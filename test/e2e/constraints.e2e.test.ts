@@ -98,10 +98,31 @@ function workload(namespace: string, schedulerName: string) {
     ...opts,
     nodeSelector: { accelerator: 'gpu' },
   });
-  return { pinned, free, intolerant, pods: [...pinned.map(([p]) => p), ...free, intolerant] };
+  /** Pinned by name (kube's PreFilter narrows to it) to a node too small for it. */
+  const pinnedTooBig = pod('pinned-too-big', namespace, {
+    ...opts,
+    cpu: '6',
+    affinity: {
+      nodeAffinity: {
+        requiredDuringSchedulingIgnoredDuringExecution: {
+          nodeSelectorTerms: [
+            { matchFields: [{ key: 'metadata.name', operator: 'In', values: ['n-c'] }] },
+          ],
+        },
+      },
+    },
+  });
+  return {
+    pinned,
+    free,
+    intolerant,
+    pods: [...pinned.map(([p]) => p), ...free, intolerant, pinnedTooBig],
+  };
 }
 
 const nameOf = (m: Manifest) => (m.metadata as { name: string }).name;
+/** The pods that fit nowhere (and are marked Unschedulable). */
+const unschedulable = ['gpu-intolerant', 'pinned-too-big'];
 const { pinned, free } = workload(ns, 'berth');
 
 const all = [...nodes, ...workload(ns, 'berth').pods];
@@ -124,16 +145,16 @@ describe('selectors, affinity and taints on real nodes', () => {
     await berth?.stop('SIGKILL');
   });
 
-  /** Waits until every pod of `namespace` is bound except gpu-intolerant, marked Unschedulable. */
+  /** Waits until every pod of `namespace` is bound except the unschedulable ones, so marked. */
   async function settled(namespace = ns): Promise<PodJson[]> {
     const k = cluster().kubectl;
     const seen = await waitFor(
-      `${namespace}: all bound but gpu-intolerant (Unschedulable)`,
+      `${namespace}: all bound but ${unschedulable.join(', ')} (Unschedulable)`,
       async () => {
         berth.checkAlive();
         const ps = await k.pods(namespace);
         const waiting = ps.filter((p) =>
-          p.metadata.name === 'gpu-intolerant'
+          unschedulable.includes(p.metadata.name)
             ? podScheduledCondition(p)?.status !== 'False'
             : p.spec.nodeName === undefined,
         );
@@ -187,8 +208,10 @@ describe('selectors, affinity and taints on real nodes', () => {
       const onNode = live.find((q) => q.metadata.name === name)?.spec.nodeName;
       expect(summary.placements[`${ns}/${name}`], name).toBe(onNode);
     }
-    const cond = podScheduledCondition(live.find((q) => q.metadata.name === 'gpu-intolerant'));
-    expect(summary.pending[`${ns}/gpu-intolerant`]).toBe(cond?.message);
+    for (const name of unschedulable) {
+      const cond = podScheduledCondition(live.find((q) => q.metadata.name === name));
+      expect(summary.pending[`${ns}/${name}`], name).toBe(cond?.message);
+    }
   });
 
   it('puts no node over capacity', async () => {
@@ -216,17 +239,21 @@ describe('selectors, affinity and taints on real nodes', () => {
         const kubeNode = theirs.find((q) => q.metadata.name === name)?.spec.nodeName;
         expect(ours.find((q) => q.metadata.name === name)?.spec.nodeName, name).toBe(kubeNode);
       }
-      const berthMessage = podScheduledCondition(
-        ours.find((q) => q.metadata.name === 'gpu-intolerant'),
-      )?.message;
-      const kubeMessage = podScheduledCondition(
-        theirs.find((q) => q.metadata.name === 'gpu-intolerant'),
-      )?.message;
-      process.stderr.write(`[e2e] berth: ${berthMessage}\n[e2e] kube-scheduler: ${kubeMessage}\n`);
-      // kube-scheduler appends what its PostFilter plugins (DRA, preemption) said after the
-      // filters' sentence; berth has no PostFilter yet, so compare the filters' sentence.
-      const filtersSentence = kubeMessage?.replace(/\. .*$/, '.');
-      expect(berthMessage).toBe(filtersSentence);
+      for (const name of unschedulable) {
+        const berthMessage = podScheduledCondition(
+          ours.find((q) => q.metadata.name === name),
+        )?.message;
+        const kubeMessage = podScheduledCondition(
+          theirs.find((q) => q.metadata.name === name),
+        )?.message;
+        process.stderr.write(
+          `[e2e] ${name}: berth: ${berthMessage}\n[e2e] ${name}: kube-scheduler: ${kubeMessage}\n`,
+        );
+        // kube-scheduler appends what its PostFilter plugins (DRA, preemption) said after the
+        // filters' sentence; berth has no PostFilter yet, so compare the filters' sentence.
+        const filtersSentence = kubeMessage?.replace(/\. .*$/, '.');
+        expect(berthMessage, name).toBe(filtersSentence);
+      }
     } finally {
       await scheduler.stop();
     }
