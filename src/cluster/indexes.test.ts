@@ -1,8 +1,9 @@
-// Given/when/then tests of the snapshot's indexes (topology, nominated pods) kept by the reducer.
+// Given/when/then tests of the snapshot's indexes (topology, images, nominated pods) kept by the reducer.
 import { describe, expect, it } from 'vitest';
 import { nodeObject, type PodOptions, podObject } from '../../test/support/objects.ts';
 import type { BerthEvent } from '../events/types.ts';
 import { checkClusterInvariants } from './invariants.ts';
+import type { ContainerImage } from './objects.ts';
 import { evolve, initialState } from './reducer.ts';
 import type { ClusterState } from './types.ts';
 
@@ -106,6 +107,83 @@ describe('topology index', () => {
   });
 });
 
+const imagesUp = (name: string, images: ContainerImage[]): BerthEvent => {
+  const node = nodeObject(name);
+  node.status = { ...node.status, images };
+  return { type: 'NodeUpserted', node };
+};
+
+/** The image index as plain data: name → [size, numNodes], in index order. */
+function images(state: ClusterState): [string, number, number][] {
+  return Array.from(state.imageStates, ([name, s]) => [name, s.size, s.numNodes]);
+}
+
+describe('image index', () => {
+  it('counts, per name, the live nodes listing it (a name listed twice on a node counts once)', () => {
+    const s = fold(
+      imagesUp('n1', [
+        { names: ['app:1', 'app@sha256:9'], sizeBytes: 10 },
+        { names: ['app:1'], sizeBytes: 99 },
+      ]),
+      imagesUp('n2', [{ names: ['app:1'], sizeBytes: 10 }]),
+    );
+    expect(images(s)).toEqual([
+      ['app:1', 10, 2],
+      ['app@sha256:9', 10, 1],
+    ]);
+  });
+
+  it('keeps the size of the node that brought a name in, whatever later nodes report', () => {
+    const s = fold(
+      imagesUp('n1', [{ names: ['app:1'], sizeBytes: 10 }]),
+      imagesUp('n2', [{ names: ['app:1'], sizeBytes: 20 }]),
+      nodeDown('n1'),
+    );
+    expect(images(s)).toEqual([['app:1', 10, 1]]);
+  });
+
+  it('takes a node update as its old images out, then its new ones in', () => {
+    const base = [
+      imagesUp('n1', [{ names: ['app:1'], sizeBytes: 10 }]),
+      imagesUp('n2', [{ names: ['app:1'], sizeBytes: 20 }]),
+      nodeDown('n1'),
+    ];
+    // n2 alone holds app:1: out and back in, the name now carries n2's size.
+    expect(images(fold(...base, imagesUp('n2', [{ names: ['app:1'], sizeBytes: 20 }])))).toEqual([
+      ['app:1', 20, 1],
+    ]);
+    // A name a node no longer lists loses that node; a name no node lists leaves the index.
+    const changed = fold(...base, imagesUp('n2', [{ names: ['db:2'], sizeBytes: 5 }]));
+    expect(images(changed)).toEqual([['db:2', 5, 1]]);
+  });
+
+  it('forgets a deleted node, even one whose pods keep it as an absent node, until it comes back', () => {
+    const up = imagesUp('n1', [{ names: ['app:1'], sizeBytes: 10 }]);
+    const deleted = fold(up, podUp('p', { nodeName: 'n1' }), nodeDown('n1'));
+    expect(images(deleted)).toEqual([]);
+    expect(deleted.absentNodes.has('n1')).toBe(true);
+    const back = fold(up, podUp('p', { nodeName: 'n1' }), nodeDown('n1'), up);
+    expect(images(back)).toEqual([['app:1', 10, 1]]);
+  });
+
+  it('forgets the nodes a relist did not see', () => {
+    const s = fold(
+      imagesUp('n1', [{ names: ['app:1'], sizeBytes: 10 }]),
+      imagesUp('n2', [{ names: ['app:1', 'db:2'], sizeBytes: 10 }]),
+      { type: 'ResyncStarted', kind: 'Node' },
+      imagesUp('n1', [{ names: ['app:1'], sizeBytes: 10 }]),
+      { type: 'ResyncDone', kind: 'Node' },
+    );
+    expect(images(s)).toEqual([['app:1', 10, 1]]);
+  });
+
+  it('is not touched by pods', () => {
+    const up = imagesUp('n1', [{ names: ['app:1'], sizeBytes: 10 }]);
+    const s = fold(up, podUp('p', { nodeName: 'n1' }), podDown('p'));
+    expect(images(s)).toEqual([['app:1', 10, 1]]);
+  });
+});
+
 describe('nominated index', () => {
   it('holds an unbound pod under its nominated node, as its current PodInfo', () => {
     const s = fold(nodeUp('n1', {}), podUp('p', { nominated: 'n1' }));
@@ -177,6 +255,17 @@ describe('checkClusterInvariants on the indexes', () => {
     const s = fold(nodeUp('n1', { zone: 'a' }));
     s.topology.clear();
     expect(checkClusterInvariants(s)).toContain('topology index lacks zone=a on n1');
+  });
+
+  it('reports an image count that is off, and a name no live node lists', () => {
+    const s = fold(imagesUp('n1', [{ names: ['app:1'], sizeBytes: 10 }]));
+    const summary = s.imageStates.get('app:1');
+    if (summary !== undefined) summary.numNodes = 2;
+    s.imageStates.set('ghost:1', { size: 1, numNodes: 1 });
+    expect(checkClusterInvariants(s)).toEqual([
+      'image index counts 2 nodes with app:1, not 1',
+      'image index holds ghost:1, which no live node lists',
+    ]);
   });
 
   it('reports a nominated pod missing from, or stale in, the index', () => {

@@ -1,4 +1,4 @@
-// The snapshot's incremental indexes: node topology labels and nominated pods.
+// The snapshot's incremental indexes: node topology labels, node images and nominated pods.
 import type { ClusterState, NodeInfo, PodRecord } from './types.ts';
 
 /** Adds `node`'s labels to the topology index. */
@@ -28,6 +28,35 @@ export function unindexNodeLabels(state: ClusterState, node: NodeInfo): void {
     names.delete(node.name);
     if (names.size === 0) values.delete(node.labels[key] as string);
     if (values.size === 0) state.topology.delete(key);
+  }
+}
+
+/**
+ * Adds a live node's images to the image index, as kube's addNodeImageStates: a name new
+ * to the index takes this node's size; a known one keeps its size and counts one more node.
+ * O(names on the node).
+ */
+export function indexNodeImages(state: ClusterState, node: NodeInfo): void {
+  const index = state.imageStates;
+  for (const [name, size] of node.images) {
+    const summary = index.get(name);
+    if (summary === undefined) index.set(name, { size, numNodes: 1 });
+    else summary.numNodes += 1;
+  }
+}
+
+/**
+ * Removes a node's images (as they are now) from the image index, as kube's
+ * removeNodeImageStates: a name no live node lists any more leaves the index (so its size
+ * is forgotten). O(names on the node).
+ */
+export function unindexNodeImages(state: ClusterState, node: NodeInfo): void {
+  const index = state.imageStates;
+  for (const name of node.images.keys()) {
+    const summary = index.get(name);
+    if (summary === undefined) continue;
+    if (summary.numNodes <= 1) index.delete(name);
+    else summary.numNodes -= 1;
   }
 }
 

@@ -97,8 +97,25 @@ export function checkClusterInvariants(state: ClusterState): string[] {
   return out;
 }
 
-/** The topology and nomination indexes agree with a recomputation from scratch. */
+/**
+ * The image index counts, for each name, exactly the live nodes listing it, and holds no
+ * other name. (Sizes are history, as in kube's cache, so they are not recomputable here.)
+ */
+function checkImageIndex(state: ClusterState, out: string[]): void {
+  const counts = new Map<string, number>();
+  for (const node of state.nodes.values())
+    for (const name of node.images.keys()) counts.set(name, (counts.get(name) ?? 0) + 1);
+  for (const [name, n] of counts) {
+    const indexed = state.imageStates.get(name)?.numNodes;
+    if (indexed !== n) out.push(`image index counts ${indexed ?? 0} nodes with ${name}, not ${n}`);
+  }
+  for (const name of state.imageStates.keys())
+    if (!counts.has(name)) out.push(`image index holds ${name}, which no live node lists`);
+}
+
+/** The topology, image and nomination indexes agree with a recomputation from scratch. */
 function checkIndexes(state: ClusterState, out: string[]): void {
+  checkImageIndex(state, out);
   let entries = 0;
   for (const node of state.nodes.values()) {
     for (const [k, v] of Object.entries(node.labels)) {

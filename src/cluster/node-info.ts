@@ -1,6 +1,7 @@
 // Builds the scheduling view of a Node (NodeInfo) from an untrusted object, totally.
 import { parseTaints } from './constraints.ts';
 import { emptyRecord, isRecord, nonEmptyString, stringEntries } from './fields.ts';
+import { NO_IMAGES, parseNodeImages } from './images.ts';
 import { parseQuantityAt, toMilli, toUnits } from './quantity.ts';
 import { RESOURCE_FIELDS, zeroResources } from './resources.ts';
 import type { Allocatable, NodeInfo } from './types.ts';
@@ -66,14 +67,18 @@ export function nodeInfoFromObject(obj: unknown): NodeInfo | { rejected: string 
     unschedulable: spec.unschedulable === true,
     allocatable,
     invalid: taints.ok ? allocInvalid : taints.error,
+    images: parseNodeImages(status.images),
   });
 }
 
-/** The object part of a node: what its manifest says, before anything is charged. */
+/**
+ * The object part of a node: what its manifest says, before anything is charged. `images`
+ * may be left out (no images).
+ */
 export type NodeObjectPart = Pick<
   NodeInfo,
   'name' | 'labels' | 'taints' | 'unschedulable' | 'allocatable' | 'invalid'
->;
+> & { images?: ReadonlyMap<string, number> | undefined };
 
 /**
  * The one NodeInfo constructor: the object part, nothing charged, generation 0, and the
@@ -90,6 +95,7 @@ export function newNodeInfo(part: NodeObjectPart): NodeInfo {
     unschedulable: part.unschedulable,
     allocatable: part.allocatable,
     invalid: part.invalid,
+    images: part.images ?? NO_IMAGES,
     requested: zeroResources(),
     nonZeroRequested: { milliCPU: 0, memory: 0 },
     pods: new Map(),
@@ -120,9 +126,9 @@ export function absentNodeInfo(name: string): NodeInfo {
 }
 
 /**
- * Replaces the object part of `existing` (labels, taints, unschedulable, allocatable, invalid)
- * with that of `parsed`, keeping its charges (requested, pods). Mutates and returns `existing`;
- * the caller bumps `generation`.
+ * Replaces the object part of `existing` (labels, taints, unschedulable, allocatable, invalid,
+ * images) with that of `parsed`, keeping its charges (requested, pods). Mutates and returns
+ * `existing`; the caller bumps `generation` and keeps the indexes.
  */
 export function updateNodeObject(existing: NodeInfo, parsed: NodeInfo): NodeInfo {
   existing.labels = parsed.labels;
@@ -131,6 +137,7 @@ export function updateNodeObject(existing: NodeInfo, parsed: NodeInfo): NodeInfo
   existing.allocatable = parsed.allocatable;
   refreshHeadroom(existing);
   existing.invalid = parsed.invalid;
+  existing.images = parsed.images;
   return existing;
 }
 

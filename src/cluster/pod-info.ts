@@ -1,6 +1,7 @@
 // Builds the scheduling view of a Pod (PodInfo) from an untrusted object, totally.
 import { parseNodeAffinity, parseNodeSelector, parseTolerations } from './constraints.ts';
 import { emptyRecord, isRecord, nonEmptyString, stringEntries } from './fields.ts';
+import { parsePodImages } from './images.ts';
 import { parseHostPorts, parseSchedulingGates } from './pod-fields.ts';
 import { computePodRequests } from './requests.ts';
 import { parseTimestampMs } from './timestamps.ts';
@@ -76,6 +77,7 @@ export function podInfoFromObject(obj: unknown): PodInfo | { rejected: string } 
     schedulingGates: parseSchedulingGates(spec.schedulingGates),
     nominatedNodeName: nonEmptyString(status.nominatedNodeName),
     hostPorts: parseHostPorts(spec),
+    images: parsePodImages(spec),
     unsupported: unsupportedConstraint(obj.spec),
   };
 }

@@ -11,8 +11,10 @@ import {
 } from './charges.ts';
 import { isRecord } from './fields.ts';
 import {
+  indexNodeImages,
   indexNodeLabels,
   indexNomination,
+  unindexNodeImages,
   unindexNodeLabels,
   unindexNomination,
 } from './indexes.ts';
@@ -46,6 +48,7 @@ export function initialState(): ClusterState {
     podUids: new Map(),
     topology: new Map(),
     nominated: new Map(),
+    imageStates: new Map(),
     resync: {},
     rejected: [],
     rejectedTotal: 0,
@@ -95,8 +98,11 @@ function upsertNode(state: ClusterState, raw: unknown, seq: number): ClusterChan
   if (existing !== undefined) {
     const before = factsOf(existing);
     unindexNodeLabels(state, existing);
+    // kube's UpdateNode: the old images out, then the new ones in (sizes follow from that).
+    unindexNodeImages(state, existing);
     updateNodeObject(existing, parsed);
     indexNodeLabels(state, existing);
+    indexNodeImages(state, existing);
     bumpGeneration(state, existing);
     reindexNode(state, name);
     return { kind: 'node', name, before, after: existing };
@@ -108,6 +114,7 @@ function upsertNode(state: ClusterState, raw: unknown, seq: number): ClusterChan
   state.nodeIndex.set(name, state.nodeOrder.length);
   state.nodeOrder.push(node);
   indexNodeLabels(state, node);
+  indexNodeImages(state, node);
   bumpGeneration(state, node);
   reindexNode(state, name);
   return { kind: 'node', name, before: undefined, after: node };
@@ -126,6 +133,7 @@ function deleteNode(state: ClusterState, name: string): ClusterChange {
   state.nodeIndex.delete(name);
   state.nodes.delete(name);
   unindexNodeLabels(state, node);
+  unindexNodeImages(state, node);
   // Pods charged to it keep their charge; it is restored if the node is added again.
   keepAbsentNode(state, node);
   reindexNode(state, name);

@@ -1,6 +1,7 @@
 // ClusterState to and from plain JSON data, for the core's snapshot (log rotation).
 import { emptyRecord } from './fields.ts';
-import { indexNodeLabels, indexNomination } from './indexes.ts';
+import { NO_IMAGES } from './images.ts';
+import { indexNodeImages, indexNodeLabels, indexNomination } from './indexes.ts';
 import { newNodeInfo, refreshHeadroom } from './node-info.ts';
 import type { Taint } from './objects.ts';
 import { initialState } from './reducer.ts';
@@ -28,6 +29,8 @@ export interface NodeData {
   allocatable: Allocatable;
   /** Absent (JSON drops undefined) for a usable node. */
   invalid?: string | undefined;
+  /** `images` as [name, sizeBytes] pairs; absent for a node without images. */
+  images?: [string, number][];
   requested: Resources;
   nonZeroRequested: { milliCPU: number; memory: number };
   generation: number;
@@ -43,8 +46,9 @@ export interface PodData {
 
 /**
  * Everything of a ClusterState that later decisions depend on, as plain data. The indexes
- * (`nodeIndex`, `podUids`, `topology`, `nominated`) are not stored: they are rebuilt, which
- * is deterministic, from the nodes and pods in their stored order.
+ * (`nodeIndex`, `podUids`, `topology`, `nominated`, the image counts) are not stored: they
+ * are rebuilt, which is deterministic, from the nodes and pods in their stored order. Only
+ * the image index's sizes are stored, as the nodes alone cannot tell them.
  */
 export interface ClusterStateData {
   /** Last node generation handed out. */
@@ -55,6 +59,13 @@ export interface ClusterStateData {
   nodeOrder: string[];
   /** Deleted or never-seen nodes that still hold charges, in map order. */
   absentNodes: NodeData[];
+  /**
+   * The image index's [name, size] pairs in index order. kube keeps the size of the node
+   * that first reported a name, even after that node left, so the sizes are history, not a
+   * function of the live nodes. Absent in snapshots older than the index: sizes then come
+   * from the first live node listing each name.
+   */
+  imageSizes?: [string, number][];
   /** Every pod, in the order of the `pods` map. */
   pods: PodData[];
   /** Open relists: what each has seen so far. */
@@ -92,6 +103,7 @@ function nodeData(node: NodeInfo): NodeData {
     pods: [...node.pods.keys()],
   };
   if (node.invalid !== undefined) data.invalid = node.invalid;
+  if (node.images.size > 0) data.images = Array.from(node.images);
   return data;
 }
 
@@ -113,6 +125,7 @@ export function serializeClusterState(state: ClusterState): ClusterStateData {
     nodes: Array.from(state.nodes.values(), nodeData),
     nodeOrder: state.nodeOrder.map((n) => n.name),
     absentNodes: Array.from(state.absentNodes.values(), nodeData),
+    imageSizes: Array.from(state.imageStates, ([name, s]): [string, number] => [name, s.size]),
     pods,
     resync,
     rejected: state.rejected.map((r) => ({ ...r })),
@@ -174,8 +187,22 @@ function podInfo(j: PodInfo, at: string): PodInfo {
     schedulingGates: j.schedulingGates.length === 0 ? noStrings : j.schedulingGates,
     nominatedNodeName: j.nominatedNodeName ?? undefined,
     hostPorts: j.hostPorts.length === 0 ? noPorts : j.hostPorts,
+    // Absent in snapshots older than ImageLocality.
+    images: Array.isArray(j.images) && j.images.length > 0 ? j.images : noStrings,
     unsupported: j.unsupported ?? undefined,
   };
+}
+
+/** [name, number] pairs (as `nodeData` and `imageSizes` write them) as a Map, in order. */
+function imagePairs(pairs: unknown, what: string): Map<string, number> {
+  if (!Array.isArray(pairs)) throw new SnapshotDataError(`${what} is not a list`);
+  const out = new Map<string, number>();
+  pairs.forEach((p: unknown, i) => {
+    if (!Array.isArray(p) || typeof p[0] !== 'string' || typeof p[1] !== 'number')
+      throw new SnapshotDataError(`${what}[${i}] is not a [name, size] pair`);
+    out.set(p[0], p[1]);
+  });
+  return out;
 }
 
 function nodeInfo(j: NodeData, pods: ReadonlyMap<string, PodInfo>, at: string): NodeInfo {
@@ -188,6 +215,7 @@ function nodeInfo(j: NodeData, pods: ReadonlyMap<string, PodInfo>, at: string): 
     unschedulable: j.unschedulable,
     allocatable: { ...resources(j.allocatable, `${at}.allocatable`), pods: j.allocatable.pods },
     invalid: j.invalid ?? undefined,
+    images: j.images === undefined ? NO_IMAGES : imagePairs(j.images, `${at}.images`),
   });
   node.requested = resources(j.requested, `${at}.requested`);
   node.nonZeroRequested = {
@@ -202,6 +230,21 @@ function nodeInfo(j: NodeData, pods: ReadonlyMap<string, PodInfo>, at: string): 
   }
   refreshHeadroom(node);
   return node;
+}
+
+/**
+ * Rebuilds the image index: the stored sizes first, in their order, then the counts from
+ * the live nodes (a name without a stored size takes its first node's); names no live node
+ * lists are dropped.
+ */
+function restoreImageIndex(state: ClusterState, sizes: unknown): void {
+  const index = state.imageStates;
+  if (sizes !== undefined) {
+    for (const [name, size] of imagePairs(sizes, 'cluster.imageSizes'))
+      index.set(name, { size, numNodes: 0 });
+  }
+  for (const node of state.nodes.values()) indexNodeImages(state, node);
+  for (const [name, summary] of index) if (summary.numNodes === 0) index.delete(name);
 }
 
 function checkCharge(record: PodRecord, state: ClusterState, at: string): void {
@@ -235,6 +278,7 @@ export function restoreClusterState(data: ClusterStateData): ClusterState {
     state.nodes.set(node.name, node);
     indexNodeLabels(state, node);
   });
+  restoreImageIndex(state, data.imageSizes);
   data.absentNodes.forEach((n, i) => {
     const node = nodeInfo(n, infos, `cluster.absentNodes[${i}]`);
     state.absentNodes.set(node.name, node);

@@ -77,6 +77,11 @@ export interface PodInfo {
   /** Host ports its containers ask for (hostPort > 0). */
   hostPorts: readonly HostPort[];
   /**
+   * The image of each init container then each app container, normalized as kube's
+   * ImageLocality does (`:latest` added when untagged); one entry per container.
+   */
+  images: readonly string[];
+  /**
    * A constraint this pod carries that berth has no plugin for yet (naming the field), or
    * undefined. Such a pod is refused with that reason, never placed as if it did not ask.
    */
@@ -92,6 +97,11 @@ export interface NodeInfo {
   allocatable: Allocatable;
   /** Why this node's object is unusable (e.g. unparsable allocatable), or undefined. */
   invalid: string | undefined;
+  /**
+   * `status.images`: each image name as the kubelet reports it (not normalized) → that
+   * image's `sizeBytes`. Replaced, never mutated; a shared empty map when there are none.
+   */
+  images: ReadonlyMap<string, number>;
   /** Sum of `requests` of every pod charged here (bound, terminating, assumed). */
   requested: Resources;
   /** Sum of `nonZeroRequests` of the same pods, for scoring. */
@@ -114,6 +124,20 @@ export interface NodeInfo {
   nonZeroMemory: number;
   /** Bumped on every change to this node's object or charges. */
   generation: number;
+}
+
+/**
+ * kube's ImageStateSummary for one image name across the live nodes: its size and how
+ * many live nodes report it.
+ */
+export interface ImageStateSummary {
+  /**
+   * `sizeBytes` as reported by the node that brought the name into the index (while no
+   * live node had it); later nodes reporting another size do not change it (kube's cache).
+   */
+  size: number;
+  /** How many live nodes list this name in `status.images`. Always ≥ 1. */
+  numNodes: number;
 }
 
 /** Where a pod's resources are currently charged, and why. */
@@ -164,6 +188,12 @@ export interface ClusterState {
   topology: Map<string, Map<string, Set<string>>>;
   /** Unbound pods nominated to a node (`status.nominatedNodeName`): node → uid → pod. */
   nominated: Map<string, Map<string, PodInfo>>;
+  /**
+   * Image index over live nodes (kube's cache imageStates): image name, as nodes report it,
+   * → its size and the number of live nodes listing it. Kept incrementally on node upserts
+   * and deletes; ImageLocality reads it.
+   */
+  imageStates: Map<string, ImageStateSummary>;
   /** Open relists: resource kind to identities (node names, pod uids) seen since it began. */
   resync: { Node?: Set<string>; Pod?: Set<string> };
   /** The last few objects rejected outright (bounded), and how many in total. */
@@ -172,8 +202,9 @@ export interface ClusterState {
 }
 
 /**
- * What plugins may read: the nodes (each with its pods), the topology index and the
- * nominated pods. Read-only by contract; only the reducer writes the state behind it.
+ * What plugins may read: the nodes (each with its pods), the topology index, the
+ * nominated pods and the image index. Read-only by contract; only the reducer writes the
+ * state behind it.
  */
 export interface ClusterSnapshot {
   readonly nodes: ReadonlyMap<string, NodeInfo>;
@@ -182,6 +213,8 @@ export interface ClusterSnapshot {
   readonly nodeIndex: ReadonlyMap<string, number>;
   readonly topology: ReadonlyMap<string, ReadonlyMap<string, ReadonlySet<string>>>;
   readonly nominated: ReadonlyMap<string, ReadonlyMap<string, PodInfo>>;
+  /** Image name → size and number of live nodes holding it (see `ClusterState.imageStates`). */
+  readonly imageStates: ReadonlyMap<string, Readonly<ImageStateSummary>>;
 }
 
 /** The scheduling-relevant parts of a node, as they were before a change. */

@@ -1,10 +1,11 @@
 // Tests for weighted scoring and kube's reservoir-sampling host selection.
 import { describe, expect, it } from 'vitest';
 import { makeNode, makePod } from '../../test/support/builders.ts';
-import type { NodeInfo, PodInfo } from '../cluster/types.ts';
+import { initialState } from '../cluster/reducer.ts';
+import type { ClusterSnapshot, NodeInfo, PodInfo } from '../cluster/types.ts';
 import { seededRng } from './rng.ts';
 import { prioritizeNodes, selectHost } from './select.ts';
-import type { ScorePlugin } from './types.ts';
+import type { CycleState, ScorePlugin } from './types.ts';
 
 function constant(
   name: string,
@@ -19,6 +20,7 @@ function constant(
 describe('prioritizeNodes', () => {
   const nodes = ['a', 'b', 'c'].map((name) => makeNode({ name }));
   const pod = makePod();
+  const snapshot: ClusterSnapshot = initialState();
 
   it('multiplies each plugin\u2019s score by its weight and sums per node', () => {
     const totals = prioritizeNodes(
@@ -29,6 +31,7 @@ describe('prioritizeNodes', () => {
         { plugin: constant('y', { a: 50, b: 0, c: 10 }), weight: 1 },
       ],
       new Map(),
+      snapshot,
     );
     expect(totals).toEqual([80, 60, 100]);
   });
@@ -42,12 +45,63 @@ describe('prioritizeNodes', () => {
       nodes,
       [{ plugin: constant('x', { a: 10, b: 20, c: 40 }, halve), weight: 2 }],
       new Map(),
+      snapshot,
     );
     expect(totals).toEqual([10, 20, 40]);
   });
 
   it('gives every node 1 when there are no score plugins (kube\u2019s rule)', () => {
-    expect(prioritizeNodes(pod, nodes, [], new Map())).toEqual([1, 1, 1]);
+    expect(prioritizeNodes(pod, nodes, [], new Map(), snapshot)).toEqual([1, 1, 1]);
+  });
+
+  it('runs every PreScore once, before any Score, with the snapshot and the nodes to score', () => {
+    const calls: string[] = [];
+    const withPreScore = (name: string): ScorePlugin => ({
+      name,
+      preScore(_pod, state: CycleState, snap, scored) {
+        calls.push(`preScore ${name} ${scored.length} ${snap === snapshot}`);
+        state.set(name, 7);
+      },
+      score(_pod, node, state) {
+        calls.push(`score ${name} ${node.name}`);
+        return state.get(name) as number;
+      },
+    });
+    const totals = prioritizeNodes(
+      pod,
+      nodes.slice(0, 2),
+      [
+        { plugin: withPreScore('x'), weight: 1 },
+        { plugin: constant('plain', { a: 1, b: 2 }), weight: 1 },
+        { plugin: withPreScore('y'), weight: 2 },
+      ],
+      new Map(),
+      snapshot,
+    );
+    expect(calls).toEqual([
+      'preScore x 2 true',
+      'preScore y 2 true',
+      'score x a',
+      'score x b',
+      'score y a',
+      'score y b',
+    ]);
+    expect(totals).toEqual([7 + 1 + 14, 7 + 2 + 14]);
+  });
+
+  it('names the PreScore that is running, so that a throw can be blamed on it', () => {
+    const running = { plugin: '' };
+    const failing: ScorePlugin = {
+      name: 'Broken',
+      preScore() {
+        throw new Error('no data');
+      },
+      score: () => 0,
+    };
+    expect(() =>
+      prioritizeNodes(pod, nodes, [{ plugin: failing, weight: 1 }], new Map(), snapshot, running),
+    ).toThrow('no data');
+    expect(running.plugin).toBe('Broken');
   });
 });
 

@@ -1,23 +1,31 @@
 // Scoring feasible nodes (weighted, normalised plugin scores) and picking the best one.
-import type { NodeInfo, PodInfo } from '../cluster/types.ts';
+import type { ClusterSnapshot, NodeInfo, PodInfo } from '../cluster/types.ts';
 import type { Rng } from './rng.ts';
 import type { CycleState, WeightedScorePlugin } from './types.ts';
 
 /**
- * kube's prioritizeNodes/RunScorePlugins: each plugin scores every node, its normalize
- * (if any) rewrites the scores to 0–100, each score is multiplied by the plugin's weight,
- * and the weighted scores are summed per node. Returns totals aligned with `nodes`.
- * Without score plugins every node gets 1, as in kube.
+ * kube's prioritizeNodes: RunPreScorePlugins (each plugin's `preScore`, if any, in profile
+ * order), then RunScorePlugins: each plugin scores every node, its normalize (if any)
+ * rewrites the scores to 0–100, each score is multiplied by the plugin's weight, and the
+ * weighted scores are summed per node. Returns totals aligned with `nodes`. Without score
+ * plugins every node gets 1, as in kube. `plugins` are the ones not skipped for `pod`.
  */
 export function prioritizeNodes(
   pod: PodInfo,
   nodes: readonly NodeInfo[],
   plugins: readonly WeightedScorePlugin[],
   state: CycleState,
+  snapshot: ClusterSnapshot,
   running?: { plugin: string },
 ): number[] {
   const n = nodes.length;
   const totals = new Array<number>(n).fill(plugins.length === 0 ? 1 : 0);
+  for (let p = 0; p < plugins.length; p++) {
+    const { plugin } = plugins[p] as WeightedScorePlugin;
+    if (plugin.preScore === undefined) continue;
+    if (running !== undefined) running.plugin = plugin.name;
+    plugin.preScore(pod, state, snapshot, nodes);
+  }
   const scores = new Array<number>(n);
   for (let p = 0; p < plugins.length; p++) {
     const { plugin, weight } = plugins[p] as WeightedScorePlugin;

@@ -66,6 +66,19 @@ export interface FilterPlugin {
  */
 export interface ScorePlugin {
   readonly name: string;
+  /**
+   * kube's PreScore: runs once per cycle before any `score` of the cycle, with the nodes
+   * about to be scored (the feasible ones, two or more: a lone feasible node is not
+   * scored), when `preScoreSkip` does not hold. It may read the snapshot (e.g. cluster-wide
+   * indexes) and put what `score` needs in `state`; it never writes the snapshot. Throwing
+   * ends the cycle with Error naming the plugin.
+   */
+  preScore?(
+    pod: PodInfo,
+    state: CycleState,
+    snapshot: ClusterSnapshot,
+    nodes: readonly NodeInfo[],
+  ): void;
   score(pod: PodInfo, node: NodeInfo, state: CycleState): number;
   normalize?(pod: PodInfo, scores: number[], state: CycleState): void;
   /**

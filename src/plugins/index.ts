@@ -1,6 +1,8 @@
 // The filter and score plugins, and the registry that builds profiles from them.
 
 // Per-plugin namespaces, as kube's packages: `TaintToleration.name`, `NodeName.ErrReason`, …
+export * as ImageLocality from './image-locality.ts';
+export { imageLocality } from './image-locality.ts';
 export * as NodeAffinity from './node-affinity.ts';
 export {
   matchesRequiredNodeAffinity,
@@ -9,6 +11,8 @@ export {
 } from './node-affinity.ts';
 export * as NodeName from './node-name.ts';
 export { nodeName } from './node-name.ts';
+export * as NodePorts from './node-ports.ts';
+export { nodePorts } from './node-ports.ts';
 export * as NodeResourcesBalancedAllocation from './node-resources-balanced-allocation.ts';
 export {
   balancedAllocationScore,

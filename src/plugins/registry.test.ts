@@ -14,6 +14,7 @@ import { defaultProfile, profileFromConfig, registry } from './registry.ts';
 describe('registry', () => {
   it('knows every plugin by its kube name', () => {
     expect([...registry.keys()].sort()).toEqual([
+      'ImageLocality',
       'NodeAffinity',
       'NodeName',
       'NodePorts',
@@ -52,6 +53,7 @@ describe('defaultProfile', () => {
       ['NodeAffinity', 2],
       ['NodeResourcesFit', 1],
       ['NodeResourcesBalancedAllocation', 1],
+      ['ImageLocality', 1],
     ]);
   });
 
@@ -60,6 +62,7 @@ describe('defaultProfile', () => {
     expect(p.score.map((s) => s.plugin.normalize !== undefined)).toEqual([
       true,
       true,
+      false,
       false,
       false,
     ]);
@@ -149,7 +152,7 @@ describe('profileFromConfig', () => {
       name: 'an unknown plugin, listing the known ones',
       config: { filters: ['InterPodAffinity'] },
       message:
-        /unknown plugin "InterPodAffinity" in filters; known plugins: NodeAffinity, NodeName/,
+        /unknown plugin "InterPodAffinity" in filters; known plugins: ImageLocality, NodeAffinity, NodeName/,
     },
     {
       name: 'a score-only plugin listed as a filter',

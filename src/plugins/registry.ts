@@ -8,6 +8,7 @@ import type {
   WeightedScorePlugin,
 } from '../framework/types.ts';
 import { proveInfeasibleFromCapacity } from './capacity-proof.ts';
+import * as imageLocality from './image-locality.ts';
 import * as nodeAffinity from './node-affinity.ts';
 import * as nodeName from './node-name.ts';
 import * as nodePorts from './node-ports.ts';
@@ -40,6 +41,7 @@ export const registry: ReadonlyMap<string, PluginFactory> = new Map<string, Plug
     nodeResourcesBalancedAllocation.name,
     nodeResourcesBalancedAllocation.newNodeResourcesBalancedAllocation,
   ],
+  [imageLocality.name, imageLocality.newImageLocality],
 ]);
 
 /** A score plugin entry of a profile configuration. */
@@ -83,6 +85,7 @@ export const defaultScores: readonly Readonly<Required<ScoreConfig>>[] = Object.
   Object.freeze({ name: nodeAffinity.name, weight: 2 }),
   Object.freeze({ name: nodeResourcesFit.name, weight: 1 }),
   Object.freeze({ name: nodeResourcesBalancedAllocation.name, weight: 1 }),
+  Object.freeze({ name: imageLocality.name, weight: 1 }),
 ]);
 
 function isPreFilter(p: Plugin): p is Plugin & PreFilterPlugin {
@@ -174,7 +177,7 @@ export function profileFromConfig(config: ProfileConfig = {}): Profile {
  * Filters NodeUnschedulable, NodeName, TaintToleration, NodeAffinity, NodePorts,
  * NodeResourcesFit;
  * Scores TaintToleration ×3, NodeAffinity ×2, NodeResourcesFit (LeastAllocated) ×1,
- * NodeResourcesBalancedAllocation ×1.
+ * NodeResourcesBalancedAllocation ×1, ImageLocality ×1.
  */
 export function defaultProfile(): Profile {
   return profileFromConfig();

@@ -49,6 +49,8 @@ export interface PodInput {
   schedulingGates?: string[];
   nominatedNodeName?: string;
   hostPorts?: HostPort[];
+  /** Normalized container images (ImageLocality), init containers first. */
+  images?: string[];
   unsupported?: string;
 }
 
@@ -116,6 +118,7 @@ export function makePod(input: PodInput = {}): PodInfo {
     schedulingGates: input.schedulingGates ?? [],
     nominatedNodeName: input.nominatedNodeName,
     hostPorts: input.hostPorts ?? [],
+    images: input.images ?? [],
     unsupported: input.unsupported,
   };
 }

@@ -1,0 +1,96 @@
+// Snapshot round trips of the image fields: node and pod images, and the image index's sizes.
+import { describe, expect, it } from 'vitest';
+import { nodeObject, podObject } from '../../test/support/objects.ts';
+import type { BerthEvent } from '../events/types.ts';
+import { checkClusterInvariants } from './invariants.ts';
+import type { ContainerImage } from './objects.ts';
+import { evolve, initialState } from './reducer.ts';
+import {
+  type ClusterStateData,
+  restoreClusterState,
+  SnapshotDataError,
+  serializeClusterState,
+} from './serialize.ts';
+import type { ClusterState } from './types.ts';
+
+const imagesUp = (name: string, images: ContainerImage[]): BerthEvent => {
+  const node = nodeObject(name);
+  node.status = { ...node.status, images };
+  return { type: 'NodeUpserted', node };
+};
+
+function fold(...events: BerthEvent[]): ClusterState {
+  const state = initialState();
+  events.forEach((event, i) => {
+    evolve(state, { seq: i + 1, time: i, event });
+  });
+  return state;
+}
+
+const roundTrip = (data: ClusterStateData): ClusterState =>
+  restoreClusterState(JSON.parse(JSON.stringify(data)) as ClusterStateData);
+
+const index = (s: ClusterState) => Array.from(s.imageStates, ([n, v]) => [n, v.size, v.numNodes]);
+
+describe('snapshot of the image fields', () => {
+  // app:1's size (10) came from n1, which has left: only the stored sizes can tell it.
+  const history = (): ClusterState => {
+    const pod = podObject('p', {
+      nodeName: 'n2',
+      containers: [{ name: 'c', image: 'app:1' }],
+      initContainers: [{ name: 'i', image: 'init' }],
+    });
+    pod.metadata.uid = 'p-1';
+    return fold(
+      imagesUp('n1', [{ names: ['app:1'], sizeBytes: 10 }]),
+      imagesUp('n2', [{ names: ['app:1', 'db:2'], sizeBytes: 20 }]),
+      imagesUp('n3', [{ names: ['db:2'], sizeBytes: 30 }]),
+      { type: 'NodeDeleted', name: 'n1' },
+      { type: 'PodUpserted', pod },
+    );
+  };
+
+  it('restores node images, pod images and the index, sizes and order included', () => {
+    const live = history();
+    expect(index(live)).toEqual([
+      ['app:1', 10, 1],
+      ['db:2', 20, 2],
+    ]);
+    const restored = roundTrip(serializeClusterState(live));
+    expect(index(restored)).toEqual(index(live));
+    expect([...(restored.nodes.get('n2')?.images ?? [])]).toEqual([
+      ['app:1', 20],
+      ['db:2', 20],
+    ]);
+    expect(restored.pods.get('p-1')?.info.images).toEqual(['init:latest', 'app:1']);
+    expect(checkClusterInvariants(restored)).toEqual([]);
+    expect(serializeClusterState(restored)).toEqual(serializeClusterState(live));
+  });
+
+  it('goes on from a restored state exactly as the live one does', () => {
+    const next = imagesUp('n4', [{ names: ['app:1', 'web:3'], sizeBytes: 40 }]);
+    const live = history();
+    const restored = roundTrip(serializeClusterState(live));
+    evolve(live, { seq: 9, time: 9, event: next });
+    evolve(restored, { seq: 9, time: 9, event: next });
+    expect(index(restored)).toEqual(index(live));
+  });
+
+  it('takes sizes from the first live node listing a name in a snapshot without them', () => {
+    const data = serializeClusterState(history());
+    delete data.imageSizes;
+    expect(index(roundTrip(data))).toEqual([
+      ['app:1', 20, 1],
+      ['db:2', 20, 2],
+    ]);
+  });
+
+  it('refuses malformed image data', () => {
+    const bad = serializeClusterState(history());
+    bad.imageSizes = [['app:1', 'ten' as unknown as number]];
+    expect(() => roundTrip(bad)).toThrow(SnapshotDataError);
+    const badNode = serializeClusterState(history());
+    (badNode.nodes[0] as { images?: unknown }).images = 'app:1';
+    expect(() => roundTrip(badNode)).toThrow(SnapshotDataError);
+  });
+});
