@@ -152,6 +152,23 @@ describe('podInfoFromObject', () => {
     const p = info({ metadata: { name: 'a' }, spec: { nodeSelector: { zone: 1 } } });
     expect(p.invalid).toBe('spec.nodeSelector["zone"] is not a string');
   });
+
+  it('reads spread constraints, and marks a pod with a malformed one invalid, naming it', () => {
+    const c = { maxSkew: 1, topologyKey: 'zone', labelSelector: { matchLabels: { app: 'web' } } };
+    const ok = info({
+      metadata: { name: 'a', labels: { app: 'web' } },
+      spec: { topologySpreadConstraints: [c, { ...c, whenUnsatisfiable: 'ScheduleAnyway' }] },
+    });
+    expect(ok.invalid).toBeUndefined();
+    expect(ok.spreadConstraints.hard.map((x) => x.topologyKey)).toEqual(['zone']);
+    expect(ok.spreadConstraints.soft).toHaveLength(1);
+    const bad = info({
+      metadata: { name: 'a' },
+      spec: { topologySpreadConstraints: { maxSkew: 1 } },
+    });
+    expect(bad.invalid).toBe('spec.topologySpreadConstraints is not a list');
+    expect(bad.spreadConstraints.hard).toEqual([]);
+  });
 });
 
 describe('podInfoFromObject node affinity', () => {

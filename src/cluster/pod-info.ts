@@ -4,6 +4,7 @@ import { emptyRecord, isRecord, nonEmptyString, stringEntries } from './fields.t
 import { parsePodImages } from './images.ts';
 import { parseHostPorts, parseSchedulingGates } from './pod-fields.ts';
 import { computePodRequests } from './requests.ts';
+import { noSpreadConstraints, parseSpreadConstraints } from './spread-constraints.ts';
 import { parseTimestampMs } from './timestamps.ts';
 import type { PodInfo } from './types.ts';
 import { unsupportedConstraint } from './unsupported.ts';
@@ -46,6 +47,9 @@ export function podInfoFromObject(obj: unknown): PodInfo | { rejected: string } 
   if (!selector.ok) invalid ??= selector.error;
   const affinity = parseNodeAffinity(spec.affinity, 'spec.affinity');
   if (!affinity.ok) invalid ??= affinity.error;
+  const labels = stringEntries(meta.labels);
+  const spread = parseSpreadConstraints(spec.topologySpreadConstraints, labels);
+  if (!spread.ok) invalid ??= spread.error;
 
   const creationMs = parseTimestampMs(meta.creationTimestamp) ?? 0;
   const deletion = meta.deletionTimestamp;
@@ -55,7 +59,7 @@ export function podInfoFromObject(obj: unknown): PodInfo | { rejected: string } 
     key,
     namespace,
     name,
-    labels: stringEntries(meta.labels),
+    labels,
     schedulerName: nonEmptyString(spec.schedulerName) ?? DEFAULT_SCHEDULER_NAME,
     priority:
       typeof spec.priority === 'number' && Number.isFinite(spec.priority) ? spec.priority : 0,
@@ -77,6 +81,7 @@ export function podInfoFromObject(obj: unknown): PodInfo | { rejected: string } 
     schedulingGates: parseSchedulingGates(spec.schedulingGates),
     nominatedNodeName: nonEmptyString(status.nominatedNodeName),
     hostPorts: parseHostPorts(spec),
+    spreadConstraints: spread.ok ? spread.value : noSpreadConstraints,
     images: parsePodImages(spec),
     unsupported: unsupportedConstraint(obj.spec),
   };

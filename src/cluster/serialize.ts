@@ -5,6 +5,7 @@ import { indexNodeImages, indexNodeLabels, indexNomination } from './indexes.ts'
 import { newNodeInfo, refreshHeadroom } from './node-info.ts';
 import type { Taint } from './objects.ts';
 import { initialState } from './reducer.ts';
+import { noSpreadConstraints } from './spread-constraints.ts';
 import type {
   Allocatable,
   Charge,
@@ -187,6 +188,8 @@ function podInfo(j: PodInfo, at: string): PodInfo {
     schedulingGates: j.schedulingGates.length === 0 ? noStrings : j.schedulingGates,
     nominatedNodeName: j.nominatedNodeName ?? undefined,
     hostPorts: j.hostPorts.length === 0 ? noPorts : j.hostPorts,
+    // Absent in snapshots older than PodTopologySpread.
+    spreadConstraints: j.spreadConstraints ?? noSpreadConstraints,
     // Absent in snapshots older than ImageLocality.
     images: Array.isArray(j.images) && j.images.length > 0 ? j.images : noStrings,
     unsupported: j.unsupported ?? undefined,

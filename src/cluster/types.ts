@@ -1,5 +1,6 @@
 // The parsed cluster model that the reducer maintains and the plugins read.
 import type { NodeSelectorTerm, PreferredSchedulingTerm, Taint, Toleration } from './objects.ts';
+import type { SpreadConstraints } from './spread-constraints.ts';
 
 /**
  * A vector of resource amounts in integer base units: CPU in millicores, memory and
@@ -76,6 +77,8 @@ export interface PodInfo {
   nominatedNodeName: string | undefined;
   /** Host ports its containers ask for (hostPort > 0). */
   hostPorts: readonly HostPort[];
+  /** `spec.topologySpreadConstraints`, parsed and split into DoNotSchedule and ScheduleAnyway. */
+  spreadConstraints: SpreadConstraints;
   /**
    * The image of each init container then each app container, normalized as kube's
    * ImageLocality does (`:latest` added when untagged); one entry per container.

@@ -65,19 +65,9 @@ describe('unsupportedConstraint', () => {
       undefined,
     ],
     [
-      'A DoNotSchedule spread constraint is refused, naming its index',
-      {
-        topologySpreadConstraints: [
-          { maxSkew: 1, topologyKey: 'zone', whenUnsatisfiable: 'ScheduleAnyway' },
-          { maxSkew: 1, topologyKey: 'zone', whenUnsatisfiable: 'DoNotSchedule' },
-        ],
-      },
-      'berth does not support spec.topologySpreadConstraints[1] with whenUnsatisfiable DoNotSchedule yet',
-    ],
-    [
-      'A spread constraint without whenUnsatisfiable defaults to DoNotSchedule',
+      'A DoNotSchedule spread constraint is checked by PodTopologySpread, not refused',
       { topologySpreadConstraints: [{ maxSkew: 1, topologyKey: 'zone' }] },
-      'berth does not support spec.topologySpreadConstraints[0] with whenUnsatisfiable DoNotSchedule yet',
+      undefined,
     ],
     [
       'ScheduleAnyway spread only scores, so it passes',
@@ -94,18 +84,13 @@ describe('unsupportedConstraint', () => {
       undefined,
     ],
     [
-      'Affinity is named before spread',
+      'Required anti-affinity is refused whatever else the pod has',
       {
         topologySpreadConstraints: [{ maxSkew: 1, topologyKey: 'zone' }],
         containers: [app([{ hostPort: 1 }])],
         affinity: { podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [term] } },
       },
       'berth does not support spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution yet',
-    ],
-    [
-      'A malformed spread list is refused rather than ignored',
-      { topologySpreadConstraints: { maxSkew: 1 } },
-      'berth does not support spec.topologySpreadConstraints yet',
     ],
   ];
   for (const [name, spec, want] of cases) {

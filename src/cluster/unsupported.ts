@@ -23,28 +23,13 @@ function requiredPodAffinity(spec: Record<string, unknown>): string | undefined 
   return undefined;
 }
 
-/** A spread constraint filters unless it says ScheduleAnyway (DoNotSchedule is the default). */
-function filteringSpread(spec: Record<string, unknown>): string | undefined {
-  const list = spec.topologySpreadConstraints;
-  if (list === undefined || list === null) return undefined;
-  if (!Array.isArray(list)) return 'spec.topologySpreadConstraints';
-  for (let i = 0; i < list.length; i++) {
-    const c: unknown = list[i];
-    if (!isRecord(c)) return `spec.topologySpreadConstraints[${i}]`;
-    if (c.whenUnsatisfiable !== 'ScheduleAnyway')
-      return `spec.topologySpreadConstraints[${i}] with whenUnsatisfiable DoNotSchedule`;
-  }
-  return undefined;
-}
-
 /**
  * The reason a pod must wait because it asks for something no berth plugin checks yet, or
  * undefined. Checks, in order, and names the first field found: required pod affinity,
- * required pod anti-affinity, a DoNotSchedule topology spread constraint. Preferred affinity and ScheduleAnyway spread only
- * affect scoring and pass. Never throws; a non-object spec has nothing to refuse.
+ * required pod anti-affinity. Preferred pod affinity only affects scoring and passes. Never throws; a non-object spec has nothing to refuse.
  */
 export function unsupportedConstraint(spec: unknown): string | undefined {
   if (!isRecord(spec)) return undefined;
-  const field = requiredPodAffinity(spec) ?? filteringSpread(spec);
+  const field = requiredPodAffinity(spec);
   return field === undefined ? undefined : unsupportedReason(field);
 }

@@ -31,6 +31,8 @@ export { matchesAnyTerm, matchesNodeSelector, matchesTerm, parseInt64 } from './
 export * as NodeUnschedulable from './node-unschedulable.ts';
 export { nodeUnschedulable } from './node-unschedulable.ts';
 export { defaultNormalizeScore } from './normalize-score.ts';
+export * as PodTopologySpread from './pod-topology-spread.ts';
+export { podTopologySpread } from './pod-topology-spread.ts';
 export * as PodValidity from './pod-validity.ts';
 export { podValidity } from './pod-validity.ts';
 export {

@@ -21,6 +21,7 @@ describe('registry', () => {
       'NodeResourcesBalancedAllocation',
       'NodeResourcesFit',
       'NodeUnschedulable',
+      'PodTopologySpread',
       'PodValidity',
       'TaintToleration',
       'UnsupportedConstraints',
@@ -39,6 +40,7 @@ describe('defaultProfile', () => {
       'PodValidity',
       'UnsupportedConstraints',
       'NodeAffinity',
+      'PodTopologySpread',
     ]);
     expect(p.filter.map((x) => x.name)).toEqual([
       'NodeUnschedulable',
@@ -47,11 +49,13 @@ describe('defaultProfile', () => {
       'NodeAffinity',
       'NodePorts',
       'NodeResourcesFit',
+      'PodTopologySpread',
     ]);
     expect(p.score.map((s) => [s.plugin.name, s.weight])).toEqual([
       ['TaintToleration', 3],
       ['NodeAffinity', 2],
       ['NodeResourcesFit', 1],
+      ['PodTopologySpread', 2],
       ['NodeResourcesBalancedAllocation', 1],
       ['ImageLocality', 1],
     ]);
@@ -63,6 +67,7 @@ describe('defaultProfile', () => {
       true,
       true,
       false,
+      true,
       false,
       false,
     ]);
@@ -106,6 +111,7 @@ describe('profileFromConfig', () => {
       'NodePorts',
       'NodeResourcesFit',
       'NodeUnschedulable',
+      'PodTopologySpread',
       'PodValidity',
       'TaintToleration',
       'UnsupportedConstraints',
@@ -128,7 +134,7 @@ describe('profileFromConfig', () => {
   it('defaults a missing weight to 1 and missing lists to the default profile', () => {
     const p = profileFromConfig({ scores: [{ name: 'NodeAffinity' }] });
     expect(p.score.map((s) => s.weight)).toEqual([1]);
-    expect(p.filter).toHaveLength(6);
+    expect(p.filter).toHaveLength(7);
   });
 
   it('passes plugin arguments to the factory', () => {

@@ -15,6 +15,7 @@ import * as nodePorts from './node-ports.ts';
 import * as nodeResourcesBalancedAllocation from './node-resources-balanced-allocation.ts';
 import * as nodeResourcesFit from './node-resources-fit.ts';
 import * as nodeUnschedulable from './node-unschedulable.ts';
+import * as podTopologySpread from './pod-topology-spread.ts';
 import * as podValidity from './pod-validity.ts';
 import * as taintToleration from './taint-toleration.ts';
 import * as unsupportedConstraints from './unsupported-constraints.ts';
@@ -41,6 +42,7 @@ export const registry: ReadonlyMap<string, PluginFactory> = new Map<string, Plug
     nodeResourcesBalancedAllocation.name,
     nodeResourcesBalancedAllocation.newNodeResourcesBalancedAllocation,
   ],
+  [podTopologySpread.name, podTopologySpread.newPodTopologySpread],
   [imageLocality.name, imageLocality.newImageLocality],
 ]);
 
@@ -67,7 +69,10 @@ export interface ProfileConfig {
 }
 
 /** kube's default PreFilters that berth implements (after the two berth always runs first). */
-export const defaultPreFilters: readonly string[] = Object.freeze([nodeAffinity.name]);
+export const defaultPreFilters: readonly string[] = Object.freeze([
+  nodeAffinity.name,
+  podTopologySpread.name,
+]);
 
 /** kube's default filters that berth implements, in kube's order. */
 export const defaultFilters: readonly string[] = Object.freeze([
@@ -77,6 +82,7 @@ export const defaultFilters: readonly string[] = Object.freeze([
   nodeAffinity.name,
   nodePorts.name,
   nodeResourcesFit.name,
+  podTopologySpread.name,
 ]);
 
 /** kube's default score plugins that berth implements, with kube's weights. */
@@ -84,6 +90,7 @@ export const defaultScores: readonly Readonly<Required<ScoreConfig>>[] = Object.
   Object.freeze({ name: taintToleration.name, weight: 3 }),
   Object.freeze({ name: nodeAffinity.name, weight: 2 }),
   Object.freeze({ name: nodeResourcesFit.name, weight: 1 }),
+  Object.freeze({ name: podTopologySpread.name, weight: 2 }),
   Object.freeze({ name: nodeResourcesBalancedAllocation.name, weight: 1 }),
   Object.freeze({ name: imageLocality.name, weight: 1 }),
 ]);
@@ -173,11 +180,11 @@ export function profileFromConfig(config: ProfileConfig = {}): Profile {
 
 /**
  * kube's default profile restricted to the plugins berth has: PreFilters PodValidity,
- * UnsupportedConstraints and NodeAffinity;
+ * UnsupportedConstraints, NodeAffinity and PodTopologySpread;
  * Filters NodeUnschedulable, NodeName, TaintToleration, NodeAffinity, NodePorts,
- * NodeResourcesFit;
+ * NodeResourcesFit, PodTopologySpread;
  * Scores TaintToleration ×3, NodeAffinity ×2, NodeResourcesFit (LeastAllocated) ×1,
- * NodeResourcesBalancedAllocation ×1, ImageLocality ×1.
+ * PodTopologySpread ×2, NodeResourcesBalancedAllocation ×1, ImageLocality ×1.
  */
 export function defaultProfile(): Profile {
   return profileFromConfig();

@@ -60,12 +60,20 @@ describe('berth simulate on pods with fields the core must not drop', () => {
     ]);
   });
 
+  it('spreads two DoNotSchedule pods over the two hostnames; a missing key is unresolvable', () => {
+    expect(out.placements['spread/spread-1']).toBeDefined();
+    expect(out.placements['spread/spread-2']).toBeDefined();
+    expect(out.placements['spread/spread-1']).not.toBe(out.placements['spread/spread-2']);
+    expect(out.pending['spread/spread-rack']).toBe(
+      "0/2 nodes are available: 2 node(s) didn't match pod topology spread constraints (missing required label).",
+    );
+  });
+
   it.each([
     [
       'unsupported/anti-affinity',
       'spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution',
     ],
-    ['unsupported/spread', 'spec.topologySpreadConstraints[0]'],
   ])('refuses %s naming %s', (pod, field) => {
     expect(out.placements[pod]).toBeUndefined();
     expect(out.pending[pod]).toContain(field);

@@ -7,6 +7,10 @@ import type {
   Taint,
   Toleration,
 } from '../../src/cluster/objects.ts';
+import {
+  noSpreadConstraints,
+  type SpreadConstraints,
+} from '../../src/cluster/spread-constraints.ts';
 import type {
   Allocatable,
   HostPort,
@@ -49,6 +53,7 @@ export interface PodInput {
   schedulingGates?: string[];
   nominatedNodeName?: string;
   hostPorts?: HostPort[];
+  spreadConstraints?: SpreadConstraints;
   /** Normalized container images (ImageLocality), init containers first. */
   images?: string[];
   unsupported?: string;
@@ -118,6 +123,7 @@ export function makePod(input: PodInput = {}): PodInfo {
     schedulingGates: input.schedulingGates ?? [],
     nominatedNodeName: input.nominatedNodeName,
     hostPorts: input.hostPorts ?? [],
+    spreadConstraints: input.spreadConstraints ?? noSpreadConstraints,
     images: input.images ?? [],
     unsupported: input.unsupported,
   };

@@ -1,0 +1,116 @@
+// PodTopologySpread PreFilter/Filter: DoNotSchedule constraints, kube's skew check per node.
+import { type SpreadConstraint, selectorMatches } from '../../cluster/spread-constraints.ts';
+import type { ClusterSnapshot, NodeInfo, PodInfo } from '../../cluster/types.ts';
+import { type CycleState, type Status, status, success } from '../../framework/types.ts';
+import {
+  countMatchingPods,
+  hasAllTopologyKeys,
+  matchesInclusionPolicies,
+  name,
+  podSpreadConstraints,
+} from './common.ts';
+
+/** kube's ErrReasonConstraintsNotMatch (Unschedulable: preemption may lower a domain's count). */
+export const ErrReasonConstraintsNotMatch = "node(s) didn't match pod topology spread constraints";
+
+/** kube's ErrReasonNodeLabelNotMatch (UnschedulableAndUnresolvable: the node lacks a topology key). */
+export const ErrReasonNodeLabelNotMatch = `${ErrReasonConstraintsNotMatch} (missing required label)`;
+
+const skewRejected: Status = Object.freeze(
+  status('Unschedulable', name, ErrReasonConstraintsNotMatch),
+);
+const labelMissing: Status = Object.freeze(
+  status('UnschedulableAndUnresolvable', name, ErrReasonNodeLabelNotMatch),
+);
+
+/** The cycle-state key of the PreFilter data (kube's "PreFilter" + plugin name). */
+export const preFilterStateKey = `PreFilter${name}`;
+
+/** What PreFilter leaves for Filter, one entry per DoNotSchedule constraint, aligned. */
+export interface PreFilterState {
+  readonly constraints: readonly SpreadConstraint[];
+  /** Per constraint: each eligible domain (topology value) → its matching pods. */
+  readonly counts: readonly Map<string, number>[];
+  /** Per constraint: the global minimum, 0 while fewer than minDomains domains are eligible. */
+  readonly minMatch: readonly number[];
+  /** Per constraint: 1 when the incoming pod matches the selector itself (selfMatchNum). */
+  readonly selfMatch: readonly number[];
+}
+
+/**
+ * kube's calPreFilterState over every node of the snapshot: a node counts only when it has
+ * all the constraints' topology keys; then, per constraint whose inclusion policies it
+ * passes, its domain is eligible and gains the node's matching pods. The minimum over a
+ * constraint's domains is kube's critical path (berth has no AddPod/RemovePod, so the
+ * plain minimum is all it needs); with fewer eligible domains than minDomains it is 0.
+ */
+export function computePreFilterState(
+  pod: PodInfo,
+  constraints: readonly SpreadConstraint[],
+  snapshot: ClusterSnapshot,
+): PreFilterState {
+  const n = constraints.length;
+  const counts: Map<string, number>[] = [];
+  for (let i = 0; i < n; i++) counts.push(new Map());
+  const nodes = snapshot.nodeOrder;
+  for (let j = 0; j < nodes.length; j++) {
+    const node = nodes[j] as NodeInfo;
+    if (!hasAllTopologyKeys(node.labels, constraints)) continue;
+    for (let i = 0; i < n; i++) {
+      const c = constraints[i] as SpreadConstraint;
+      if (!matchesInclusionPolicies(c, pod, node)) continue;
+      const value = node.labels[c.topologyKey] as string;
+      const m = counts[i] as Map<string, number>;
+      m.set(value, (m.get(value) ?? 0) + countMatchingPods(node, c, pod.namespace));
+    }
+  }
+  const minMatch: number[] = [];
+  const selfMatch: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const c = constraints[i] as SpreadConstraint;
+    const m = counts[i] as Map<string, number>;
+    let min = Number.POSITIVE_INFINITY;
+    for (const v of m.values()) if (v < min) min = v;
+    // minDomains ≥ 1, so no eligible domain at all also gives 0.
+    minMatch.push(m.size < c.minDomains ? 0 : min);
+    selfMatch.push(selectorMatches(c.selector, pod.labels) ? 1 : 0);
+  }
+  return { constraints, counts, minMatch, selfMatch };
+}
+
+/**
+ * kube's Filter for one node: for each DoNotSchedule constraint in order, a node without
+ * its topology key is UnschedulableAndUnresolvable "(missing required label)"; otherwise
+ * matching pods in the node's domain + selfMatch − global minimum must not exceed maxSkew,
+ * else Unschedulable. The first failing constraint decides.
+ */
+export function filterNode(s: PreFilterState, node: NodeInfo): Status {
+  const { constraints, counts, minMatch, selfMatch } = s;
+  for (let i = 0; i < constraints.length; i++) {
+    const c = constraints[i] as SpreadConstraint;
+    if (!Object.hasOwn(node.labels, c.topologyKey)) return labelMissing;
+    const value = node.labels[c.topologyKey] as string;
+    const matchNum = (counts[i] as Map<string, number>).get(value) ?? 0;
+    const skew = matchNum + (selfMatch[i] as number) - (minMatch[i] as number);
+    if (skew > c.maxSkew) return skewRejected;
+  }
+  return success;
+}
+
+/** PreFilter: computes the state for the pod's DoNotSchedule constraints; never rejects. */
+export function preFilter(pod: PodInfo, state: CycleState, snapshot: ClusterSnapshot): Status {
+  const hard = podSpreadConstraints(pod).hard;
+  if (hard.length === 0) return success; // kube's Skip: Filter is left out (preFilterSkip)
+  state.set(preFilterStateKey, computePreFilterState(pod, hard, snapshot));
+  return success;
+}
+
+/** Filter: the skew check against the PreFilter state; Error when PreFilter did not run. */
+export function filter(pod: PodInfo, node: NodeInfo, state: CycleState): Status {
+  const s = state.get(preFilterStateKey) as PreFilterState | undefined;
+  if (s === undefined) {
+    if (podSpreadConstraints(pod).hard.length === 0) return success;
+    return status('Error', name, `reading "${preFilterStateKey}" from cycle state: not found`);
+  }
+  return filterNode(s, node);
+}
