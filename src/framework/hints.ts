@@ -3,14 +3,16 @@ import type { Taint } from '../cluster/objects.ts';
 import type { NodeFacts, NodeInfo } from '../cluster/types.ts';
 import type { QueueingHint } from './types.ts';
 
-function sameRecord(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
+/** True when two records hold the same keys with the same values. */
+export function sameRecord(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
   const ak = Object.keys(a);
   if (ak.length !== Object.keys(b).length) return false;
-  for (const k of ak) if (a[k] !== b[k]) return false;
+  for (const k of ak) if (!Object.hasOwn(b, k) || a[k] !== b[k]) return false;
   return true;
 }
 
-function sameTaints(a: readonly Taint[], b: readonly Taint[]): boolean {
+/** True when two taint lists are equal entry by entry (key, value, effect). */
+export function sameTaints(a: readonly Taint[], b: readonly Taint[]): boolean {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) {
     const x = a[i] as Taint;

@@ -1,28 +1,11 @@
 // PodTopologySpread queueing hint: which cluster changes could undo a spread rejection.
-import type { Taint } from '../../cluster/objects.ts';
 import type { PodRecord } from '../../cluster/types.ts';
+import { sameRecord, sameTaints } from '../../framework/hints.ts';
 import type { QueueingHint } from '../../framework/types.ts';
 
 /** A pod that counts somewhere: bound or assumed (kube: `spec.nodeName` set). */
 function placed(r: PodRecord | undefined): boolean {
   return r !== undefined && (r.charge.kind !== 'none' || r.info.nodeName !== undefined);
-}
-
-function sameLabels(a: Record<string, string>, b: Record<string, string>): boolean {
-  const ak = Object.keys(a);
-  if (ak.length !== Object.keys(b).length) return false;
-  for (const k of ak) if (!Object.hasOwn(b, k) || a[k] !== b[k]) return false;
-  return true;
-}
-
-function sameTaints(a: readonly Taint[], b: readonly Taint[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) {
-    const x = a[i] as Taint;
-    const y = b[i] as Taint;
-    if (x.key !== y.key || x.value !== y.value || x.effect !== y.effect) return false;
-  }
-  return true;
 }
 
 /**
@@ -51,13 +34,13 @@ export const spreadQueueingHint: QueueingHint = (change) => {
         (before.charge.kind !== 'none' &&
           after.charge.kind !== 'none' &&
           before.charge.node !== after.charge.node) ||
-        !sameLabels(b.labels, a.labels)
+        !sameRecord(b.labels, a.labels)
       );
     }
     case 'node': {
       const { before, after } = change;
       if (before === undefined || after === undefined) return true;
-      return !sameLabels(before.labels, after.labels) || !sameTaints(before.taints, after.taints);
+      return !sameRecord(before.labels, after.labels) || !sameTaints(before.taints, after.taints);
     }
     case 'charge':
       return true;
