@@ -1,6 +1,5 @@
 // PodTopologySpread helpers shared by its Filter and Score: eligible nodes and matching pod counts.
 import {
-  noSpreadConstraints,
   type SpreadConstraint,
   type SpreadConstraints,
   selectorIsEmpty,
