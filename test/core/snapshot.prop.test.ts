@@ -297,7 +297,9 @@ describe('core snapshots of clusters large enough to sample', () => {
         const at = cutAndCompare(bigLog(cluster), pick);
         if (at.nextStartNodeIndex !== 0) cursorMoved++;
       }),
-      { ...RUNS, numRuns: 25 },
+      // A fixed seed unless FC_SEED is given: the count below is about the sample, and a
+      // time-based seed occasionally drew 25 cuts all at cursor 0 (a flaky CI failure).
+      { ...RUNS, numRuns: 25, seed: Number(process.env.FC_SEED ?? 20261124) },
     );
     expect(cursorMoved, 'cuts where the cursor is not at the first node').toBeGreaterThan(0);
   });
