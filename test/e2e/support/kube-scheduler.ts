@@ -36,6 +36,10 @@ export interface KubeSchedulerOptions {
   securePort?: number;
   /** Elect a leader through the Lease `namespace/name` (kube's default timings: 15 s, 10 s, 2 s). */
   leaderElection?: { namespace: string; name: string };
+  /** KubeSchedulerConfiguration's `percentageOfNodesToScore` (left out, i.e. adaptive, by default). */
+  percentageOfNodesToScore?: number;
+  /** Base name of the config and log files in the cluster dir (default `kube-scheduler`). */
+  name?: string;
 }
 
 /** A TCP port on 127.0.0.1 that was free a moment ago (the kernel's pick). */
@@ -95,14 +99,16 @@ function httpsGet(url: string): Promise<ServedResponse> {
 }
 
 /**
- * Starts the cluster's kube-scheduler binary, logging to `kube-scheduler.log` in the cluster
- * dir. With no options: leader election off and no serving port.
+ * Starts the cluster's kube-scheduler binary, logging to `kube-scheduler.log` (or
+ * `NAME.log`) in the cluster dir. With no options: leader election off, no serving port and
+ * kube's adaptive percentage of nodes to score.
  */
 export function startKubeScheduler(
   cluster: Cluster,
   opts: KubeSchedulerOptions = {},
 ): KubeScheduler {
-  const configPath = join(cluster.dir, 'kube-scheduler.yaml');
+  const base = opts.name ?? 'kube-scheduler';
+  const configPath = join(cluster.dir, `${base}.yaml`);
   writeFileSync(
     configPath,
     [
@@ -113,10 +119,13 @@ export function startKubeScheduler(
       '  qps: 50',
       '  burst: 100',
       ...leaderElectionYaml(opts.leaderElection),
+      ...(opts.percentageOfNodesToScore === undefined
+        ? []
+        : [`percentageOfNodesToScore: ${opts.percentageOfNodesToScore}`]),
       '',
     ].join('\n'),
   );
-  const logPath = join(cluster.dir, 'kube-scheduler.log');
+  const logPath = join(cluster.dir, `${base}.log`);
   const log = createWriteStream(logPath);
   const child: ChildProcess = spawn(
     join(cluster.binDir, 'kube-scheduler'),
