@@ -11,7 +11,7 @@ const noStrings: readonly string[] = Object.freeze([]);
  * when its last `:` does not come after its last `/` (so `host:5000/app` gets one, and a
  * digest `app@sha256:…` does not). Nothing else: no `docker.io/library/` prefix is added or
  * removed, so `nginx` matches a node image named `nginx:latest` but not
- * `docker.io/library/nginx:latest` (a TODO in kube too).
+ * `docker.io/library/nginx:latest`, exactly as kube 1.34 matches them.
  */
 export function normalizedImageName(name: string): string {
   return name.lastIndexOf(':') <= name.lastIndexOf('/') ? `${name}:latest` : name;

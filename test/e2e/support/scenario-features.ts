@@ -1,5 +1,6 @@
 // The scenario generator's features: each adds fields to nodes, resident pods and pending pods.
 
+import { kwokNode } from './manifests.ts';
 import {
   allocatable,
   type NodeObj,
@@ -86,23 +87,9 @@ export const gi = 1024;
 
 /** A kwok Node (kwok's annotation, the usual labels) offering `cpuMilli`, `memoryMi` and 110 pod slots. */
 export function baseNode(name: string, cpuMilli: number, memoryMi: number): NodeObj {
-  const resources = { cpu: `${cpuMilli}m`, memory: `${memoryMi}Mi`, pods: '110' };
-  return {
-    apiVersion: 'v1',
-    kind: 'Node',
-    metadata: {
-      name,
-      annotations: { 'kwok.x-k8s.io/node': 'fake' },
-      labels: {
-        type: 'kwok',
-        'kubernetes.io/hostname': name,
-        'kubernetes.io/os': 'linux',
-        'kubernetes.io/arch': 'amd64',
-      },
-    },
-    spec: {},
-    status: { capacity: resources, allocatable: { ...resources } },
-  };
+  // An empty spec, which the features fill (taints, cordon).
+  const node = kwokNode(name, { cpu: `${cpuMilli}m`, memory: `${memoryMi}Mi` });
+  return { ...node, spec: {} } as unknown as NodeObj;
 }
 
 /** A bare pod in the scenario namespace for the scenario scheduler: one pause container, no requests. */
