@@ -410,11 +410,11 @@ describe('scheduleOne: PreFilter results', () => {
 
   it('advances the cursor over all nodes after a narrowed walk, as kube does', () => {
     const seen: string[] = [];
-    const c = ctx(withPreFilters(seen, narrowTo(['n0', 'n1', 'n2'])), 4);
+    const c = ctx(withPreFilters(seen, narrowTo(['n0', 'n1', 'n2', 'n3'])), 5);
     scheduleOne(makePod(), snapshotOf(nodes(6)), c);
-    // The walk starts at 4 mod 3 = n1 and processes all 3 narrowed nodes: (4 + 3) mod 6.
-    expect(seen).toEqual(['n1', 'n2', 'n0']);
-    expect(c.cursor.next).toBe(1);
+    // The walk starts at 5 mod 4 = n1 and processes all 4 narrowed nodes: (5 + 4) mod 6.
+    expect(seen).toEqual(['n1', 'n2', 'n3', 'n0']);
+    expect(c.cursor.next).toBe(3);
   });
 
   it('passes per-cycle state from PreFilter to Filter', () => {
