@@ -9,6 +9,7 @@ import {
   releaseCharge,
   takeAbsentNode,
 } from './charges.ts';
+import { emptyObjectStore } from './cluster-objects.ts';
 import { isRecord } from './fields.ts';
 import {
   indexNodeImages,
@@ -49,6 +50,7 @@ export function initialState(): ClusterState {
     topology: new Map(),
     nominated: new Map(),
     imageStates: new Map(),
+    objects: emptyObjectStore(),
     resync: {},
     rejected: [],
     rejectedTotal: 0,

@@ -1,4 +1,5 @@
 // The parsed cluster model that the reducer maintains and the plugins read.
+import type { ObjectKind, ObjectStore, ObjectStoreView, ObjectTypes } from './cluster-objects.ts';
 import type { NodeSelectorTerm, PreferredSchedulingTerm, Taint, Toleration } from './objects.ts';
 import type { SpreadConstraints } from './spread-constraints.ts';
 
@@ -197,8 +198,10 @@ export interface ClusterState {
    * and deletes; ImageLocality reads it.
    */
   imageStates: Map<string, ImageStateSummary>;
-  /** Open relists: resource kind to identities (node names, pod uids) seen since it began. */
-  resync: { Node?: Set<string>; Pod?: Set<string> };
+  /** The other watched kinds (namespaces, workloads, volumes), parsed, by key. */
+  objects: ObjectStore;
+  /** Open relists: resource kind to identities (node names, pod uids, keys) seen since it began. */
+  resync: Partial<Record<'Node' | 'Pod' | ObjectKind, Set<string>>>;
   /** The last few objects rejected outright (bounded), and how many in total. */
   rejected: RejectedObject[];
   rejectedTotal: number;
@@ -218,6 +221,8 @@ export interface ClusterSnapshot {
   readonly nominated: ReadonlyMap<string, ReadonlyMap<string, PodInfo>>;
   /** Image name → size and number of live nodes holding it (see `ClusterState.imageStates`). */
   readonly imageStates: ReadonlyMap<string, Readonly<ImageStateSummary>>;
+  /** The other watched kinds (namespaces, workloads, volumes), parsed, by key. */
+  readonly objects: ObjectStoreView;
 }
 
 /** The scheduling-relevant parts of a node, as they were before a change. */
@@ -244,5 +249,16 @@ export type ClusterChange =
     }
   /** A relist finished and removed what it did not see. */
   | { kind: 'resync'; removedNodes: string[]; removedPods: PodRecord[] }
+  /**
+   * An object of another kind was added, updated or deleted (`after` undefined), or a
+   * relist of that kind removed it.
+   */
+  | {
+      kind: 'object';
+      objectKind: ObjectKind;
+      key: string;
+      before: ObjectTypes[ObjectKind] | undefined;
+      after: ObjectTypes[ObjectKind] | undefined;
+    }
   /** A pod's charge moved without its object changing (reserve, unreserve, bind failure). */
   | { kind: 'charge'; uid: string; before: Charge; after: Charge };

@@ -1,4 +1,5 @@
 // Tests for one scheduling cycle: rotation, sampling stop, shortcut, tie-break, messages, scoring.
+
 import { describe, expect, it } from 'vitest';
 import {
   chargePod,
@@ -8,6 +9,7 @@ import {
   makePod,
   type NodeInput,
 } from '../../test/support/builders.ts';
+import { emptyObjectStore } from '../cluster/cluster-objects.ts';
 import type { ClusterSnapshot, NodeInfo, PodInfo } from '../cluster/types.ts';
 import { defaultProfile, profileFromConfig } from '../plugins/registry.ts';
 import {
@@ -44,6 +46,7 @@ function snapshotOf(list: NodeInfo[]): ClusterSnapshot {
     topology,
     nominated: new Map(),
     imageStates: new Map(),
+    objects: emptyObjectStore(),
   };
 }
 

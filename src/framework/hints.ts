@@ -71,6 +71,7 @@ export const capacityFreed: QueueingHint = (change) => {
     case 'resync':
       return change.removedPods.length > 0;
     case 'none':
+    case 'object':
       return false;
     default: {
       const unreachable: never = change;

@@ -100,6 +100,7 @@ export const hostPortsReleased: QueueingHint = (change: ClusterChange) => {
     case 'resync':
       return change.removedPods.some((p) => releasedPorts(p, undefined));
     case 'none':
+    case 'object':
       return false;
     default: {
       const unreachable: never = change;

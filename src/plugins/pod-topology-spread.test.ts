@@ -1,6 +1,8 @@
 // Table tests for PodTopologySpread, ported from kube's filtering_test.go and scoring_test.go.
+
 import { describe, expect, it } from 'vitest';
 import { makeNodeWith, makePod, type PodInput } from '../../test/support/builders.ts';
+import { emptyObjectStore } from '../cluster/cluster-objects.ts';
 import type { Taint } from '../cluster/objects.ts';
 import { parseSpreadConstraints } from '../cluster/spread-constraints.ts';
 import type { ClusterSnapshot, NodeInfo, PodInfo, PodRecord } from '../cluster/types.ts';
@@ -75,6 +77,7 @@ function snapshotOf(nodes: NodeInfo[]): ClusterSnapshot {
     topology: new Map(),
     nominated: new Map(),
     imageStates: new Map(),
+    objects: emptyObjectStore(),
   };
 }
 

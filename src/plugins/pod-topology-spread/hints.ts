@@ -47,6 +47,7 @@ export const spreadQueueingHint: QueueingHint = (change) => {
     case 'resync':
       return change.removedNodes.length > 0 || change.removedPods.length > 0;
     case 'none':
+    case 'object':
       return false;
     default: {
       const unreachable: never = change;

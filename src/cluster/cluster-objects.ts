@@ -1,0 +1,183 @@
+// The other API objects plugins read (namespaces, workloads, volumes): kinds, keys, parsed views.
+import { isRecord, nonEmptyString, stringEntries } from './fields.ts';
+import { type PodLabelSelector, parseLabelSelector } from './spread-constraints.ts';
+
+/**
+ * The kinds besides Node and Pod that berth lists, watches and logs, each trimmed to what
+ * a plugin reads. They enter the log as `ObjectUpserted` / `ObjectDeleted`.
+ */
+export type ObjectKind =
+  | 'Namespace'
+  | 'Service'
+  | 'ReplicaSet'
+  | 'StatefulSet'
+  | 'ReplicationController'
+  | 'PersistentVolumeClaim'
+  | 'PersistentVolume'
+  | 'StorageClass'
+  | 'CSINode';
+
+/** Every object kind, in the order the live runtime starts their watches. */
+export const objectKinds: readonly ObjectKind[] = Object.freeze([
+  'Namespace',
+  'Service',
+  'ReplicaSet',
+  'StatefulSet',
+  'ReplicationController',
+  'PersistentVolumeClaim',
+  'PersistentVolume',
+  'StorageClass',
+  'CSINode',
+]);
+
+const namespaced: ReadonlySet<ObjectKind> = new Set<ObjectKind>([
+  'Service',
+  'ReplicaSet',
+  'StatefulSet',
+  'ReplicationController',
+  'PersistentVolumeClaim',
+]);
+
+/** True for the object kinds that live in a namespace (their key is `namespace/name`). */
+export function isNamespacedKind(kind: ObjectKind): boolean {
+  return namespaced.has(kind);
+}
+
+const kindSet: ReadonlySet<string> = new Set(objectKinds);
+
+/** True when `v` names an object kind. */
+export function isObjectKind(v: unknown): v is ObjectKind {
+  return typeof v === 'string' && kindSet.has(v);
+}
+
+/**
+ * The key of a raw object of `kind`: `namespace/name` (namespace defaulting to `default`)
+ * for namespaced kinds, `name` for cluster-scoped ones; undefined when it has no name.
+ */
+export function objectKeyOf(kind: ObjectKind, raw: unknown): string | undefined {
+  if (!isRecord(raw) || !isRecord(raw.metadata)) return undefined;
+  const name = nonEmptyString(raw.metadata.name);
+  if (name === undefined) return undefined;
+  if (!isNamespacedKind(kind)) return name;
+  return `${nonEmptyString(raw.metadata.namespace) ?? 'default'}/${name}`;
+}
+
+/** A Namespace: its labels (InterPodAffinity's `namespaceSelector` reads them). */
+export interface NamespaceInfo {
+  name: string;
+  labels: Record<string, string>;
+}
+
+/**
+ * A Service, ReplicaSet, StatefulSet or ReplicationController, reduced to its pod
+ * selector: PodTopologySpread's default constraints select the pods of the workloads that
+ * select the incoming pod. A Service or ReplicationController selector is a plain map; an
+ * absent or empty one selects nothing (as kube's DefaultSelector skips it).
+ */
+export interface WorkloadInfo {
+  kind: 'Service' | 'ReplicaSet' | 'StatefulSet' | 'ReplicationController';
+  namespace: string;
+  name: string;
+  /** The pod selector; `undefined` when it selects nothing (absent, empty or malformed). */
+  selector: PodLabelSelector | undefined;
+}
+
+/**
+ * Parsed views of the volume kinds, owned by the volume plugins (see `volume-objects.ts`
+ * once it exists). Until then they are kept as their trimmed objects.
+ */
+export type RawObject = Record<string, unknown>;
+
+/** The parsed view each kind is stored as. */
+export interface ObjectTypes {
+  Namespace: NamespaceInfo;
+  Service: WorkloadInfo;
+  ReplicaSet: WorkloadInfo;
+  StatefulSet: WorkloadInfo;
+  ReplicationController: WorkloadInfo;
+  PersistentVolumeClaim: RawObject;
+  PersistentVolume: RawObject;
+  StorageClass: RawObject;
+  CSINode: RawObject;
+}
+
+/** The objects of every kind, by key. Written only by the reducer. */
+export type ObjectStore = { [K in ObjectKind]: Map<string, ObjectTypes[K]> };
+
+/** Read-only view of the store, as plugins see it in the snapshot. */
+export type ObjectStoreView = { readonly [K in ObjectKind]: ReadonlyMap<string, ObjectTypes[K]> };
+
+/** An empty store. */
+export function emptyObjectStore(): ObjectStore {
+  const store = {} as Record<ObjectKind, Map<string, unknown>>;
+  for (const kind of objectKinds) store[kind] = new Map();
+  return store as ObjectStore;
+}
+
+/** A parser's answer: the parsed view, or why the object cannot be stored at all. */
+export type ObjectParse<T> = { value: T } | { rejected: string };
+
+function parseNamespace(raw: unknown): ObjectParse<NamespaceInfo> {
+  const name =
+    isRecord(raw) && isRecord(raw.metadata) ? nonEmptyString(raw.metadata.name) : undefined;
+  if (name === undefined) return { rejected: 'Namespace has no metadata.name' };
+  return {
+    value: {
+      name,
+      labels: stringEntries((raw as { metadata: { labels?: unknown } }).metadata.labels),
+    },
+  };
+}
+
+/** A plain map selector (Service, ReplicationController): empty or absent selects nothing. */
+function mapSelector(v: unknown): PodLabelSelector | undefined {
+  if (!isRecord(v)) return undefined;
+  const labels = stringEntries(v);
+  if (Object.keys(labels).length === 0) return undefined;
+  const parsed = parseLabelSelector({ matchLabels: labels }, 'spec.selector');
+  return parsed.ok ? parsed.value : undefined;
+}
+
+/** A metav1.LabelSelector (ReplicaSet, StatefulSet): malformed or empty selects nothing. */
+function labelSelector(v: unknown): PodLabelSelector | undefined {
+  if (!isRecord(v)) return undefined;
+  const parsed = parseLabelSelector(v, 'spec.selector');
+  if (!parsed.ok) return undefined;
+  const sel = parsed.value;
+  return sel.requirements.length === 0 ? undefined : sel;
+}
+
+function workloadParser(kind: WorkloadInfo['kind']): (raw: unknown) => ObjectParse<WorkloadInfo> {
+  const selectorOf =
+    kind === 'Service' || kind === 'ReplicationController' ? mapSelector : labelSelector;
+  return (raw) => {
+    if (!isRecord(raw) || !isRecord(raw.metadata)) return { rejected: `${kind} has no metadata` };
+    const name = nonEmptyString(raw.metadata.name);
+    if (name === undefined) return { rejected: `${kind} has no metadata.name` };
+    const namespace = nonEmptyString(raw.metadata.namespace) ?? 'default';
+    const spec = isRecord(raw.spec) ? raw.spec : undefined;
+    return { value: { kind, namespace, name, selector: selectorOf(spec?.selector) } };
+  };
+}
+
+function keepRaw(kind: ObjectKind): (raw: unknown) => ObjectParse<RawObject> {
+  return (raw) =>
+    isRecord(raw) && isRecord(raw.metadata) && nonEmptyString(raw.metadata.name) !== undefined
+      ? { value: raw }
+      : { rejected: `${kind} has no metadata.name` };
+}
+
+/** The parser of each kind. Total: never throws; a nameless object is rejected. */
+export const objectParsers: {
+  readonly [K in ObjectKind]: (raw: unknown) => ObjectParse<ObjectTypes[K]>;
+} = {
+  Namespace: parseNamespace,
+  Service: workloadParser('Service'),
+  ReplicaSet: workloadParser('ReplicaSet'),
+  StatefulSet: workloadParser('StatefulSet'),
+  ReplicationController: workloadParser('ReplicationController'),
+  PersistentVolumeClaim: keepRaw('PersistentVolumeClaim'),
+  PersistentVolume: keepRaw('PersistentVolume'),
+  StorageClass: keepRaw('StorageClass'),
+  CSINode: keepRaw('CSINode'),
+};
