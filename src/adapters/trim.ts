@@ -1,4 +1,6 @@
 // Projects full Kubernetes objects onto the fields kube-scheduler 1.34 reads, before they enter the log.
+
+import type { ObjectKind } from '../cluster/cluster-objects.ts';
 import type { NodeObject, PodObject } from '../cluster/objects.ts';
 
 // What is kept, and who reads it (kube-scheduler 1.34 default plugins, queue, preemption,
@@ -164,4 +166,74 @@ export function trimPod(raw: unknown): PodObject {
 /** Keeps every Node field kube-scheduler 1.34 reads, and nothing else. Never throws. */
 export function trimNode(raw: unknown): NodeObject {
   return project(raw, nodeShape) as NodeObject;
+}
+
+const objectMeta = {
+  name: true,
+  namespace: true,
+  uid: true,
+  resourceVersion: true,
+  labels: true,
+} as const satisfies Shape;
+
+/** Workloads: PodTopologySpread's default constraints read only their pod selector. */
+const selectorShape = { metadata: objectMeta, spec: { selector: true } } as const satisfies Shape;
+
+/** In-tree volume sources a PersistentVolume may carry (VolumeRestrictions, volume limits). */
+const inTreeSources = {
+  gcePersistentDisk: true,
+  awsElasticBlockStore: true,
+  azureDisk: true,
+  azureFile: true,
+  cinder: true,
+  rbd: true,
+  iscsi: true,
+  portworxVolume: true,
+  vsphereVolume: true,
+} as const satisfies Shape;
+
+/** What each object kind keeps, and who reads it. */
+const objectShapes: { readonly [K in ObjectKind]: Shape } = {
+  /** InterPodAffinity's namespaceSelector. */
+  Namespace: { metadata: objectMeta },
+  Service: selectorShape,
+  ReplicaSet: selectorShape,
+  StatefulSet: selectorShape,
+  ReplicationController: selectorShape,
+  /** VolumeBinding, VolumeRestrictions (ReadWriteOncePod), VolumeZone, NodeVolumeLimits. */
+  PersistentVolumeClaim: {
+    metadata: objectMeta,
+    spec: { volumeName: true, storageClassName: true, accessModes: true, volumeMode: true },
+    status: { phase: true },
+  },
+  /** VolumeBinding (node affinity), VolumeZone (zone labels), NodeVolumeLimits (driver). */
+  PersistentVolume: {
+    metadata: objectMeta,
+    spec: {
+      nodeAffinity: true,
+      storageClassName: true,
+      claimRef: { namespace: true, name: true, uid: true },
+      accessModes: true,
+      csi: { driver: true, volumeHandle: true },
+      ...inTreeSources,
+    },
+    status: { phase: true },
+  },
+  /** VolumeBinding (binding mode), VolumeZone (WaitForFirstConsumer skips). */
+  StorageClass: {
+    metadata: objectMeta,
+    provisioner: true,
+    volumeBindingMode: true,
+    allowedTopologies: true,
+  },
+  /** NodeVolumeLimits: per-driver attach limits. */
+  CSINode: {
+    metadata: objectMeta,
+    spec: { drivers: each({ name: true, nodeID: true, allocatable: true, topologyKeys: true }) },
+  },
+};
+
+/** Keeps every field of an object of `kind` that berth's plugins read. Never throws. */
+export function trimObject(kind: ObjectKind, raw: unknown): Record<string, unknown> {
+  return project(raw, objectShapes[kind]) as Record<string, unknown>;
 }

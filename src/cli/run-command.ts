@@ -11,9 +11,10 @@ import {
 import { KubeEffects } from '../adapters/kube/effects.ts';
 import { kubeLeaseApi, LeaseElector, leaderIdentity } from '../adapters/kube/leader-election.ts';
 import { TokenBucket } from '../adapters/kube/rate-limiter.ts';
-import { nodeSource, podSource, reflect } from '../adapters/kube/reflector.ts';
+import { nodeSource, objectSource, podSource, reflect } from '../adapters/kube/reflector.ts';
 import { SchedulerMetrics } from '../adapters/metrics/scheduler-metrics.ts';
 import { parseBindAddress, startStatusServer } from '../adapters/metrics/status-server.ts';
+import { objectKinds } from '../cluster/cluster-objects.ts';
 import { parseConfig } from '../core/config.ts';
 import { LiveScheduler } from '../runtime/live.ts';
 import { intFlag, numberFlag, parseFlags } from './args.ts';
@@ -159,7 +160,9 @@ export async function runCommand(argv: string[]): Promise<void> {
     sources: [
       reflect({ kind: 'Node', source: nodeSource(clients), logger }),
       reflect({ kind: 'Pod', source: podSource(clients), logger }),
+      ...objectKinds.map((kind) => reflect({ kind, source: objectSource(clients, kind), logger })),
     ],
+    syncKinds: ['Node', 'Pod', ...objectKinds],
     effects: (ingest) =>
       new KubeEffects({
         clients,

@@ -136,7 +136,7 @@ export function simulateCommand(argv: string[]): void {
   const bindLatencyMs = intFlag(values['bind-latency-ms'], 'bind-latency-ms', 5, 0, 3_600_000);
   const bindFailureRate = numberFlag(values['bind-failure-rate'], 'bind-failure-rate', 0, 0, 1);
   const horizonMs = horizonFlag(values.horizon);
-  const { nodes, pods } = loadCluster({
+  const { nodes, pods, objects } = loadCluster({
     files: values.cluster ?? (values.nodes === undefined ? [demoClusterPath] : []),
     ...(values.nodes === undefined
       ? {}
@@ -157,6 +157,7 @@ export function simulateCommand(argv: string[]): void {
     summary = simulate({
       nodes,
       pods,
+      objects,
       seed,
       config: defaultConfig,
       bindLatencyMs,

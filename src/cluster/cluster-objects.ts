@@ -88,7 +88,7 @@ export interface WorkloadInfo {
  */
 export type RawObject = Record<string, unknown>;
 
-/** The parsed view each kind is stored as. */
+/** The parsed view each kind is stored as: plain JSON data (snapshots store it as it is). */
 export interface ObjectTypes {
   Namespace: NamespaceInfo;
   Service: WorkloadInfo;

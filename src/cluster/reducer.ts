@@ -9,7 +9,13 @@ import {
   releaseCharge,
   takeAbsentNode,
 } from './charges.ts';
-import { emptyObjectStore } from './cluster-objects.ts';
+import {
+  emptyObjectStore,
+  isObjectKind,
+  type ObjectKind,
+  objectKeyOf,
+  objectParsers,
+} from './cluster-objects.ts';
 import { isRecord } from './fields.ts';
 import {
   indexNodeImages,
@@ -29,10 +35,13 @@ import type {
   NodeInfo,
   PodInfo,
   PodRecord,
+  RejectedObject,
 } from './types.ts';
 
 /** How many rejected objects the state keeps for explanation (older ones are dropped). */
 export const MAX_REJECTED = 100;
+
+type ObjectChange = Extract<ClusterChange, { kind: 'object' }>;
 
 /** The change of an event that changed nothing. */
 export const NO_CHANGE: ClusterChange = Object.freeze({ kind: 'none' });
@@ -73,7 +82,12 @@ export function getNode(state: ClusterState, name: string): NodeInfo | undefined
   return state.nodes.get(name);
 }
 
-function reject(state: ClusterState, seq: number, kind: 'Node' | 'Pod', reason: string): void {
+function reject(
+  state: ClusterState,
+  seq: number,
+  kind: RejectedObject['kind'],
+  reason: string,
+): void {
   state.rejected.push({ seq, kind, reason });
   if (state.rejected.length > MAX_REJECTED) state.rejected.shift();
   state.rejectedTotal += 1;
@@ -232,10 +246,62 @@ function forget(state: ClusterState, uid: string, node: string, attempt: number)
   return { kind: 'charge', uid, before: charge, after: NO_CHARGE };
 }
 
+function upsertObject(
+  state: ClusterState,
+  kind: ObjectKind,
+  raw: unknown,
+  seq: number,
+): ClusterChange {
+  const key = objectKeyOf(kind, raw);
+  const parsed = objectParsers[kind](raw);
+  if (key === undefined || 'rejected' in parsed) {
+    reject(
+      state,
+      seq,
+      kind,
+      'rejected' in parsed ? parsed.rejected : `${kind} has no metadata.name`,
+    );
+    return NO_CHANGE;
+  }
+  state.resync[kind]?.add(key);
+  const store = state.objects[kind] as Map<string, unknown>;
+  const before = store.get(key) as ObjectChange['before'];
+  store.set(key, parsed.value);
+  return { kind: 'object', objectKind: kind, key, before, after: parsed.value };
+}
+
+function deleteObject(state: ClusterState, kind: ObjectKind, key: string): ClusterChange {
+  const store = state.objects[kind] as Map<string, unknown>;
+  const before = store.get(key) as ObjectChange['before'];
+  if (before === undefined) return NO_CHANGE;
+  store.delete(key);
+  return { kind: 'object', objectKind: kind, key, before, after: undefined };
+}
+
+/**
+ * The end of a relist of an object kind: objects not seen are deleted. Reported as the
+ * deletion of the first of them (one change per event); hints treat object changes by
+ * kind, so the first stands for all.
+ */
+function finishObjectResync(
+  state: ClusterState,
+  kind: ObjectKind,
+  seen: Set<string>,
+): ClusterChange {
+  let first: ClusterChange = NO_CHANGE;
+  for (const key of [...state.objects[kind].keys()]) {
+    if (seen.has(key)) continue;
+    const change = deleteObject(state, kind, key);
+    if (first === NO_CHANGE) first = change;
+  }
+  return first;
+}
+
 function finishResync(state: ClusterState, kind: ResourceKind): ClusterChange {
   const seen = state.resync[kind];
   if (seen === undefined) return NO_CHANGE;
   delete state.resync[kind];
+  if (isObjectKind(kind)) return finishObjectResync(state, kind, seen);
   const removedNodes: string[] = [];
   const removedPods: PodRecord[] = [];
   if (kind === 'Node') {
@@ -252,7 +318,7 @@ function finishResync(state: ClusterState, kind: ResourceKind): ClusterChange {
   return { kind: 'resync', removedNodes, removedPods };
 }
 
-const isKind = (v: unknown): v is ResourceKind => v === 'Node' || v === 'Pod';
+const isKind = (v: unknown): v is ResourceKind => v === 'Node' || v === 'Pod' || isObjectKind(v);
 const isString = (v: unknown): v is string => typeof v === 'string';
 const isAttempt = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v);
 
@@ -271,6 +337,14 @@ function apply(state: ClusterState, event: BerthEvent, seq: number): ClusterChan
       return upsertPod(state, event.pod, seq);
     case 'PodDeleted':
       return isString(event.uid) ? deletePod(state, event.uid) : NO_CHANGE;
+    case 'ObjectUpserted':
+      return isObjectKind(event.kind)
+        ? upsertObject(state, event.kind, event.object, seq)
+        : NO_CHANGE;
+    case 'ObjectDeleted':
+      return isObjectKind(event.kind) && isString(event.key)
+        ? deleteObject(state, event.kind, event.key)
+        : NO_CHANGE;
     case 'ResyncStarted':
       if (isKind(event.kind)) state.resync[event.kind] = new Set();
       return NO_CHANGE;

@@ -1,5 +1,7 @@
 // ClusterState to and from plain JSON data, for the core's snapshot (log rotation).
-import { emptyRecord } from './fields.ts';
+import type { ResourceKind } from '../events/types.ts';
+import { isObjectKind, type ObjectKind, objectKinds } from './cluster-objects.ts';
+import { emptyRecord, isRecord } from './fields.ts';
 import { NO_IMAGES } from './images.ts';
 import { indexNodeImages, indexNodeLabels, indexNomination } from './indexes.ts';
 import { newNodeInfo, refreshHeadroom } from './node-info.ts';
@@ -69,8 +71,13 @@ export interface ClusterStateData {
   imageSizes?: [string, number][];
   /** Every pod, in the order of the `pods` map. */
   pods: PodData[];
+  /**
+   * The other watched kinds: per kind, [key, parsed view] pairs in store order (the parsed
+   * views are plain JSON data). Absent in snapshots older than object watches.
+   */
+  objects?: Partial<Record<ObjectKind, [string, unknown][]>>;
   /** Open relists: what each has seen so far. */
-  resync: { Node?: string[]; Pod?: string[] };
+  resync: Partial<Record<ResourceKind, string[]>>;
   rejected: RejectedObject[];
   rejectedTotal: number;
 }
@@ -119,8 +126,15 @@ export function serializeClusterState(state: ClusterState): ClusterStateData {
   for (const record of state.pods.values())
     pods[i++] = { info: record.info, charge: record.charge };
   const resync: ClusterStateData['resync'] = {};
-  if (state.resync.Node !== undefined) resync.Node = [...state.resync.Node];
-  if (state.resync.Pod !== undefined) resync.Pod = [...state.resync.Pod];
+  for (const kind of Object.keys(state.resync) as ResourceKind[]) {
+    const seen = state.resync[kind];
+    if (seen !== undefined) resync[kind] = [...seen];
+  }
+  const objects: NonNullable<ClusterStateData['objects']> = {};
+  for (const kind of objectKinds) {
+    const store: ReadonlyMap<string, unknown> = state.objects[kind];
+    if (store.size > 0) objects[kind] = Array.from(store);
+  }
   return {
     generation: state.generation,
     nodes: Array.from(state.nodes.values(), nodeData),
@@ -128,6 +142,7 @@ export function serializeClusterState(state: ClusterState): ClusterStateData {
     absentNodes: Array.from(state.absentNodes.values(), nodeData),
     imageSizes: Array.from(state.imageStates, ([name, s]): [string, number] => [name, s.size]),
     pods,
+    objects,
     resync,
     rejected: state.rejected.map((r) => ({ ...r })),
     rejectedTotal: state.rejectedTotal,
@@ -250,6 +265,22 @@ function restoreImageIndex(state: ClusterState, sizes: unknown): void {
   for (const [name, summary] of index) if (summary.numNodes === 0) index.delete(name);
 }
 
+function restoreObjects(state: ClusterState, objects: ClusterStateData['objects']): void {
+  if (objects === undefined) return;
+  for (const kind of Object.keys(objects)) {
+    if (!isObjectKind(kind))
+      throw new SnapshotDataError(`cluster.objects has an unknown kind ${JSON.stringify(kind)}`);
+    const pairs = objects[kind];
+    if (!Array.isArray(pairs)) throw new SnapshotDataError(`cluster.objects.${kind} is not a list`);
+    const store = state.objects[kind] as Map<string, unknown>;
+    pairs.forEach((pair, i) => {
+      if (!Array.isArray(pair) || typeof pair[0] !== 'string' || !isRecord(pair[1]))
+        throw new SnapshotDataError(`cluster.objects.${kind}[${i}] is not a [key, object] pair`);
+      store.set(pair[0], pair[1]);
+    });
+  }
+}
+
 function checkCharge(record: PodRecord, state: ClusterState, at: string): void {
   const c = record.charge;
   if (c.kind === 'none') return;
@@ -301,8 +332,14 @@ export function restoreClusterState(data: ClusterStateData): ClusterState {
     indexNomination(state, rec);
   }
   state.generation = data.generation;
-  if (data.resync.Node !== undefined) state.resync.Node = new Set(data.resync.Node);
-  if (data.resync.Pod !== undefined) state.resync.Pod = new Set(data.resync.Pod);
+  restoreObjects(state, data.objects);
+  for (const kind of Object.keys(data.resync)) {
+    const seen = data.resync[kind as ResourceKind];
+    if (kind !== 'Node' && kind !== 'Pod' && !isObjectKind(kind))
+      throw new SnapshotDataError(`cluster.resync has an unknown kind ${JSON.stringify(kind)}`);
+    if (!Array.isArray(seen)) throw new SnapshotDataError(`cluster.resync.${kind} is not a list`);
+    state.resync[kind] = new Set(seen.map(String));
+  }
   state.rejected = data.rejected.map((r) => ({ seq: r.seq, kind: r.kind, reason: r.reason }));
   state.rejectedTotal = data.rejectedTotal;
   return state;

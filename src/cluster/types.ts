@@ -159,7 +159,7 @@ export interface PodRecord {
 /** An object the reducer could not accept at all (e.g. no name), kept for explanation. */
 export interface RejectedObject {
   seq: number;
-  kind: 'Node' | 'Pod';
+  kind: 'Node' | 'Pod' | ObjectKind;
   reason: string;
 }
 

@@ -348,6 +348,8 @@ export class Scheduler {
         return;
       case 'NodeUpserted':
       case 'NodeDeleted':
+      case 'ObjectUpserted':
+      case 'ObjectDeleted':
       case 'ResyncStarted':
       case 'LeadershipChanged':
         return;

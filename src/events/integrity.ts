@@ -1,4 +1,6 @@
 // Well-formedness of one logged event, by type: the fields the core reads, with their types.
+
+import { isObjectKind, objectKinds } from '../cluster/cluster-objects.ts';
 import type { BerthEvent } from './types.ts';
 
 type Fields = Record<string, unknown>;
@@ -42,7 +44,7 @@ function nodeField(e: Fields): string | undefined {
 }
 
 /** An object of the API with a named `metadata`; `uid`, when given, a string. */
-function objectProblem(e: Fields, field: 'pod' | 'node'): string | undefined {
+function objectProblem(e: Fields, field: 'pod' | 'node' | 'object'): string | undefined {
   const obj = e[field];
   if (!isObject(obj)) return missing(field, 'an object', obj);
   const meta = obj.metadata;
@@ -55,7 +57,8 @@ function objectProblem(e: Fields, field: 'pod' | 'node'): string | undefined {
   return undefined;
 }
 
-const resourceKinds: ReadonlySet<unknown> = new Set(['Node', 'Pod']);
+const resourceKinds: ReadonlySet<unknown> = new Set(['Node', 'Pod', ...objectKinds]);
+const kindsText = `"Node", "Pod" or one of ${objectKinds.join(', ')}`;
 const bindFailureReasons: ReadonlySet<unknown> = new Set(['Conflict', 'NotFound', 'Error']);
 const podTimers: ReadonlySet<unknown> = new Set(['backoff', 'permit']);
 
@@ -76,7 +79,17 @@ export function eventProblem(event: BerthEvent): string | undefined {
       return podRefProblem(e);
     case 'ResyncStarted':
     case 'ResyncDone':
-      return resourceKinds.has(e.kind) ? undefined : missing('kind', '"Node" or "Pod"', e.kind);
+      return resourceKinds.has(e.kind) ? undefined : missing('kind', kindsText, e.kind);
+    case 'ObjectUpserted':
+      return isObjectKind(e.kind)
+        ? objectProblem(e, 'object')
+        : missing('kind', `one of ${objectKinds.join(', ')}`, e.kind);
+    case 'ObjectDeleted':
+      return isObjectKind(e.kind)
+        ? nonEmptyString(e.key)
+          ? undefined
+          : missing('key', 'an object key', e.key)
+        : missing('kind', `one of ${objectKinds.join(', ')}`, e.kind);
     case 'BindSucceeded':
     case 'PodReserved':
     case 'BindRequested':

@@ -1,8 +1,9 @@
 // The event vocabulary: everything that can influence a decision, and the decisions themselves.
+import type { ObjectKind } from '../cluster/cluster-objects.ts';
 import type { NodeObject, PodObject } from '../cluster/objects.ts';
 
-/** The kinds of object berth lists and watches. */
-export type ResourceKind = 'Node' | 'Pod';
+/** The kinds of object berth lists and watches: nodes, pods, and the other kinds plugins read. */
+export type ResourceKind = 'Node' | 'Pod' | ObjectKind;
 
 /** A pod's identity: its uid; `key` (`namespace/name`) is for people and the API's URLs. */
 export interface PodRef {
@@ -39,6 +40,23 @@ export interface PodUpserted {
 /** A pod was deleted. The uid says which pod; a recreated pod of the same name is another. */
 export interface PodDeleted extends PodRef {
   type: 'PodDeleted';
+}
+
+/**
+ * An object of another watched kind (namespace, workload, volume) was added or changed,
+ * trimmed to what plugins read.
+ */
+export interface ObjectUpserted {
+  type: 'ObjectUpserted';
+  kind: ObjectKind;
+  object: Record<string, unknown>;
+}
+
+/** An object of another watched kind was deleted; `key` is `namespace/name`, or `name`. */
+export interface ObjectDeleted {
+  type: 'ObjectDeleted';
+  kind: ObjectKind;
+  key: string;
 }
 
 /**
@@ -108,6 +126,8 @@ export type InputEvent =
   | NodeDeleted
   | PodUpserted
   | PodDeleted
+  | ObjectUpserted
+  | ObjectDeleted
   | ResyncStarted
   | ResyncDone
   | BindSucceeded
@@ -189,6 +209,8 @@ export const inputEventTypes: readonly InputEvent['type'][] = Object.freeze([
   'NodeDeleted',
   'PodUpserted',
   'PodDeleted',
+  'ObjectUpserted',
+  'ObjectDeleted',
   'ResyncStarted',
   'ResyncDone',
   'BindSucceeded',

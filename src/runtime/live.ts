@@ -58,6 +58,11 @@ export interface LiveOptions {
    * its decisions); when due, the next segment starts with a snapshot of the core.
    */
   rotation?: LogRotation;
+  /**
+   * The kinds whose first relist must finish before the first cycle (kube waits for every
+   * informer cache): default nodes and pods; `berth run` adds every watched object kind.
+   */
+  syncKinds?: readonly ResourceKind[];
   /** How many cycles run before yielding to I/O (watch events, bind results). */
   cyclesPerTurn?: number;
   /** Monotonic wall time in ms (injectable for tests). */
@@ -71,7 +76,7 @@ export interface LiveOptions {
   leading?: boolean;
 }
 
-const initialSync: readonly ResourceKind[] = ['Node', 'Pod'];
+const defaultSyncKinds: readonly ResourceKind[] = ['Node', 'Pod'];
 
 /**
  * The live loop. Watch events, effect results and timer firings are merged into one RxJS
@@ -115,7 +120,7 @@ export class LiveScheduler {
 
   /** Whether the first relists of nodes and pods are done (scheduling has begun). */
   get ready(): boolean {
-    return initialSync.every((k) => this.synced.has(k));
+    return (this.opts.syncKinds ?? defaultSyncKinds).every((k) => this.synced.has(k));
   }
 
   /** Whether this process may write (always true without leader election). */

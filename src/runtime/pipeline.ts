@@ -6,11 +6,13 @@ import {
   type Observable,
   type Subscription,
 } from 'rxjs';
+import { isObjectKind, objectKeyOf } from '../cluster/cluster-objects.ts';
 import type { InputEvent, ResourceKind } from '../events/types.ts';
 
 type Loose = Record<string, unknown>;
 
 function identityOf(object: unknown, kind: ResourceKind): string | undefined {
+  if (isObjectKind(kind)) return objectKeyOf(kind, object);
   const meta = (object as { metadata?: Loose } | undefined)?.metadata;
   if (typeof meta !== 'object' || meta === null) return undefined;
   const name = typeof meta.name === 'string' ? meta.name : undefined;
@@ -59,7 +61,15 @@ function sameObject(a: unknown, b: unknown): boolean {
  */
 export function dropUnchangedUpserts(): MonoTypeOperatorFunction<InputEvent> {
   // The last object seen per identity (the trimmed object the log holds anyway).
-  const last: Record<ResourceKind, Map<string, unknown>> = { Node: new Map(), Pod: new Map() };
+  const last = new Map<ResourceKind, Map<string, unknown>>();
+  const lastOf = (kind: ResourceKind): Map<string, unknown> => {
+    let seen = last.get(kind);
+    if (seen === undefined) {
+      seen = new Map();
+      last.set(kind, seen);
+    }
+    return seen;
+  };
   const relisting: Partial<Record<ResourceKind, Set<string>>> = {};
   const upsert = (kind: ResourceKind, object: unknown): boolean => {
     const id = identityOf(object, kind);
@@ -67,12 +77,12 @@ export function dropUnchangedUpserts(): MonoTypeOperatorFunction<InputEvent> {
     const seen = relisting[kind];
     if (seen !== undefined) {
       seen.add(id);
-      last[kind].set(id, object);
+      lastOf(kind).set(id, object);
       return true;
     }
-    const previous = last[kind].get(id);
+    const previous = lastOf(kind).get(id);
     if (previous !== undefined && sameObject(previous, object)) return false;
-    last[kind].set(id, object);
+    lastOf(kind).set(id, object);
     return true;
   };
   return filter((event: InputEvent) => {
@@ -81,11 +91,16 @@ export function dropUnchangedUpserts(): MonoTypeOperatorFunction<InputEvent> {
         return upsert('Node', event.node);
       case 'PodUpserted':
         return upsert('Pod', event.pod);
+      case 'ObjectUpserted':
+        return upsert(event.kind, event.object);
       case 'NodeDeleted':
-        last.Node.delete(event.name);
+        lastOf('Node').delete(event.name);
         return true;
       case 'PodDeleted':
-        last.Pod.delete(event.uid);
+        lastOf('Pod').delete(event.uid);
+        return true;
+      case 'ObjectDeleted':
+        lastOf(event.kind).delete(event.key);
         return true;
       case 'ResyncStarted':
         relisting[event.kind] = new Set();
@@ -94,7 +109,8 @@ export function dropUnchangedUpserts(): MonoTypeOperatorFunction<InputEvent> {
         const seen = relisting[event.kind];
         delete relisting[event.kind];
         if (seen !== undefined)
-          for (const id of last[event.kind].keys()) if (!seen.has(id)) last[event.kind].delete(id);
+          for (const id of lastOf(event.kind).keys())
+            if (!seen.has(id)) lastOf(event.kind).delete(id);
         return true;
       }
       default:

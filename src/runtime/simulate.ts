@@ -1,6 +1,7 @@
 // Runs berth against the in-process simulated cluster on a virtual clock.
 import { performance } from 'node:perf_hooks';
 import { Subject } from 'rxjs';
+import type { ManifestObject } from '../adapters/sim/manifests.ts';
 import { SimCluster } from '../adapters/sim/sim-cluster.ts';
 import type { NodeObject, PodObject } from '../cluster/objects.ts';
 import type { ClusterState } from '../cluster/types.ts';
@@ -19,6 +20,8 @@ import { VirtualClock } from './virtual-clock.ts';
 export interface SimulationOptions {
   nodes: NodeObject[];
   pods: PodObject[];
+  /** Namespaces, workloads and volume objects the simulated API server serves. */
+  objects?: readonly ManifestObject[];
   seed: number;
   config: BerthConfig;
   bindLatencyMs: number;
@@ -101,6 +104,7 @@ export function simulate(opts: SimulationOptions): RunSummary {
   const sim = new SimCluster({
     nodes: opts.nodes,
     pods: opts.pods,
+    ...(opts.objects === undefined ? {} : { objects: opts.objects }),
     timers: {
       now: () => clock.now(),
       schedule: (deadline, fire) => void clock.schedule(deadline, fire),

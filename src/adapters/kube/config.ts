@@ -3,11 +3,13 @@ import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import {
+  AppsV1Api,
   CoreV1Api,
   createConfiguration,
   EventsV1Api,
   KubeConfig,
   ServerConfiguration,
+  StorageV1Api,
 } from '@kubernetes/client-node';
 import { describeApiError, oneLine } from './api-error.ts';
 import { keepAliveMiddleware } from './keep-alive.ts';
@@ -111,6 +113,8 @@ export function loadKubeConfig(opts: KubeConfigOptions): KubeConfig {
 export interface KubeClients {
   kc: KubeConfig;
   core: CoreV1Api;
+  apps: AppsV1Api;
+  storage: StorageV1Api;
   events: EventsV1Api;
   server: string;
 }
@@ -130,6 +134,8 @@ export function makeClients(kc: KubeConfig): KubeClients {
     return {
       kc,
       core: new CoreV1Api(configuration),
+      apps: new AppsV1Api(configuration),
+      storage: new StorageV1Api(configuration),
       events: new EventsV1Api(configuration),
       server,
     };

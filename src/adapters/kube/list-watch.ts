@@ -1,5 +1,6 @@
 // ListWatchSources over @kubernetes/client-node: paged raw-JSON lists and bookmark watches.
 import { type ConfigurationOptions, Watch } from '@kubernetes/client-node';
+import type { ObjectKind } from '../../cluster/cluster-objects.ts';
 import type { KubeClients } from './config.ts';
 import type { ListWatchSource, WatchHandlers } from './reflector.ts';
 import { rawJsonOptions } from './request-options.ts';
@@ -91,4 +92,45 @@ export function podSource(clients: KubeClients, opts: SourceOptions = {}): ListW
     (params, options) => clients.core.listPodForAllNamespaces(params, options),
     opts,
   );
+}
+
+/** Where each object kind is listed and watched (all namespaces), and how a page is fetched. */
+function objectEndpoint(clients: KubeClients, kind: ObjectKind): [string, PageFetcher] {
+  const { core, apps, storage } = clients;
+  switch (kind) {
+    case 'Namespace':
+      return ['/api/v1/namespaces', (p, o) => core.listNamespace(p, o)];
+    case 'Service':
+      return ['/api/v1/services', (p, o) => core.listServiceForAllNamespaces(p, o)];
+    case 'ReplicationController':
+      return [
+        '/api/v1/replicationcontrollers',
+        (p, o) => core.listReplicationControllerForAllNamespaces(p, o),
+      ];
+    case 'ReplicaSet':
+      return ['/apis/apps/v1/replicasets', (p, o) => apps.listReplicaSetForAllNamespaces(p, o)];
+    case 'StatefulSet':
+      return ['/apis/apps/v1/statefulsets', (p, o) => apps.listStatefulSetForAllNamespaces(p, o)];
+    case 'PersistentVolumeClaim':
+      return [
+        '/api/v1/persistentvolumeclaims',
+        (p, o) => core.listPersistentVolumeClaimForAllNamespaces(p, o),
+      ];
+    case 'PersistentVolume':
+      return ['/api/v1/persistentvolumes', (p, o) => core.listPersistentVolume(p, o)];
+    case 'StorageClass':
+      return ['/apis/storage.k8s.io/v1/storageclasses', (p, o) => storage.listStorageClass(p, o)];
+    case 'CSINode':
+      return ['/apis/storage.k8s.io/v1/csinodes', (p, o) => storage.listCSINode(p, o)];
+  }
+}
+
+/** Lists and watches every object of `kind` (all namespaces). */
+export function objectSource(
+  clients: KubeClients,
+  kind: ObjectKind,
+  opts: SourceOptions = {},
+): ListWatchSource {
+  const [path, fetchPage] = objectEndpoint(clients, kind);
+  return makeSource(clients, path, fetchPage, opts);
 }

@@ -1,7 +1,7 @@
 // Tests the reflector's state machine against a scripted in-memory ListWatchSource.
 import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { InputEvent } from '../../events/types.ts';
+import type { InputEvent, ResourceKind } from '../../events/types.ts';
 import { type ListWatchSource, reflect, type WatchHandlers } from './reflector.ts';
 
 type ListResult = { items: unknown[]; resourceVersion: string };
@@ -73,6 +73,10 @@ function describeEvent(e: InputEvent): string {
       return `NodeDeleted ${e.name}`;
     case 'PodDeleted':
       return `PodDeleted ${e.key}`;
+    case 'ObjectUpserted':
+      return `ObjectUpserted ${e.kind} ${JSON.stringify(e.object)}`;
+    case 'ObjectDeleted':
+      return `ObjectDeleted ${e.kind} ${e.key}`;
     case 'ResyncStarted':
     case 'ResyncDone':
       return `${e.type} ${e.kind}`;
@@ -81,7 +85,7 @@ function describeEvent(e: InputEvent): string {
   }
 }
 
-function setup(kind: 'Node' | 'Pod' = 'Node', opts: { inactivityTimeoutMs?: number } = {}) {
+function setup(kind: ResourceKind = 'Node', opts: { inactivityTimeoutMs?: number } = {}) {
   const source = new ScriptedSource();
   const events: InputEvent[] = [];
   const logLines: Record<string, unknown>[] = [];
@@ -150,6 +154,26 @@ describe('reflect', () => {
     h.onEvent('MODIFIED', pod('ns1', 'p', '3'));
     h.onEvent('DELETED', pod('ns1', 'p', '4'));
     expect(t.seen()).toEqual(['PodUpserted ns1/p', 'PodUpserted ns1/p', 'PodDeleted ns1/p']);
+  });
+
+  it('turns another kind into trimmed object upserts and deletes keyed by ns/name', async () => {
+    const t = setup('Service');
+    const svc = (rv: string) => ({
+      metadata: { namespace: 'team', name: 'web', resourceVersion: rv, annotations: { a: 'b' } },
+      spec: { selector: { app: 'web' }, clusterIP: '10.0.0.1' },
+    });
+    t.source.lists.push({ items: [svc('1')], resourceVersion: '1' });
+    t.start();
+    await tick();
+    t.source.current.handlers.onEvent('DELETED', svc('2'));
+    const trimmed = (rv: string) =>
+      `{"metadata":{"namespace":"team","name":"web","resourceVersion":"${rv}"},"spec":{"selector":{"app":"web"}}}`;
+    expect(t.seen()).toEqual([
+      'ResyncStarted Service',
+      `ObjectUpserted Service ${trimmed('1')}`,
+      'ResyncDone Service',
+      'ObjectDeleted Service team/web',
+    ]);
   });
 
   it('remembers a bookmark rv without emitting, and resumes from it at once after a normal close', async () => {

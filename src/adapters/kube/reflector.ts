@@ -1,11 +1,12 @@
 // The reflector: list → watch from the list's resourceVersion → resume, relist on 410, as events.
 import pino from 'pino';
 import { Observable } from 'rxjs';
+import { isObjectKind, objectKeyOf } from '../../cluster/cluster-objects.ts';
 import type { InputEvent, ResourceKind } from '../../events/types.ts';
-import { trimNode, trimPod } from '../trim.ts';
+import { trimNode, trimObject, trimPod } from '../trim.ts';
 import { type ApiFailure, describeApiError, describeStatus } from './api-error.ts';
 
-export { nodeSource, podSource } from './list-watch.ts';
+export { nodeSource, objectSource, podSource } from './list-watch.ts';
 
 /** Callbacks of one watch connection. */
 export interface WatchHandlers {
@@ -287,8 +288,10 @@ class Reflector {
       this.log.warn({ kind: this.opts.kind }, 'object without metadata.name; skipped');
       return false;
     }
-    if (this.opts.kind === 'Node') this.emit({ type: 'NodeUpserted', node: trimNode(obj) });
-    else this.emit({ type: 'PodUpserted', pod: trimPod(obj) });
+    const kind = this.opts.kind;
+    if (kind === 'Node') this.emit({ type: 'NodeUpserted', node: trimNode(obj) });
+    else if (kind === 'Pod') this.emit({ type: 'PodUpserted', pod: trimPod(obj) });
+    else this.emit({ type: 'ObjectUpserted', kind, object: trimObject(kind, obj) });
     return true;
   }
 
@@ -299,8 +302,13 @@ class Reflector {
       this.log.warn({ kind: this.opts.kind }, 'deleted object without metadata.name; skipped');
       return;
     }
-    if (this.opts.kind === 'Node') {
+    const kind = this.opts.kind;
+    if (kind === 'Node') {
       this.emit({ type: 'NodeDeleted', name });
+      return;
+    }
+    if (isObjectKind(kind)) {
+      this.emit({ type: 'ObjectDeleted', kind, key: objectKeyOf(kind, obj) ?? name });
       return;
     }
     const ns =

@@ -4,6 +4,7 @@ import { parseQuantity } from '../../cluster/quantity.ts';
 import {
   ManifestError,
   type ManifestKind,
+  type ManifestObject,
   type Manifests,
   type PriorityClassObject,
 } from './manifests.ts';
@@ -14,6 +15,8 @@ export interface AdmissionInput {
   nodes: readonly NodeObject[];
   pods: readonly PodObject[];
   priorityClasses?: readonly PriorityClassObject[];
+  /** Namespaces, workloads and volume objects, stored as they are. */
+  objects?: readonly ManifestObject[];
   /** Where object `index` of `kind` came from: "FILE: document 3", "the generated workload". */
   originOf(kind: ManifestKind, index: number): string;
 }
@@ -22,6 +25,8 @@ export interface AdmissionInput {
 export interface AdmittedCluster {
   nodes: NodeObject[];
   pods: PodObject[];
+  /** Namespaces, workloads and volume objects (a later one of the same kind and key wins). */
+  objects: ManifestObject[];
 }
 
 /** The scheduler name the API server gives a pod that names none. */
@@ -189,5 +194,7 @@ export function admit(inputs: readonly AdmissionInput[]): AdmittedCluster {
       );
       pods.push(admitted);
     }
-  return { nodes, pods };
+  const objects: ManifestObject[] = [];
+  for (const input of inputs) for (const o of input.objects ?? []) objects.push(o);
+  return { nodes, pods, objects };
 }

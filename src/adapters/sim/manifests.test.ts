@@ -44,8 +44,40 @@ describe('parseManifests', () => {
     });
     expect(m.priorityClasses[0]).toMatchObject({ value: 10 });
     expect(m.skipped).toEqual([
-      'in.yaml: document 2: ConfigMap ignored (berth simulates Nodes, Pods, PriorityClasses)',
+      'in.yaml: document 2: ConfigMap ignored (berth simulates Nodes, Pods, PriorityClasses, ' +
+        'Namespace, Service, ReplicaSet, StatefulSet, ReplicationController, ' +
+        'PersistentVolumeClaim, PersistentVolume, StorageClass, CSINode)',
     ]);
+  });
+
+  it('keeps the watched object kinds (namespaces, workloads, volumes) with their origin', () => {
+    const m = parseManifests(
+      'kind: Namespace\nmetadata: {name: team, labels: {env: prod}}\n---\n' +
+        'kind: Service\nmetadata: {name: web, namespace: team}\nspec: {selector: {app: web}}\n',
+      'in.yaml',
+    );
+    expect(m.objects).toEqual([
+      {
+        kind: 'Namespace',
+        object: { kind: 'Namespace', metadata: { name: 'team', labels: { env: 'prod' } } },
+        origin: 'in.yaml: document 1',
+      },
+      {
+        kind: 'Service',
+        object: {
+          kind: 'Service',
+          metadata: { name: 'web', namespace: 'team' },
+          spec: { selector: { app: 'web' } },
+        },
+        origin: 'in.yaml: document 2',
+      },
+    ]);
+  });
+
+  it('refuses a watched object without a name, naming the document', () => {
+    expect(refusal('kind: Service\nmetadata: {}\n')).toBe(
+      'in.yaml: document 1: Service has no metadata.name',
+    );
   });
 
   it.each([

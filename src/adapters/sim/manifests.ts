@@ -1,5 +1,6 @@
 // Reads Kubernetes manifests (multi-document YAML, or JSON including v1 List) into nodes, pods and PriorityClasses.
 import { parseAllDocuments } from 'yaml';
+import { isObjectKind, type ObjectKind, objectKinds } from '../../cluster/cluster-objects.ts';
 import type { NodeObject, PodObject } from '../../cluster/objects.ts';
 
 /** A `scheduling.k8s.io/v1` PriorityClass as read from a manifest (fields unchecked). */
@@ -10,8 +11,16 @@ export interface PriorityClassObject {
   preemptionPolicy?: unknown;
 }
 
-/** The kinds `simulate` uses. */
+/** The kinds `simulate` uses besides the watched object kinds. */
 export type ManifestKind = 'Node' | 'Pod' | 'PriorityClass';
+
+/** An object of a watched kind (Namespace, Service, ReplicaSet, PVC, …) from a manifest. */
+export interface ManifestObject {
+  kind: ObjectKind;
+  object: Record<string, unknown>;
+  /** Where it was found ("FILE: document 3"). */
+  origin: string;
+}
 
 /**
  * Objects found in manifests, and where each came from. `origins` are index-aligned with
@@ -21,6 +30,8 @@ export interface Manifests {
   nodes: NodeObject[];
   pods: PodObject[];
   priorityClasses: PriorityClassObject[];
+  /** Namespaces, workloads and volume objects, in file order. */
+  objects: ManifestObject[];
   origins: { Node: string[]; Pod: string[]; PriorityClass: string[] };
   /** Notes on documents of other kinds, which were skipped. */
   skipped: string[];
@@ -128,13 +139,20 @@ function collect(value: unknown, where: string, into: Manifests): void {
     for (const [i, item] of value.items.entries()) collect(item, `${where} items[${i}]`, into);
     return;
   }
-  if (kind !== 'Node' && kind !== 'Pod' && kind !== 'PriorityClass') {
-    into.skipped.push(`${where}: ${kind} ignored (berth simulates Nodes, Pods, PriorityClasses)`);
+  const used = kind === 'Node' || kind === 'Pod' || kind === 'PriorityClass';
+  if (!used && !isObjectKind(kind)) {
+    into.skipped.push(
+      `${where}: ${kind} ignored (berth simulates Nodes, Pods, PriorityClasses, ${objectKinds.join(', ')})`,
+    );
     return;
   }
   const meta = value.metadata;
   if (!isObject(meta) || typeof meta.name !== 'string' || meta.name === '') {
     throw new ManifestError(`${where}: ${kind} has no metadata.name`);
+  }
+  if (isObjectKind(kind)) {
+    into.objects.push({ kind, object: value, origin: where });
+    return;
   }
   into.origins[kind].push(where);
   if (kind === 'PriorityClass') {
@@ -153,6 +171,7 @@ export function emptyManifests(): Manifests {
     nodes: [],
     pods: [],
     priorityClasses: [],
+    objects: [],
     origins: { Node: [], Pod: [], PriorityClass: [] },
     skipped: [],
   };
@@ -169,7 +188,8 @@ export function parseManifests(text: string, source: string): Manifests {
   const into = emptyManifests();
   const docs = parseDocuments(text, source);
   for (const [i, doc] of docs.entries()) collect(doc, `${source}: document ${i + 1}`, into);
-  const used = into.nodes.length + into.pods.length + into.priorityClasses.length;
+  const used =
+    into.nodes.length + into.pods.length + into.priorityClasses.length + into.objects.length;
   if (used + into.skipped.length === 0)
     throw new ManifestError(`${source}: no Kubernetes objects in the file`);
   if (used === 0)

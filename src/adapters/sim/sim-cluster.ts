@@ -1,9 +1,11 @@
 // An in-process cluster: serves nodes and pods as events and applies binds after a latency.
 import { type Observable, Subject } from 'rxjs';
+import { objectKinds } from '../../cluster/cluster-objects.ts';
 import type { NodeObject, PodObject } from '../../cluster/objects.ts';
 import type { AttemptRef, InputEvent } from '../../events/types.ts';
 import type { Rng } from '../../framework/rng.ts';
-import { trimNode, trimPod } from '../trim.ts';
+import { trimNode, trimObject, trimPod } from '../trim.ts';
+import type { ManifestObject } from './manifests.ts';
 
 /** Schedules work at an absolute logical time (the run's clock). */
 export interface SimTimers {
@@ -15,6 +17,8 @@ export interface SimTimers {
 export interface SimClusterOptions {
   nodes: NodeObject[];
   pods: PodObject[];
+  /** Namespaces, workloads and volume objects, served before nodes and pods. */
+  objects?: readonly ManifestObject[];
   timers: SimTimers;
   /** Delay between a bind command and its result. */
   bindLatencyMs: number;
@@ -65,6 +69,15 @@ export class SimCluster {
 
   /** Emits a relist of nodes and pods (as after a watch expiry). */
   relist(): void {
+    const objects = this.opts.objects ?? [];
+    for (const kind of objectKinds) {
+      const ofKind = objects.filter((o) => o.kind === kind);
+      if (ofKind.length === 0) continue;
+      this.subject.next({ type: 'ResyncStarted', kind });
+      for (const o of ofKind)
+        this.subject.next({ type: 'ObjectUpserted', kind, object: trimObject(kind, o.object) });
+      this.subject.next({ type: 'ResyncDone', kind });
+    }
     this.subject.next({ type: 'ResyncStarted', kind: 'Node' });
     for (const node of this.nodes.values())
       this.subject.next({ type: 'NodeUpserted', node: trimNode(node) });
