@@ -2,6 +2,7 @@
 import { parseNodeAffinity, parseNodeSelector, parseTolerations } from './constraints.ts';
 import { emptyRecord, isRecord, nonEmptyString, stringEntries } from './fields.ts';
 import { parsePodImages } from './images.ts';
+import { parseControllerRef } from './owner-ref.ts';
 import { parseHostPorts, parseSchedulingGates } from './pod-fields.ts';
 import { computePodRequests } from './requests.ts';
 import { noSpreadConstraints, parseSpreadConstraints } from './spread-constraints.ts';
@@ -83,6 +84,7 @@ export function podInfoFromObject(obj: unknown): PodInfo | { rejected: string } 
     hostPorts: parseHostPorts(spec),
     spreadConstraints: spread.ok ? spread.value : noSpreadConstraints,
     images: parsePodImages(spec),
+    controllerRef: parseControllerRef(meta.ownerReferences),
     unsupported: unsupportedConstraint(obj.spec),
   };
 }

@@ -207,6 +207,8 @@ function podInfo(j: PodInfo, at: string): PodInfo {
     spreadConstraints: j.spreadConstraints ?? noSpreadConstraints,
     // Absent in snapshots older than ImageLocality.
     images: Array.isArray(j.images) && j.images.length > 0 ? j.images : noStrings,
+    // Absent in snapshots older than default spreading.
+    controllerRef: j.controllerRef ?? undefined,
     unsupported: j.unsupported ?? undefined,
   };
 }

@@ -1,5 +1,6 @@
 // The parsed cluster model that the reducer maintains and the plugins read.
 import type { ObjectKind, ObjectStore, ObjectStoreView, ObjectTypes } from './cluster-objects.ts';
+import type { ControllerRef } from './owner-ref.ts';
 import type { NodeSelectorTerm, PreferredSchedulingTerm, Taint, Toleration } from './objects.ts';
 import type { SpreadConstraints } from './spread-constraints.ts';
 
@@ -85,6 +86,8 @@ export interface PodInfo {
    * ImageLocality does (`:latest` added when untagged); one entry per container.
    */
   images: readonly string[];
+  /** The controller ownerReference (ReplicaSet, StatefulSet, …), for default spreading. */
+  controllerRef: ControllerRef | undefined;
   /**
    * A constraint this pod carries that berth has no plugin for yet (naming the field), or
    * undefined. Such a pod is refused with that reason, never placed as if it did not ask.

@@ -242,7 +242,7 @@ function runCycle(
 
   const numToFind =
     profile.score.length === 0 ? 1 : numFeasibleNodesToFind(numNodes, ctx.percentageOfNodesToScore);
-  const filters = profile.filter.filter((f) => f.preFilterSkip?.(pod) !== true);
+  const filters = profile.filter.filter((f) => f.preFilterSkip?.(pod, state) !== true);
   running.filters = filters;
   const feasible: NodeInfo[] = [];
   const failedNodes: string[] = [];
@@ -289,7 +289,9 @@ function runCycle(
     const only = feasible[0] as NodeInfo;
     return { kind: 'Scheduled', node: only.name, evaluated: processed, feasible: 1 };
   }
-  const scorers = profile.score.filter((w) => w.plugin.preScoreSkip?.(pod) !== true);
+  const scorers = profile.score.filter(
+    (w) => w.plugin.preScoreSkip?.(pod, state, snapshot) !== true,
+  );
   running.filters = undefined;
   const totals = prioritizeNodes(pod, feasible, scorers, state, snapshot, running);
   const chosen = feasible[selectHost(totals, ctx.rng)] as NodeInfo;

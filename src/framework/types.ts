@@ -52,9 +52,10 @@ export interface FilterPlugin {
   /**
    * kube's PreFilter `Skip`: true when this filter would pass every node for `pod`
    * (e.g. NodeAffinity for a pod with no selector or affinity); the cycle then leaves
-   * it out of the per-node loop. Must not change any outcome.
+   * it out of the per-node loop. Must not change any outcome. Runs after every PreFilter,
+   * so it may read what its own PreFilter left in `state`.
    */
-  preFilterSkip?(pod: PodInfo): boolean;
+  preFilterSkip?(pod: PodInfo, state: CycleState): boolean;
   /** Which cluster changes could undo this filter's rejection (absent: every change). */
   queueingHint?: QueueingHint;
 }
@@ -84,9 +85,10 @@ export interface ScorePlugin {
   /**
    * kube's PreScore `Skip`: true when this plugin would give every node the same score
    * for `pod` (e.g. NodeAffinity without preferred terms), so it is left out. Must not
-   * change which nodes tie for the highest total.
+   * change which nodes tie for the highest total. Runs after the filters, before
+   * `preScore`; it may read the snapshot and leave what it found in `state`.
    */
-  preScoreSkip?(pod: PodInfo): boolean;
+  preScoreSkip?(pod: PodInfo, state: CycleState, snapshot: ClusterSnapshot): boolean;
 }
 
 /** A score plugin with its weight in the profile. */

@@ -9,7 +9,6 @@ import type { ClusterSnapshot, NodeInfo, PodInfo, PodRecord } from '../cluster/t
 import { scheduleOne } from '../framework/cycle.ts';
 import { seededRng } from '../framework/rng.ts';
 import type { Code, CycleState, Profile } from '../framework/types.ts';
-import { podSpreadConstraints } from './pod-topology-spread/common.ts';
 import { computePreFilterState } from './pod-topology-spread/filtering.ts';
 import { spreadQueueingHint } from './pod-topology-spread/hints.ts';
 import {
@@ -333,7 +332,7 @@ describe('PodTopologySpread Filter: minDomains and node inclusion policies', () 
       tsc(5, 'node', 'DoNotSchedule', foo),
     ]);
     const nodes = nodesWith(specs, fooPods({ 'node-a': 2, 'node-y': 3 }));
-    const s = computePreFilterState(pod, podSpreadConstraints(pod).hard, snapshotOf(nodes));
+    const s = computePreFilterState(pod, pod.spreadConstraints.hard, snapshotOf(nodes));
     expect([...(s.counts[0] as Map<string, number>)]).toEqual([
       ['zone1', 2],
       ['zone2', 0],
@@ -373,12 +372,18 @@ describe('PodTopologySpread Filter statuses', () => {
   it('skips pods without DoNotSchedule constraints, and Filter errs without PreFilter state', () => {
     const soft = spreadPod({}, [tsc(1, 'zone', 'ScheduleAnyway', foo)]);
     const hard = spreadPod({}, [tsc(1, 'zone', 'DoNotSchedule', foo)]);
-    expect(podTopologySpread.preFilterSkip(soft)).toBe(true);
-    expect(podTopologySpread.preFilterSkip(makePod())).toBe(true);
-    expect(podTopologySpread.preFilterSkip(hard)).toBe(false);
+    const skip = (pod: PodInfo) => {
+      const state: CycleState = new Map();
+      podTopologySpread.preFilter(pod, state, snapshotOf(nodesWith(abxy)));
+      return podTopologySpread.preFilterSkip(pod, state);
+    };
+    expect(skip(soft)).toBe(true);
+    expect(skip(makePod())).toBe(true);
+    expect(skip(hard)).toBe(false);
+    // Without PreFilter's state, the pod's own constraints decide.
+    expect(podTopologySpread.preFilterSkip(hard, new Map())).toBe(false);
     const [node] = nodesWith(abxy);
     expect(podTopologySpread.filter(hard, node as NodeInfo, new Map()).code).toBe('Error');
-    expect(newPodTopologySpread()).toBe(podTopologySpread);
   });
 });
 
@@ -517,13 +522,11 @@ describe('PodTopologySpread Score (kube TestPodTopologySpreadScore)', () => {
   });
 
   it('skips pods without ScheduleAnyway constraints', () => {
-    expect(podTopologySpread.preScoreSkip(makePod())).toBe(true);
-    expect(podTopologySpread.preScoreSkip(spreadPod({}, [tsc(1, 'z', 'DoNotSchedule', foo)]))).toBe(
-      true,
-    );
-    expect(
-      podTopologySpread.preScoreSkip(spreadPod({}, [tsc(1, 'z', 'ScheduleAnyway', foo)])),
-    ).toBe(false);
+    const skip = (pod: PodInfo) =>
+      podTopologySpread.preScoreSkip(pod, new Map(), snapshotOf(nodesWith(abxy)));
+    expect(skip(makePod())).toBe(true);
+    expect(skip(spreadPod({}, [tsc(1, 'z', 'DoNotSchedule', foo)]))).toBe(true);
+    expect(skip(spreadPod({}, [tsc(1, 'z', 'ScheduleAnyway', foo)]))).toBe(false);
   });
 });
 

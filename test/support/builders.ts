@@ -1,6 +1,7 @@
 // Test builders: PodInfo and NodeInfo values from partial typed fields (no manifest parsing).
 
 import { newNodeInfo, refreshHeadroom } from '../../src/cluster/node-info.ts';
+import type { ControllerRef } from '../../src/cluster/owner-ref.ts';
 import type {
   NodeSelectorTerm,
   PreferredSchedulingTerm,
@@ -56,6 +57,8 @@ export interface PodInput {
   spreadConstraints?: SpreadConstraints;
   /** Normalized container images (ImageLocality), init containers first. */
   images?: string[];
+  /** The controller ownerReference (default spreading). */
+  controllerRef?: ControllerRef;
   unsupported?: string;
 }
 
@@ -125,6 +128,7 @@ export function makePod(input: PodInput = {}): PodInfo {
     hostPorts: input.hostPorts ?? [],
     spreadConstraints: input.spreadConstraints ?? noSpreadConstraints,
     images: input.images ?? [],
+    controllerRef: input.controllerRef,
     unsupported: input.unsupported,
   };
 }

@@ -1,7 +1,6 @@
 // PodTopologySpread helpers shared by its Filter and Score: eligible nodes and matching pod counts.
 import {
   type SpreadConstraint,
-  type SpreadConstraints,
   selectorIsEmpty,
   selectorMatches,
 } from '../../cluster/spread-constraints.ts';
@@ -14,14 +13,6 @@ export const name = 'PodTopologySpread';
 
 /** The well-known hostname label: kube's Score counts such a domain on the node itself. */
 export const labelHostname = 'kubernetes.io/hostname';
-
-/**
- * The pod's parsed `spec.topologySpreadConstraints` (PodInfo's `spreadConstraints`), or
- * none. Read through a widened type so this plugin builds before PodInfo carries the field.
- */
-export function podSpreadConstraints(pod: PodInfo): SpreadConstraints {
-  return pod.spreadConstraints;
-}
 
 /** kube's nodeLabelsMatchSpreadConstraints: the node has every constraint's topology key. */
 export function hasAllTopologyKeys(

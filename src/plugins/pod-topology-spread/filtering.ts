@@ -2,13 +2,8 @@
 import { type SpreadConstraint, selectorMatches } from '../../cluster/spread-constraints.ts';
 import type { ClusterSnapshot, NodeInfo, PodInfo } from '../../cluster/types.ts';
 import { type CycleState, type Status, status, success } from '../../framework/types.ts';
-import {
-  countMatchingPods,
-  hasAllTopologyKeys,
-  matchesInclusionPolicies,
-  name,
-  podSpreadConstraints,
-} from './common.ts';
+import { countMatchingPods, hasAllTopologyKeys, matchesInclusionPolicies, name } from './common.ts';
+import { constraintsFor, type SpreadArgs } from './defaults.ts';
 
 /** kube's ErrReasonConstraintsNotMatch (Unschedulable: preemption may lower a domain's count). */
 export const ErrReasonConstraintsNotMatch = "node(s) didn't match pod topology spread constraints";
@@ -97,19 +92,40 @@ export function filterNode(s: PreFilterState, node: NodeInfo): Status {
   return success;
 }
 
-/** PreFilter: computes the state for the pod's DoNotSchedule constraints; never rejects. */
-export function preFilter(pod: PodInfo, state: CycleState, snapshot: ClusterSnapshot): Status {
-  const hard = podSpreadConstraints(pod).hard;
+/** The cycle-state key of the DoNotSchedule constraints PreFilter worked out. */
+const hardConstraintsKey = `${preFilterStateKey}/constraints`;
+
+/**
+ * PreFilter: computes the state for the pod's DoNotSchedule constraints (its own, or the
+ * default ones); never rejects. The constraints are kept for `preFilterSkip`.
+ */
+export function preFilter(
+  pod: PodInfo,
+  state: CycleState,
+  snapshot: ClusterSnapshot,
+  args: SpreadArgs,
+): Status {
+  const hard = constraintsFor(pod, snapshot, args, 'hard');
+  state.set(hardConstraintsKey, hard);
   if (hard.length === 0) return success; // kube's Skip: Filter is left out (preFilterSkip)
   state.set(preFilterStateKey, computePreFilterState(pod, hard, snapshot));
   return success;
+}
+
+/**
+ * kube's PreFilter Skip: no DoNotSchedule constraint, so every node passes. Reads what
+ * PreFilter found; without it (PreFilter not run) the pod's own constraints decide.
+ */
+export function preFilterSkip(pod: PodInfo, state: CycleState): boolean {
+  const hard = state.get(hardConstraintsKey) as readonly SpreadConstraint[] | undefined;
+  return (hard ?? pod.spreadConstraints.hard).length === 0;
 }
 
 /** Filter: the skew check against the PreFilter state; Error when PreFilter did not run. */
 export function filter(pod: PodInfo, node: NodeInfo, state: CycleState): Status {
   const s = state.get(preFilterStateKey) as PreFilterState | undefined;
   if (s === undefined) {
-    if (podSpreadConstraints(pod).hard.length === 0) return success;
+    if (preFilterSkip(pod, state)) return success;
     return status('Error', name, `reading "${preFilterStateKey}" from cycle state: not found`);
   }
   return filterNode(s, node);

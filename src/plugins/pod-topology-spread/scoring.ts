@@ -8,8 +8,8 @@ import {
   labelHostname,
   matchesInclusionPolicies,
   name,
-  podSpreadConstraints,
 } from './common.ts';
+import { constraintsFor, requiresAllTopologies, type SpreadArgs } from './defaults.ts';
 
 /** The cycle-state key of the PreScore data (kube's "PreScore" + plugin name). */
 export const preScoreStateKey = `PreScore${name}`;
@@ -50,10 +50,12 @@ function goRound(x: number): number {
 }
 
 /**
- * kube's PreScore for the pod's own constraints (so every topology key is required): the
+ * kube's PreScore: with `requireAll` (the pod's own constraints, or List defaulting) the
  * scored nodes missing a key are ignored; the others' domains, per constraint except the
  * hostname one, are counted over every node of the snapshot that has all keys and passes
- * the constraint's inclusion policies. Weights use the domain counts of the scored nodes
+ * the constraint's inclusion policies. Without it (system defaults), no node is ignored
+ * and a node missing a key sits in the empty-valued domain of that key, as kube's map
+ * lookup of a missing label gives "". Weights use the domain counts of the scored nodes
  * (for hostname: the scored nodes not ignored).
  */
 export function computePreScoreState(
@@ -61,6 +63,7 @@ export function computePreScoreState(
   constraints: readonly SpreadConstraint[],
   snapshot: ClusterSnapshot,
   nodes: readonly NodeInfo[],
+  requireAll = true,
 ): PreScoreState {
   const n = constraints.length;
   const ignored = new Set<string>();
@@ -68,7 +71,7 @@ export function computePreScoreState(
   for (let i = 0; i < n; i++) counts.push(new Map());
   for (let j = 0; j < nodes.length; j++) {
     const node = nodes[j] as NodeInfo;
-    if (!hasAllTopologyKeys(node.labels, constraints)) {
+    if (requireAll && !hasAllTopologyKeys(node.labels, constraints)) {
       ignored.add(node.name);
       continue;
     }
@@ -76,7 +79,7 @@ export function computePreScoreState(
       const c = constraints[i] as SpreadConstraint;
       if (c.topologyKey === labelHostname) continue;
       const m = counts[i] as Map<string, number>;
-      const value = node.labels[c.topologyKey] as string;
+      const value = node.labels[c.topologyKey] ?? '';
       if (!m.has(value)) m.set(value, 0);
     }
   }
@@ -92,11 +95,11 @@ export function computePreScoreState(
   const all = snapshot.nodeOrder;
   for (let j = 0; j < all.length; j++) {
     const node = all[j] as NodeInfo;
-    if (!hasAllTopologyKeys(node.labels, constraints)) continue;
+    if (requireAll && !hasAllTopologyKeys(node.labels, constraints)) continue;
     for (let i = 0; i < n; i++) {
       const c = constraints[i] as SpreadConstraint;
       const m = counts[i] as Map<string, number>;
-      const value = node.labels[c.topologyKey] as string;
+      const value = node.labels[c.topologyKey] ?? '';
       const current = m.get(value);
       // Only the scored nodes' domains are counted (never the hostname key's: empty map).
       if (current === undefined || !matchesInclusionPolicies(c, pod, node)) continue;
@@ -155,15 +158,37 @@ function preScoreState(state: CycleState): PreScoreState {
   return s;
 }
 
+/** The cycle-state key of the ScheduleAnyway constraints PreScore's Skip check worked out. */
+const softConstraintsKey = `${preScoreStateKey}/constraints`;
+
+/**
+ * kube's PreScore Skip: true when the pod has no ScheduleAnyway constraint, its own or a
+ * default one; the constraints are kept in `state` for `preScore`.
+ */
+export function preScoreSkip(
+  pod: PodInfo,
+  state: CycleState,
+  snapshot: ClusterSnapshot,
+  args: SpreadArgs,
+): boolean {
+  const soft = constraintsFor(pod, snapshot, args, 'soft');
+  state.set(softConstraintsKey, soft);
+  return soft.length === 0;
+}
+
 /** PreScore: the state for the pod's ScheduleAnyway constraints (Skip covers none). */
 export function preScore(
   pod: PodInfo,
   state: CycleState,
   snapshot: ClusterSnapshot,
   nodes: readonly NodeInfo[],
+  args: SpreadArgs,
 ): void {
-  const soft = podSpreadConstraints(pod).soft;
-  state.set(preScoreStateKey, computePreScoreState(pod, soft, snapshot, nodes));
+  const soft =
+    (state.get(softConstraintsKey) as readonly SpreadConstraint[] | undefined) ??
+    constraintsFor(pod, snapshot, args, 'soft');
+  const requireAll = requiresAllTopologies(pod, args);
+  state.set(preScoreStateKey, computePreScoreState(pod, soft, snapshot, nodes, requireAll));
 }
 
 /** Score: the raw score of `node` from the PreScore state. */
