@@ -95,6 +95,8 @@ export function computePreScoreState(
   const all = snapshot.nodeOrder;
   for (let j = 0; j < all.length; j++) {
     const node = all[j] as NodeInfo;
+    // A node without pods adds nothing to any count (domains come from the scored nodes).
+    if (node.pods.size === 0) continue;
     if (requireAll && !hasAllTopologyKeys(node.labels, constraints)) continue;
     for (let i = 0; i < n; i++) {
       const c = constraints[i] as SpreadConstraint;
