@@ -340,6 +340,26 @@ const needed: Access[] = [
   { verb: 'create', resource: 'pods', subresource: 'binding', namespace: appsNs },
   { verb: 'patch', resource: 'pods', subresource: 'status', namespace: appsNs },
   ...['get', 'list', 'watch'].map((verb) => ({ verb, resource: 'nodes' })),
+  // The kinds the plugins read (namespaces, workloads, volumes), cluster-wide.
+  ...(
+    [
+      ['', 'namespaces'],
+      ['', 'services'],
+      ['', 'replicationcontrollers'],
+      ['', 'persistentvolumeclaims'],
+      ['', 'persistentvolumes'],
+      ['apps', 'replicasets'],
+      ['apps', 'statefulsets'],
+      ['storage.k8s.io', 'storageclasses'],
+      ['storage.k8s.io', 'csinodes'],
+    ] as const
+  ).flatMap(([group, resource]) =>
+    ['get', 'list', 'watch'].map((verb) => ({
+      verb,
+      resource,
+      ...(group === '' ? {} : { group }),
+    })),
+  ),
   ...['create', 'patch'].map((verb) => ({
     verb,
     resource: 'events',
