@@ -202,13 +202,26 @@ const objectShapes: { readonly [K in ObjectKind]: Shape } = {
   ReplicationController: selectorShape,
   /** VolumeBinding, VolumeRestrictions (ReadWriteOncePod), VolumeZone, NodeVolumeLimits. */
   PersistentVolumeClaim: {
-    metadata: objectMeta,
+    metadata: {
+      ...objectMeta,
+      // The beta storage class wins over spec.storageClassName; bind-completed tells a bound
+      // claim from a pre-bound one; selected-node marks a provisioning in flight.
+      annotations: {
+        'volume.beta.kubernetes.io/storage-class': true,
+        'pv.kubernetes.io/bind-completed': true,
+        'volume.kubernetes.io/selected-node': true,
+      },
+      /** VolumeBinding: a claim being deleted blocks its pods. */
+      deletionTimestamp: true,
+      /** A generic ephemeral volume's claim must be controlled by its pod. */
+      ownerReferences: each({ kind: true, name: true, uid: true, controller: true }),
+    },
     spec: { volumeName: true, storageClassName: true, accessModes: true, volumeMode: true },
     status: { phase: true },
   },
   /** VolumeBinding (node affinity), VolumeZone (zone labels), NodeVolumeLimits (driver). */
   PersistentVolume: {
-    metadata: objectMeta,
+    metadata: { ...objectMeta, annotations: { 'volume.beta.kubernetes.io/storage-class': true } },
     spec: {
       nodeAffinity: true,
       storageClassName: true,
@@ -228,7 +241,11 @@ const objectShapes: { readonly [K in ObjectKind]: Shape } = {
   },
   /** NodeVolumeLimits: per-driver attach limits. */
   CSINode: {
-    metadata: objectMeta,
+    /** The in-tree plugins migrated to CSI on the node (NodeVolumeLimits, VolumeBinding). */
+    metadata: {
+      ...objectMeta,
+      annotations: { 'storage.alpha.kubernetes.io/migrated-plugins': true },
+    },
     spec: { drivers: each({ name: true, nodeID: true, allocatable: true, topologyKeys: true }) },
   },
 };

@@ -1,6 +1,7 @@
 // The `berth` command: dispatches subcommands and turns every failure into one line.
 import { berthVersion } from '../runtime/version.ts';
 import { CliError, describeSystemError, FlagError } from './errors.ts';
+import { explainCommand } from './explain-command.ts';
 import { exportMachinesCommand } from './export-command.ts';
 import { replayCommand } from './replay-command.ts';
 import { simulateCommand } from './simulate-command.ts';
@@ -11,6 +12,7 @@ const commands: Record<string, (argv: string[]) => void | Promise<void>> = {
   run: async (argv) => (await import('./run-command.ts')).runCommand(argv),
   simulate: simulateCommand,
   replay: replayCommand,
+  explain: explainCommand,
   'export-machines': exportMachinesCommand,
 };
 

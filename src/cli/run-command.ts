@@ -1,7 +1,6 @@
 // `berth run`: schedule a real cluster's pods through the Kubernetes API.
 import { hostname } from 'node:os';
 import pino, { type Logger } from 'pino';
-import { parse as parseYaml } from 'yaml';
 import {
   checkConnection,
   KubeSetupError,
@@ -15,28 +14,15 @@ import { nodeSource, objectSource, podSource, reflect } from '../adapters/kube/r
 import { SchedulerMetrics } from '../adapters/metrics/scheduler-metrics.ts';
 import { parseBindAddress, startStatusServer } from '../adapters/metrics/status-server.ts';
 import { objectKinds } from '../cluster/cluster-objects.ts';
-import { parseConfig } from '../core/config.ts';
 import { LiveScheduler } from '../runtime/live.ts';
 import { intFlag, numberFlag, parseFlags } from './args.ts';
+import { decisionConfig, readConfigFile } from './config-file.ts';
 import { CliError } from './errors.ts';
-import { readTextFile } from './files.ts';
 import { openLogFile } from './log-file.ts';
 import { normalizeBoolFlags, type RunOptions, readRunOptions } from './run-options.ts';
 import { openSegmentedLog, parseSize } from './segmented-log.ts';
 
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace'];
-
-function readConfigFile(path: string | undefined): unknown {
-  if (path === undefined) return undefined;
-  const text = readTextFile(path, 'config ');
-  try {
-    return parseYaml(text);
-  } catch (error) {
-    throw new CliError(
-      `config ${path} is not valid YAML/JSON: ${(error as Error).message.split('\n')[0]}`,
-    );
-  }
-}
 
 /** Resolves with the signal that asked berth to stop. */
 function untilSignal(logger: Logger): Promise<NodeJS.Signals> {
@@ -91,8 +77,10 @@ export async function runCommand(argv: string[]): Promise<void> {
   const level = values['log-level'] ?? 'info';
   if (!logLevels.includes(level))
     throw new CliError(`--log-level must be one of ${logLevels.join(', ')}`, 2);
-  const qps = numberFlag(values.qps, 'qps', 50, 0.1, 100_000);
-  const burst = intFlag(values.burst, 'burst', 100, 1, 100_000);
+  const file = readConfigFile(values.config);
+  const connection = file?.clientConnection ?? {};
+  const qps = numberFlag(values.qps, 'qps', connection.qps ?? 50, 0.1, 100_000);
+  const burst = intFlag(values.burst, 'burst', connection.burst ?? 100, 1, 100_000);
   // Reports (PodScheduled patch, Events) get a bucket of their own so binds never wait behind
   // them. kube-scheduler's event client is built from the same client config, so it has the
   // same qps/burst as the main client but its own bucket: the defaults follow --qps/--burst.
@@ -111,22 +99,17 @@ export async function runCommand(argv: string[]): Promise<void> {
     throw new CliError('--record-segment-size needs --record DIR (the segments go there)', 2);
   if (segments === undefined && values['record-retain'] !== undefined)
     throw new CliError('--record-retain needs --record-segment-size', 2);
-  let config: ReturnType<typeof parseConfig>;
-  const raw = readConfigFile(values.config) ?? {};
-  const options = readRunOptions(values, raw);
+  const options = readRunOptions(values, file?.run ?? {});
   checkBindAddress(options);
-  try {
-    const name = values['scheduler-name'];
-    config = parseConfig(name === undefined ? raw : { ...(raw as object), schedulerName: name });
-  } catch (error) {
-    if (error instanceof CliError) throw error;
-    throw new CliError((error as Error).message);
-  }
+  const config = decisionConfig(file, values['scheduler-name']);
 
   let clients: ReturnType<typeof makeClients>;
   let kubeConfig: ReturnType<typeof loadKubeConfig>;
   try {
-    kubeConfig = loadKubeConfig({ kubeconfig: values.kubeconfig, context: values.context });
+    kubeConfig = loadKubeConfig({
+      kubeconfig: values.kubeconfig ?? connection.kubeconfig,
+      context: values.context,
+    });
     clients = makeClients(kubeConfig);
     await checkConnection(clients);
   } catch (error) {
@@ -229,6 +212,7 @@ export async function runCommand(argv: string[]): Promise<void> {
       eventsQps,
       eventsBurst,
       record: values.record ?? null,
+      profiles: (config.profiles ?? [config]).map((p) => p.schedulerName),
       leaderElection: election.enabled
         ? { identity, lease: `${election.resourceNamespace}/${election.resourceName}` }
         : false,

@@ -8,15 +8,16 @@ import {
 } from '../adapters/sim/admission.ts';
 import { ManifestError, type Manifests, parseManifests } from '../adapters/sim/manifests.ts';
 import { generateWorkload } from '../adapters/sim/workload.ts';
-import { defaultConfig } from '../core/config.ts';
+import { type BerthConfig, defaultConfig } from '../core/config.ts';
 import { defaultHorizonMs, simulate } from '../runtime/simulate.ts';
 import type { RunSummary } from '../runtime/summary.ts';
 import { intFlag, numberFlag, parseFlags } from './args.ts';
+import { decisionConfig, readConfigFile } from './config-file.ts';
 import { CliError } from './errors.ts';
 import { readTextFile } from './files.ts';
 import { formatSummary, progressBar } from './format.ts';
 import { openLogFile } from './log-file.ts';
-import { parseDuration } from './run-options.ts';
+import { parseDuration, readRunOptions } from './run-options.ts';
 
 /** The demo cluster `npm start` schedules when no cluster is given. */
 export const demoClusterPath = fileURLToPath(new URL('./demo-cluster.yaml', import.meta.url));
@@ -49,6 +50,8 @@ export interface ClusterSources {
   generate?: { nodes: number; pods: number };
   /** Seeds the generated workload. */
   seed: number;
+  /** The scheduler name of the generated pods (default berth's). */
+  schedulerName?: string;
 }
 
 /**
@@ -63,7 +66,7 @@ export function loadCluster(sources: ClusterSources): AdmittedCluster {
       sources.generate.nodes,
       sources.generate.pods,
       sources.seed,
-      defaultConfig.schedulerName,
+      sources.schedulerName ?? defaultConfig.schedulerName,
     );
     inputs.push({
       ...generated,
@@ -71,6 +74,17 @@ export function loadCluster(sources: ClusterSources): AdmittedCluster {
     });
   }
   return admitInputs(inputs);
+}
+
+/**
+ * The config of `--config FILE` (the same file `berth run` reads: its run-only keys are
+ * checked, then not used), or the defaults. One-line CliErrors for anything refused.
+ */
+export function simulateConfig(path: string | undefined): BerthConfig {
+  const file = readConfigFile(path);
+  if (file === undefined) return defaultConfig;
+  readRunOptions({}, file.run);
+  return decisionConfig(file);
 }
 
 /** The longest `--horizon` accepted: a virtual year. */
@@ -127,6 +141,7 @@ export function simulateCommand(argv: string[]): void {
     'bind-latency-ms': { type: 'string' },
     'bind-failure-rate': { type: 'string' },
     horizon: { type: 'string' },
+    config: { type: 'string' },
     json: { type: 'boolean' },
   });
   if ((values.nodes === undefined) !== (values.pods === undefined)) {
@@ -136,6 +151,7 @@ export function simulateCommand(argv: string[]): void {
   const bindLatencyMs = intFlag(values['bind-latency-ms'], 'bind-latency-ms', 5, 0, 3_600_000);
   const bindFailureRate = numberFlag(values['bind-failure-rate'], 'bind-failure-rate', 0, 0, 1);
   const horizonMs = horizonFlag(values.horizon);
+  const config = simulateConfig(values.config);
   const { nodes, pods, objects } = loadCluster({
     files: values.cluster ?? (values.nodes === undefined ? [demoClusterPath] : []),
     ...(values.nodes === undefined
@@ -147,6 +163,7 @@ export function simulateCommand(argv: string[]): void {
           },
         }),
     seed,
+    schedulerName: config.schedulerName,
   });
   const log = values.record === undefined ? undefined : openLogFile(values.record);
   const bar = values.json
@@ -159,7 +176,7 @@ export function simulateCommand(argv: string[]): void {
       pods,
       objects,
       seed,
-      config: defaultConfig,
+      config,
       bindLatencyMs,
       bindFailureRate,
       horizonMs,

@@ -19,7 +19,8 @@ Schedules a real cluster's pods (those with spec.schedulerName: berth) until SIG
   --record-retain N             keep only the newest N segments (default 0: keep all)
   --qps Q, --burst B            bind budget (default 50/100)
   --events-qps, --events-burst  budget of condition patches and Events (default: --qps/--burst)
-  --config FILE                 a YAML/JSON config file; flags win over its keys
+  --config FILE                 a YAML/JSON config file (berth's keys, or a
+                                KubeSchedulerConfiguration); flags win over its keys
   --seed S                      tie-breaking seed (default 1)
   --log-level LEVEL             fatal, error, warn, info (default), debug or trace
   --leader-elect…               leader election, with kube-scheduler's flags and defaults
@@ -27,7 +28,8 @@ Schedules a real cluster's pods (those with spec.schedulerName: berth) until SIG
 `;
 
 const simulateUsage = `berth simulate [--cluster FILE]... [--nodes N --pods M] [--seed S] [--record LOG]
-               [--bind-latency-ms X] [--bind-failure-rate P] [--horizon 15m] [--json]
+               [--bind-latency-ms X] [--bind-failure-rate P] [--horizon 15m] [--config FILE]
+               [--json]
 
 Schedules pods on the in-process simulated cluster, on a virtual clock.
   --cluster FILE            Kubernetes manifests (YAML or JSON; repeatable); without
@@ -39,6 +41,8 @@ Schedules pods on the in-process simulated cluster, on a virtual clock.
   --bind-failure-rate P     share of binds that fail, 0 to 1 (default 0)
   --horizon D               stop after D of virtual time, such as 90s or 2h (default 15m);
                             the summary says when it was reached
+  --config FILE             the config file berth run reads (plain keys, or a
+                            KubeSchedulerConfiguration with profiles)
   --json                    print exactly one JSON object instead of the summary
 `;
 
@@ -49,6 +53,32 @@ time, events, bind results, digests) and every decision; exits 1 naming the line
 first problem. LOG may be one segment of a rotated recording (it replays from its
 snapshot); DIR replays all the segments in it in order and checks that they join up.
   --json                    print exactly one JSON object instead of the summary
+`;
+
+const explainUsage = `berth explain NS/POD [--cluster FILE... | --log LOG|DIR [--seq N] | --kubeconfig PATH]
+              [--context NAME] [--config FILE] [--scheduler-name berth] [--seed S] [--json]
+
+Explains one scheduling cycle of a pod: every node's filter verdicts (a node's filters stop
+at its first rejection, as in kube), the PreFilter results and narrowing, the sampling
+(percentageOfNodesToScore, where the walk started, how many nodes it reached), each score
+plugin's raw, normalized and weighted score, the totals and the choice, or kube's FitError
+message. POD alone means namespace default.
+  --cluster FILE            simulate these manifests as berth simulate does, then explain
+                            the pod: a placed pod by the decision that placed it (as of its
+                            own turn); a pending one as of the end of the run (its next cycle)
+  --log LOG|DIR             a recorded log or rotated recording: explain the pod's last
+                            decision at or before --seq N (default: its last), from the state
+                            replayed just before it with the log's config and seed; exits 1
+                            if the recomputed decision differs from the recorded one
+  --kubeconfig, --context   a live cluster (the default, also in-cluster): list it once and
+                            explain the cycle berth would run now; writes nothing
+  --config FILE             berth's config (profiles, percentageOfNodesToScore), as
+                            berth run and simulate read it (not with --log: the log
+                            header's config is used)
+  --scheduler-name NAME     berth's scheduler name (default berth; not with --log, nor
+                            with --config profiles)
+  --seed S                  the tie-breaking seed (default 1; not with --log)
+  --json                    print exactly one JSON object instead of the tables
 `;
 
 const exportUsage = `berth export-machines [--out DIR]
@@ -62,6 +92,7 @@ export const commandUsage: Readonly<Record<string, string>> = {
   run: runUsage,
   simulate: simulateUsage,
   replay: replayUsage,
+  explain: explainUsage,
   'export-machines': exportUsage,
 };
 

@@ -1,23 +1,49 @@
 // Charging pods' requests to nodes, including nodes that are absent (deleted or not yet seen).
 import { absentNodeInfo, refreshHeadroom } from './node-info.ts';
+import { hasPodAffinityTerms } from './pod-affinity.ts';
+import {
+  noteNodeChanged,
+  noteNodeGone,
+  notePodCharged,
+  notePodReleased,
+  podAffinityIndexOf,
+} from './pod-affinity-index.ts';
 import { addResources } from './resources.ts';
 import type { Charge, ClusterState, NodeInfo, PodInfo } from './types.ts';
+
+export { buildPodAffinityIndex } from './pod-affinity-index.ts';
 
 /** No charge: the pod uses no node's resources. */
 export const NO_CHARGE: Charge = Object.freeze({ kind: 'none' });
 
+/**
+ * Records pod `uid` (`info`, already in `node.pods`) in the node's pod affinity lists
+ * (`podsWithAffinity`, `podsWithRequiredAntiAffinity`) when it has such terms.
+ */
+export function indexAffinityPod(node: NodeInfo, uid: string, info: PodInfo): void {
+  const terms = info.podAffinity;
+  if (!hasPodAffinityTerms(terms)) return;
+  node.podsWithAffinity.set(uid, info);
+  if (terms.requiredAntiAffinityTerms.length > 0) node.podsWithRequiredAntiAffinity.set(uid, info);
+}
+
 function addPodTo(node: NodeInfo, uid: string, info: PodInfo): void {
   node.pods.set(uid, info);
+  indexAffinityPod(node, uid, info);
   addResources(node.requested, info.requests, 1);
   node.nonZeroRequested.milliCPU += info.nonZeroRequests.milliCPU;
   node.nonZeroRequested.memory += info.nonZeroRequests.memory;
   refreshHeadroom(node);
 }
 
-/** Marks a node as changed: gives it the state's next generation number. */
+/**
+ * Marks a node as changed: gives it the state's next generation number, and brings the pod
+ * affinity index up to date with it (a node gone live, or relabelled, is counted again).
+ */
 export function bumpGeneration(state: ClusterState, node: NodeInfo): void {
   state.generation += 1;
   node.generation = state.generation;
+  noteNodeChanged(state, node);
 }
 
 /** Charges pod `uid`'s requests (`info`) to the node named by `charge` (live or absent). No-op for none. */
@@ -33,8 +59,10 @@ export function applyCharge(state: ClusterState, uid: string, info: PodInfo, cha
     }
   }
   if (node.pods.has(uid)) return; // already charged there: never count a pod twice
+  podAffinityIndexOf(state); // built without the pod, which notePodCharged then counts
   addPodTo(node, uid, info);
   bumpGeneration(state, node);
+  notePodCharged(state, node, info);
 }
 
 /** Removes `info`'s requests from the node named by `charge`. No-op for none. */
@@ -48,7 +76,13 @@ export function releaseCharge(
   const ghosts = state.absentNodes;
   const live = state.nodes.get(charge.node);
   const node = live ?? ghosts.get(charge.node);
-  if (node === undefined || !node.pods.delete(uid)) return;
+  const held = node?.pods.get(uid);
+  if (node === undefined || held === undefined) return;
+  podAffinityIndexOf(state); // built with the pod, which notePodReleased then uncounts
+  node.pods.delete(uid);
+  node.podsWithAffinity.delete(uid);
+  node.podsWithRequiredAntiAffinity.delete(uid);
+  notePodReleased(state, node, held);
   addResources(node.requested, info.requests, -1);
   node.nonZeroRequested.milliCPU -= info.nonZeroRequests.milliCPU;
   node.nonZeroRequested.memory -= info.nonZeroRequests.memory;
@@ -59,6 +93,7 @@ export function releaseCharge(
 
 /** Keeps a deleted node's charges (if it has any) until it comes back or its pods go. */
 export function keepAbsentNode(state: ClusterState, node: NodeInfo): void {
+  noteNodeGone(state, node);
   if (node.pods.size === 0) return;
   state.absentNodes.set(node.name, node);
   bumpGeneration(state, node);

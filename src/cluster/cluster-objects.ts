@@ -1,6 +1,16 @@
 // The other API objects plugins read (namespaces, workloads, volumes): kinds, keys, parsed views.
 import { isRecord, nonEmptyString, stringEntries } from './fields.ts';
 import { type PodLabelSelector, parseLabelSelector } from './spread-constraints.ts';
+import {
+  type CSINodeInfo,
+  type PersistentVolumeClaimInfo,
+  type PersistentVolumeInfo,
+  parseCSINode,
+  parsePersistentVolume,
+  parsePersistentVolumeClaim,
+  parseStorageClass,
+  type StorageClassInfo,
+} from './volume-objects.ts';
 
 /**
  * The kinds besides Node and Pod that berth lists, watches and logs, each trimmed to what
@@ -82,12 +92,6 @@ export interface WorkloadInfo {
   selector: PodLabelSelector | undefined;
 }
 
-/**
- * Parsed views of the volume kinds, owned by the volume plugins (see `volume-objects.ts`
- * once it exists). Until then they are kept as their trimmed objects.
- */
-export type RawObject = Record<string, unknown>;
-
 /** The parsed view each kind is stored as: plain JSON data (snapshots store it as it is). */
 export interface ObjectTypes {
   Namespace: NamespaceInfo;
@@ -95,10 +99,10 @@ export interface ObjectTypes {
   ReplicaSet: WorkloadInfo;
   StatefulSet: WorkloadInfo;
   ReplicationController: WorkloadInfo;
-  PersistentVolumeClaim: RawObject;
-  PersistentVolume: RawObject;
-  StorageClass: RawObject;
-  CSINode: RawObject;
+  PersistentVolumeClaim: PersistentVolumeClaimInfo;
+  PersistentVolume: PersistentVolumeInfo;
+  StorageClass: StorageClassInfo;
+  CSINode: CSINodeInfo;
 }
 
 /** The objects of every kind, by key. Written only by the reducer. */
@@ -160,13 +164,6 @@ function workloadParser(kind: WorkloadInfo['kind']): (raw: unknown) => ObjectPar
   };
 }
 
-function keepRaw(kind: ObjectKind): (raw: unknown) => ObjectParse<RawObject> {
-  return (raw) =>
-    isRecord(raw) && isRecord(raw.metadata) && nonEmptyString(raw.metadata.name) !== undefined
-      ? { value: raw }
-      : { rejected: `${kind} has no metadata.name` };
-}
-
 /** The parser of each kind. Total: never throws; a nameless object is rejected. */
 export const objectParsers: {
   readonly [K in ObjectKind]: (raw: unknown) => ObjectParse<ObjectTypes[K]>;
@@ -176,8 +173,8 @@ export const objectParsers: {
   ReplicaSet: workloadParser('ReplicaSet'),
   StatefulSet: workloadParser('StatefulSet'),
   ReplicationController: workloadParser('ReplicationController'),
-  PersistentVolumeClaim: keepRaw('PersistentVolumeClaim'),
-  PersistentVolume: keepRaw('PersistentVolume'),
-  StorageClass: keepRaw('StorageClass'),
-  CSINode: keepRaw('CSINode'),
+  PersistentVolumeClaim: parsePersistentVolumeClaim,
+  PersistentVolume: parsePersistentVolume,
+  StorageClass: parseStorageClass,
+  CSINode: parseCSINode,
 };

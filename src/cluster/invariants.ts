@@ -1,5 +1,6 @@
 // Consistency checks of a ClusterState: what the reducer must keep true after every event.
 import { absentNodes } from './charges.ts';
+import { checkPodAffinity } from './pod-affinity-invariants.ts';
 import { addResources, resourcesEqual, zeroResources } from './resources.ts';
 import type { ClusterState, NodeInfo } from './types.ts';
 
@@ -37,8 +38,9 @@ function checkNodeCharges(state: ClusterState, node: NodeInfo, where: string, ou
  * Lists every broken invariant of `state` (empty when consistent): node order and index agree;
  * each node's `requested`/`nonZeroRequested`/`pods` are exactly the sums over the pods charged
  * to it; every charge points at a node (live or held while absent) that holds the pod; charges
- * agree with pod fields (bound ⇔ nodeName set and not finished; assumed only without nodeName).
- * O(nodes + pods): for tests and debugging, not for the hot path.
+ * agree with pod fields (bound ⇔ nodeName set and not finished; assumed only without nodeName);
+ * the indexes (topology, images, nominations, pod affinity lists, groups and memo) agree with
+ * a recomputation. O(nodes + pods) (× memo entries): for tests and debugging, not the hot path.
  */
 export function checkClusterInvariants(state: ClusterState): string[] {
   const out: string[] = [];
@@ -94,6 +96,7 @@ export function checkClusterInvariants(state: ClusterState): string[] {
     }
   }
   checkIndexes(state, out);
+  checkPodAffinity(state, out);
   return out;
 }
 

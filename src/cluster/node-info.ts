@@ -99,6 +99,8 @@ export function newNodeInfo(part: NodeObjectPart): NodeInfo {
     requested: zeroResources(),
     nonZeroRequested: { milliCPU: 0, memory: 0 },
     pods: new Map(),
+    podsWithAffinity: new Map(),
+    podsWithRequiredAntiAffinity: new Map(),
     generation: 0,
     freeMilliCPU: 0,
     freeMemory: 0,

@@ -99,9 +99,15 @@ describe('podInfoFromObject', () => {
 
   it.each([
     [
-      'required pod anti-affinity',
-      { affinity: { podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{}] } } },
-      'berth does not support spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution yet',
+      'required pod anti-affinity (InterPodAffinity checks it)',
+      {
+        affinity: {
+          podAntiAffinity: {
+            requiredDuringSchedulingIgnoredDuringExecution: [{ topologyKey: 'zone' }],
+          },
+        },
+      },
+      undefined,
     ],
     [
       'a host port (NodePorts checks it)',

@@ -3,7 +3,9 @@ import { parseNodeAffinity, parseNodeSelector, parseTolerations } from './constr
 import { emptyRecord, isRecord, nonEmptyString, stringEntries } from './fields.ts';
 import { parsePodImages } from './images.ts';
 import { parseControllerRef } from './owner-ref.ts';
+import { parsePodAffinity } from './pod-affinity.ts';
 import { parseHostPorts, parseSchedulingGates } from './pod-fields.ts';
+import { parsePodVolumes } from './pod-volumes.ts';
 import { computePodRequests } from './requests.ts';
 import { noSpreadConstraints, parseSpreadConstraints } from './spread-constraints.ts';
 import { parseTimestampMs } from './timestamps.ts';
@@ -51,6 +53,8 @@ export function podInfoFromObject(obj: unknown): PodInfo | { rejected: string } 
   const labels = stringEntries(meta.labels);
   const spread = parseSpreadConstraints(spec.topologySpreadConstraints, labels);
   if (!spread.ok) invalid ??= spread.error;
+  const podAffinity = parsePodAffinity(spec.affinity, namespace, labels);
+  invalid ??= podAffinity.error;
 
   const creationMs = parseTimestampMs(meta.creationTimestamp) ?? 0;
   const deletion = meta.deletionTimestamp;
@@ -83,7 +87,9 @@ export function podInfoFromObject(obj: unknown): PodInfo | { rejected: string } 
     nominatedNodeName: nonEmptyString(status.nominatedNodeName),
     hostPorts: parseHostPorts(spec),
     spreadConstraints: spread.ok ? spread.value : noSpreadConstraints,
+    podAffinity: podAffinity.value,
     images: parsePodImages(spec),
+    volumes: parsePodVolumes(spec),
     controllerRef: parseControllerRef(meta.ownerReferences),
     unsupported: unsupportedConstraint(obj.spec),
   };

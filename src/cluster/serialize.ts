@@ -1,11 +1,14 @@
 // ClusterState to and from plain JSON data, for the core's snapshot (log rotation).
 import type { ResourceKind } from '../events/types.ts';
+import { buildPodAffinityIndex, indexAffinityPod } from './charges.ts';
 import { isObjectKind, type ObjectKind, objectKinds } from './cluster-objects.ts';
 import { emptyRecord, isRecord } from './fields.ts';
 import { NO_IMAGES } from './images.ts';
 import { indexNodeImages, indexNodeLabels, indexNomination } from './indexes.ts';
 import { newNodeInfo, refreshHeadroom } from './node-info.ts';
 import type { Taint } from './objects.ts';
+import { restoredPodAffinity } from './pod-affinity.ts';
+import { noVolumes } from './pod-volumes.ts';
 import { initialState } from './reducer.ts';
 import { noSpreadConstraints } from './spread-constraints.ts';
 import type {
@@ -205,8 +208,12 @@ function podInfo(j: PodInfo, at: string): PodInfo {
     hostPorts: j.hostPorts.length === 0 ? noPorts : j.hostPorts,
     // Absent in snapshots older than PodTopologySpread.
     spreadConstraints: j.spreadConstraints ?? noSpreadConstraints,
+    // Absent in snapshots older than InterPodAffinity.
+    podAffinity: restoredPodAffinity(j.podAffinity),
     // Absent in snapshots older than ImageLocality.
     images: Array.isArray(j.images) && j.images.length > 0 ? j.images : noStrings,
+    // Absent in snapshots older than the volume plugins.
+    volumes: Array.isArray(j.volumes) && j.volumes.length > 0 ? j.volumes : noVolumes,
     // Absent in snapshots older than default spreading.
     controllerRef: j.controllerRef ?? undefined,
     unsupported: j.unsupported ?? undefined,
@@ -247,6 +254,7 @@ function nodeInfo(j: NodeData, pods: ReadonlyMap<string, PodInfo>, at: string): 
     const info = pods.get(uid);
     if (info === undefined) throw new SnapshotDataError(`${at} charges unknown pod ${uid}`);
     node.pods.set(uid, info);
+    indexAffinityPod(node, uid, info);
   }
   refreshHeadroom(node);
   return node;
@@ -334,6 +342,7 @@ export function restoreClusterState(data: ClusterStateData): ClusterState {
     indexNomination(state, rec);
   }
   state.generation = data.generation;
+  state.podAffinityIndex = buildPodAffinityIndex(state);
   restoreObjects(state, data.objects);
   for (const kind of Object.keys(data.resync)) {
     const seen = data.resync[kind as ResourceKind];

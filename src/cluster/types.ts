@@ -1,7 +1,10 @@
 // The parsed cluster model that the reducer maintains and the plugins read.
 import type { ObjectKind, ObjectStore, ObjectStoreView, ObjectTypes } from './cluster-objects.ts';
-import type { ControllerRef } from './owner-ref.ts';
 import type { NodeSelectorTerm, PreferredSchedulingTerm, Taint, Toleration } from './objects.ts';
+import type { ControllerRef } from './owner-ref.ts';
+import type { PodAffinityTerms } from './pod-affinity.ts';
+import type { PodAffinityIndex, PodAffinityIndexView } from './pod-affinity-index.ts';
+import type { PodVolume } from './pod-volumes.ts';
 import type { SpreadConstraints } from './spread-constraints.ts';
 
 /**
@@ -82,10 +85,20 @@ export interface PodInfo {
   /** `spec.topologySpreadConstraints`, parsed and split into DoNotSchedule and ScheduleAnyway. */
   spreadConstraints: SpreadConstraints;
   /**
+   * `spec.affinity.podAffinity` / `podAntiAffinity` terms (InterPodAffinity), parsed;
+   * `noPodAffinity` when the pod has none.
+   */
+  podAffinity: PodAffinityTerms;
+  /**
    * The image of each init container then each app container, normalized as kube's
    * ImageLocality does (`:latest` added when untagged); one entry per container.
    */
   images: readonly string[];
+  /**
+   * `spec.volumes` the volume plugins read (claims, generic ephemeral volumes, in-tree
+   * disks), in spec order; `noVolumes` when none.
+   */
+  volumes: readonly PodVolume[];
   /** The controller ownerReference (ReplicaSet, StatefulSet, …), for default spreading. */
   controllerRef: ControllerRef | undefined;
   /**
@@ -115,6 +128,10 @@ export interface NodeInfo {
   nonZeroRequested: { milliCPU: number; memory: number };
   /** The pods charged here, by uid (bound, terminating, assumed). `pods.size` is the count. */
   pods: Map<string, PodInfo>;
+  /** The pods of `pods` with any pod (anti-)affinity term, by uid (kube's PodsWithAffinity). */
+  podsWithAffinity: Map<string, PodInfo>;
+  /** The pods of `pods` with required pod anti-affinity terms, by uid. */
+  podsWithRequiredAntiAffinity: Map<string, PodInfo>;
   /**
    * Headroom kept inline (allocatable − requested; pods left) so the fit filter reads one
    * object per node instead of chasing four: scanning thousands of nodes per cycle is
@@ -203,6 +220,12 @@ export interface ClusterState {
   imageStates: Map<string, ImageStateSummary>;
   /** The other watched kinds (namespaces, workloads, volumes), parsed, by key. */
   objects: ObjectStore;
+  /**
+   * The nodes holding pods with pod (anti-)affinity terms and the terms of the pods on live
+   * nodes, kept by the charges; created by the state's first node change, charge or release
+   * (absent before), rebuilt on restore.
+   */
+  podAffinityIndex?: PodAffinityIndex;
   /** Open relists: resource kind to identities (node names, pod uids, keys) seen since it began. */
   resync: Partial<Record<'Node' | 'Pod' | ObjectKind, Set<string>>>;
   /** The last few objects rejected outright (bounded), and how many in total. */
@@ -226,6 +249,12 @@ export interface ClusterSnapshot {
   readonly imageStates: ReadonlyMap<string, Readonly<ImageStateSummary>>;
   /** The other watched kinds (namespaces, workloads, volumes), parsed, by key. */
   readonly objects: ObjectStoreView;
+  /**
+   * The nodes (live or absent: check `nodes`) holding pods with pod (anti)-affinity terms,
+   * and the terms of the pods on live nodes. Absent when not kept (a hand-built snapshot),
+   * or stale when its generation is not the snapshot's: readers then walk `nodeOrder`.
+   */
+  readonly podAffinityIndex?: PodAffinityIndexView;
 }
 
 /** The scheduling-relevant parts of a node, as they were before a change. */

@@ -6,30 +6,27 @@ export function unsupportedReason(field: string): string {
   return `berth does not support ${field} yet`;
 }
 
-const REQUIRED = 'requiredDuringSchedulingIgnoredDuringExecution';
-
-/** Required terms are present unless the field is absent, null or an empty list. */
-function hasTerms(v: unknown): boolean {
-  return v !== undefined && v !== null && !(Array.isArray(v) && v.length === 0);
-}
-
-function requiredPodAffinity(spec: Record<string, unknown>): string | undefined {
-  const affinity = spec.affinity;
-  if (!isRecord(affinity)) return undefined;
-  for (const kind of ['podAffinity', 'podAntiAffinity']) {
-    const a = affinity[kind];
-    if (isRecord(a) && hasTerms(a[REQUIRED])) return `spec.affinity.${kind}.${REQUIRED}`;
-  }
-  return undefined;
+/**
+ * The reason for a pod with DRA resource claims (`spec.resourceClaims`, which kube's
+ * DynamicResources plugin allocates), naming the first claim, or undefined.
+ */
+function resourceClaims(spec: Record<string, unknown>): string | undefined {
+  const claims = spec.resourceClaims;
+  if (!Array.isArray(claims) || claims.length === 0) return undefined;
+  const first: unknown = claims[0];
+  const name = isRecord(first) && typeof first.name === 'string' ? first.name : '';
+  return `berth does not support dynamic resource allocation yet: spec.resourceClaims[0] (${name})`;
 }
 
 /**
- * The reason a pod must wait because it asks for something no berth plugin checks yet, or
- * undefined. Checks, in order, and names the first field found: required pod affinity,
- * required pod anti-affinity. Preferred pod affinity only affects scoring and passes. Never throws; a non-object spec has nothing to refuse.
+ * The reason a pod must wait because it asks for something no berth plugin checks yet
+ * (`unsupportedReason` of the field's path, or a reason naming it), or undefined. Every
+ * placement constraint berth reads has a plugin today (node selector and affinity, taints,
+ * host ports, topology spread, inter-pod affinity and anti-affinity, volumes); DRA resource
+ * claims do not. A constraint that Kubernetes gains before berth checks it belongs here.
+ * Never throws.
  */
 export function unsupportedConstraint(spec: unknown): string | undefined {
   if (!isRecord(spec)) return undefined;
-  const field = requiredPodAffinity(spec);
-  return field === undefined ? undefined : unsupportedReason(field);
+  return resourceClaims(spec);
 }

@@ -1,5 +1,25 @@
 // Scheduler configuration: what a run is configured with, recorded in the log header.
+import type { Profile } from '../framework/types.ts';
+import { profileFromConfig, type ScoreConfig } from '../plugins/registry.ts';
 import { type BackoffConfig, defaultBackoff } from '../queue/backoff.ts';
+
+/**
+ * One scheduling profile (a KubeSchedulerConfiguration profile, resolved): the pods whose
+ * `spec.schedulerName` is `schedulerName` are scheduled with these plugin lists and args,
+ * which leave nothing to defaults, so a log replays the same whatever later defaults are.
+ */
+export interface SchedulingProfile {
+  schedulerName: string;
+  /** This profile's percentage of nodes to score (else the config's). */
+  percentageOfNodesToScore?: number;
+  plugins: {
+    preFilters: string[];
+    filters: string[];
+    scores: Required<ScoreConfig>[];
+    /** Each plugin's args by name, as its factory takes them. */
+    pluginArgs: Record<string, unknown>;
+  };
+}
 
 /** Everything that shapes decisions. Recorded in the log header so replay uses the same. */
 export interface BerthConfig {
@@ -13,6 +33,12 @@ export interface BerthConfig {
   maxParkedMs: number;
   /** How often the unschedulable pool is flushed (kube: 30 s). */
   flushIntervalMs: number;
+  /**
+   * The profiles, one per scheduler name, in the configuration's order; `schedulerName` is
+   * then the first one's. Absent (older logs, plain config files): one profile, the
+   * registry's default, for `schedulerName`.
+   */
+  profiles?: SchedulingProfile[];
 }
 
 /** kube-scheduler's defaults, with berth's scheduler name. */
@@ -36,9 +62,98 @@ function positive(value: unknown, fallback: number, field: string): number {
   return value;
 }
 
+function stringList(value: unknown, field: string): string[] {
+  if (!Array.isArray(value) || value.some((v) => typeof v !== 'string'))
+    throw new Error(`config ${field} must be a list of plugin names`);
+  return value as string[];
+}
+
+function parseProfile(raw: unknown, field: string): SchedulingProfile {
+  if (!isObject(raw) || !isObject(raw.plugins))
+    throw new Error(`config ${field} must be an object with schedulerName and plugins`);
+  const name = raw.schedulerName;
+  if (typeof name !== 'string' || name === '')
+    throw new Error(`config ${field}.schedulerName must be a non-empty string`);
+  const pct = raw.percentageOfNodesToScore;
+  if (
+    pct !== undefined &&
+    (typeof pct !== 'number' || !Number.isInteger(pct) || pct < 0 || pct > 100)
+  )
+    throw new Error(`config ${field}.percentageOfNodesToScore must be an integer 0–100`);
+  const p = raw.plugins;
+  const scores = p.scores;
+  if (!Array.isArray(scores) || !scores.every((s) => isObject(s) && typeof s.name === 'string'))
+    throw new Error(`config ${field}.plugins.scores must be a list of {name, weight}`);
+  const pluginArgs = p.pluginArgs ?? {};
+  if (!isObject(pluginArgs))
+    throw new Error(`config ${field}.plugins.pluginArgs must be an object`);
+  const profile: SchedulingProfile = {
+    schedulerName: name,
+    ...(pct === undefined ? {} : { percentageOfNodesToScore: pct }),
+    plugins: {
+      preFilters: stringList(p.preFilters, `${field}.plugins.preFilters`),
+      filters: stringList(p.filters, `${field}.plugins.filters`),
+      scores: scores.map((s) => ({ name: s.name as string, weight: s.weight as number })),
+      pluginArgs,
+    },
+  };
+  try {
+    profileFromConfig(profile.plugins);
+  } catch (error) {
+    throw new Error(`config ${field}: ${(error as Error).message}`);
+  }
+  return profile;
+}
+
+function parseProfiles(raw: unknown): SchedulingProfile[] | undefined {
+  if (raw === undefined) return undefined;
+  if (!Array.isArray(raw) || raw.length === 0)
+    throw new Error('config profiles must be a non-empty list');
+  const profiles = raw.map((p, i) => parseProfile(p, `profiles[${i}]`));
+  const names = new Set<string>();
+  for (const [i, p] of profiles.entries()) {
+    if (names.has(p.schedulerName))
+      throw new Error(
+        `config profiles[${i}].schedulerName "${p.schedulerName}" names another profile's scheduler`,
+      );
+    names.add(p.schedulerName);
+  }
+  return profiles;
+}
+
+/** A scheduler name with the profile its pods are scheduled by. */
+export interface ProfileInUse {
+  schedulerName: string;
+  profile: Profile;
+  percentageOfNodesToScore: number;
+}
+
+/**
+ * The profiles `config` schedules with, built from the registry: its `profiles`, or the
+ * registry's default profile for `schedulerName` (`profileFromConfig()`). Throws what the
+ * registry throws for lists it refuses (parseConfig has checked them already).
+ */
+export function profilesOf(config: BerthConfig): ProfileInUse[] {
+  const global = config.percentageOfNodesToScore;
+  if (config.profiles === undefined)
+    return [
+      {
+        schedulerName: config.schedulerName,
+        profile: profileFromConfig(),
+        percentageOfNodesToScore: global,
+      },
+    ];
+  return config.profiles.map((p) => ({
+    schedulerName: p.schedulerName,
+    profile: profileFromConfig(p.plugins),
+    percentageOfNodesToScore: p.percentageOfNodesToScore ?? global,
+  }));
+}
+
 /**
  * Reads a configuration object (from a log header or a --config file) over the defaults.
- * Throws an Error naming the field for a wrong type or range.
+ * Throws an Error naming the field for a wrong type or range, or for profiles the registry
+ * cannot build.
  */
 export function parseConfig(raw: unknown): BerthConfig {
   if (raw === undefined) return defaultConfig;
@@ -50,9 +165,12 @@ export function parseConfig(raw: unknown): BerthConfig {
       `config percentageOfNodesToScore must be an integer 0–100, got ${JSON.stringify(pct)}`,
     );
   }
-  const name = raw.schedulerName ?? defaultConfig.schedulerName;
+  const profiles = parseProfiles(raw.profiles);
+  const name = raw.schedulerName ?? profiles?.[0]?.schedulerName ?? defaultConfig.schedulerName;
   if (typeof name !== 'string' || name === '')
     throw new Error('config schedulerName must be a non-empty string');
+  if (profiles !== undefined && name !== profiles[0]?.schedulerName)
+    throw new Error("config schedulerName must be the first profile's");
   const initialMs = positive(
     backoff.initialMs,
     defaultConfig.backoff.initialMs,
@@ -70,5 +188,6 @@ export function parseConfig(raw: unknown): BerthConfig {
       defaultConfig.flushIntervalMs,
       'flushIntervalMs',
     ),
+    ...(profiles === undefined ? {} : { profiles }),
   };
 }

@@ -406,7 +406,7 @@ describe('Scheduler: queue order', () => {
   });
 });
 
-describe('Scheduler: constraints berth cannot check yet', () => {
+describe('Scheduler: required pod anti-affinity (InterPodAffinity)', () => {
   const antiAffinity: PodObject['spec']['affinity'] = {
     podAntiAffinity: {
       requiredDuringSchedulingIgnoredDuringExecution: [
@@ -414,29 +414,37 @@ describe('Scheduler: constraints berth cannot check yet', () => {
       ],
     },
   };
+  const host = { 'kubernetes.io/hostname': 'n1' };
 
-  it('a pod with required podAntiAffinity is PodUnschedulable with a message naming the field, and takes no capacity', () => {
+  it('a pod whose anti-affinity every node violates is PodUnschedulable with kube’s message, and takes no capacity', () => {
     const h = given();
-    h.events(node('n1'), upsert(pod('db', { affinity: antiAffinity })));
+    h.events(
+      node('n1', '4', host),
+      upsert(pod('other', { nodeName: 'n1', labels: { app: 'db' } })),
+      upsert(pod('db', { affinity: antiAffinity })),
+    );
     expect(h.cycle()).toEqual([
       {
         type: 'PodUnschedulable',
         ...attempt('db', 1),
-        message:
-          '0/1 nodes are available: berth does not support spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution yet.',
+        message: "0/1 nodes are available: 1 node(s) didn't match pod anti-affinity rules.",
       },
     ]);
-    expect(h.cpuOn('n1')).toBe(0);
+    expect(h.cpuOn('n1')).toBe(1000);
     expect(h.effects.binds).toEqual([]);
   });
 
-  it('is not requeued by cluster changes, only by an update of its own that drops the constraint', () => {
+  it('is not requeued by an allocatable change, but is when the pod it repels goes', () => {
     const h = given();
-    h.events(node('n1'), upsert(pod('db', { affinity: antiAffinity })));
+    h.events(
+      node('n1', '4', host),
+      upsert(pod('other', { nodeName: 'n1', labels: { app: 'db' } })),
+      upsert(pod('db', { affinity: antiAffinity })),
+    );
     h.cycle();
-    h.at(5000).events(node('n2'), node('n1', '8', { zone: 'z' }));
+    h.at(5000).events(node('n1', '8', host));
     expect(h.core.machineState('db-1')).toBe('unschedulable');
-    h.events(upsert(pod('db')));
+    h.events(deleted('other'));
     expect(h.core.machineState('db-1')).toBe('pending');
     expect(h.cycle()[0]).toMatchObject({ type: 'PodReserved', uid: 'db-1', attempt: 2 });
   });

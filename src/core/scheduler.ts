@@ -9,9 +9,8 @@ import type { ClusterChange, ClusterState, PodInfo } from '../cluster/types.ts';
 import type { AttemptRef, DecisionEvent, Envelope, InputEvent } from '../events/types.ts';
 import { type SchedulingContext, scheduleOne } from '../framework/cycle.ts';
 import type { Profile } from '../framework/types.ts';
-import { defaultProfile } from '../plugins/registry.ts';
 import { changeCouldHelp, pluginsHelpedBy } from '../queue/requeue.ts';
-import type { BerthConfig } from './config.ts';
+import { type BerthConfig, type ProfileInUse, profilesOf } from './config.ts';
 import { PodActors } from './pod-actors.ts';
 import type { EffectPort, TimerPort } from './ports.ts';
 import {
@@ -32,6 +31,10 @@ export interface SchedulerOptions {
   onEnvelope?: (env: Envelope) => void;
   /** Called after an envelope has been fully applied (tests check invariants here). */
   onApplied?: (env: Envelope, state: ClusterState) => void;
+  /**
+   * The one profile to schedule `config.schedulerName`'s pods with (tests), instead of the
+   * profiles `config` names (`profilesOf`).
+   */
   profile?: Profile;
 }
 
@@ -61,6 +64,8 @@ export class Scheduler {
   private readonly pods: PodActors;
   private readonly outbox: Command[] = [];
   private readonly ctx: SchedulingContext;
+  /** The profile of each scheduler name berth answers to; pods naming another are not berth's. */
+  private readonly profiles: ReadonlyMap<string, ProfileInUse>;
   private rng: TrackedRng;
   private produced: Envelope<DecisionEvent>[] = [];
   private seq = 0;
@@ -74,11 +79,25 @@ export class Scheduler {
 
   constructor(private readonly opts: SchedulerOptions) {
     this.rng = trackedRng(opts.seed);
+    const { config } = opts;
+    const inUse: ProfileInUse[] =
+      opts.profile === undefined
+        ? profilesOf(config)
+        : [
+            {
+              schedulerName: config.schedulerName,
+              profile: opts.profile,
+              percentageOfNodesToScore: config.percentageOfNodesToScore,
+            },
+          ];
+    this.profiles = new Map(inUse.map((p) => [p.schedulerName, p]));
+    const first = inUse[0] as ProfileInUse;
+    // One walk cursor and one generator for every profile, as kube's scheduler has.
     this.ctx = {
-      profile: opts.profile ?? defaultProfile(),
+      profile: first.profile,
       rng: this.rng,
       cursor: { next: 0 },
-      percentageOfNodesToScore: opts.config.percentageOfNodesToScore,
+      percentageOfNodesToScore: first.percentageOfNodesToScore,
     };
     this.pods = new PodActors({
       backoff: opts.config.backoff,
@@ -252,6 +271,11 @@ export class Scheduler {
   private decideCycle(pod: PodInfo): void {
     const attempt = this.pods.attemptOf(pod.uid) ?? 0;
     const ref: AttemptRef = { uid: pod.uid, key: pod.key, attempt };
+    const inUse = this.profiles.get(pod.schedulerName);
+    if (inUse !== undefined) {
+      this.ctx.profile = inUse.profile;
+      this.ctx.percentageOfNodesToScore = inUse.percentageOfNodesToScore;
+    }
     const result = scheduleOne(pod, this.cluster, this.ctx);
     if (result.kind === 'Scheduled') {
       this.decide({ type: 'PodReserved', ...ref, node: result.node });
@@ -384,7 +408,7 @@ export class Scheduler {
       return;
     }
     const { info, charge } = change.after;
-    if (info.schedulerName !== this.opts.config.schedulerName) return;
+    if (!this.profiles.has(info.schedulerName)) return;
     const uid = info.uid;
     if (info.nodeName !== undefined) {
       this.pods.send(uid, { type: 'BOUND', node: info.nodeName });
@@ -447,11 +471,25 @@ export class Scheduler {
   private requeueHelped(change: ClusterChange): void {
     const parked = this.pods.parked;
     if (parked.size === 0 || change === NO_CHANGE || change.kind === 'none') return;
-    const hints = this.ctx.profile.queueingHints;
-    const helped = pluginsHelpedBy(change, hints);
     const moving: string[] = [];
-    for (const [uid, entry] of parked.entries()) {
-      if (changeCouldHelp(entry, helped, hints)) moving.push(uid);
+    if (this.profiles.size === 1) {
+      const hints = this.ctx.profile.queueingHints;
+      const helped = pluginsHelpedBy(change, hints);
+      for (const [uid, entry] of parked.entries())
+        if (changeCouldHelp(entry, helped, hints)) moving.push(uid);
+    } else {
+      // Each parked pod is judged by its own profile's hints, computed once per profile.
+      const helpedBy = new Map<string, Set<string>>();
+      for (const [uid, entry] of parked.entries()) {
+        const name = this.cluster.pods.get(uid)?.info.schedulerName ?? '';
+        const hints = (this.profiles.get(name)?.profile ?? this.ctx.profile).queueingHints;
+        let helped = helpedBy.get(name);
+        if (helped === undefined) {
+          helped = pluginsHelpedBy(change, hints);
+          helpedBy.set(name, helped);
+        }
+        if (changeCouldHelp(entry, helped, hints)) moving.push(uid);
+      }
     }
     for (const uid of moving) this.pods.send(uid, { type: 'REQUEUE', now: this.now });
   }

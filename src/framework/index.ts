@@ -1,6 +1,8 @@
 // The framework stage: plugin interfaces, the seeded rng, and the filter → score → select cycle.
 export * from './cycle.ts';
 export * from './explain.ts';
+export * from './explain-pod.ts';
+export * from './explain-trace.ts';
 export * from './hints.ts';
 export * from './rng.ts';
 export * from './sampling.ts';

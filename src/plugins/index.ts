@@ -3,6 +3,8 @@
 // Per-plugin namespaces, as kube's packages: `TaintToleration.name`, `NodeName.ErrReason`, …
 export * as ImageLocality from './image-locality.ts';
 export { imageLocality } from './image-locality.ts';
+export * as InterPodAffinity from './inter-pod-affinity.ts';
+export { interPodAffinity, newInterPodAffinity } from './inter-pod-affinity.ts';
 export * as NodeAffinity from './node-affinity.ts';
 export {
   matchesRequiredNodeAffinity,
@@ -30,6 +32,7 @@ export {
 export { matchesAnyTerm, matchesNodeSelector, matchesTerm, parseInt64 } from './node-selector.ts';
 export * as NodeUnschedulable from './node-unschedulable.ts';
 export { nodeUnschedulable } from './node-unschedulable.ts';
+export * as NodeVolumeLimits from './node-volume-limits.ts';
 export { defaultNormalizeScore } from './normalize-score.ts';
 export * as PodTopologySpread from './pod-topology-spread.ts';
 export { podTopologySpread } from './pod-topology-spread.ts';
@@ -54,3 +57,6 @@ export {
   toleratesTaint,
   tolerationsTolerateTaint,
 } from './taint-toleration.ts';
+export * as VolumeBinding from './volume-binding.ts';
+export * as VolumeRestrictions from './volume-restrictions.ts';
+export * as VolumeZone from './volume-zone.ts';

@@ -5,8 +5,10 @@ import type { NodeSelectorTerm, PreferredSchedulingTerm } from '../cluster/objec
 import { success } from '../framework/types.ts';
 import {
   ErrReasonConflict,
+  ErrReasonEnforced,
   ErrReasonPod,
   name,
+  newNodeAffinity,
   nodeAffinity,
   requiredNodeNames,
 } from './node-affinity.ts';
@@ -536,5 +538,128 @@ describe('NodeAffinity score', () => {
     const pod = makePod({ preferredNodeAffinity: preferred });
     expect(nodeAffinity.score(pod, makeNode({ labels: labelsAB }))).toBe(11);
     expect(nodeAffinity.score(pod, makeNode({ labels: labelsB }))).toBe(4);
+  });
+});
+
+describe('NodeAffinity with addedAffinity (kube’s NodeAffinityArgs)', () => {
+  const enforced = {
+    code: 'UnschedulableAndUnresolvable',
+    reasons: [ErrReasonEnforced],
+    plugin: name,
+  };
+  const pinnedTo = (node: string) =>
+    newNodeAffinity({
+      addedAffinity: {
+        requiredDuringSchedulingIgnoredDuringExecution: {
+          nodeSelectorTerms: [
+            { matchFields: [{ key: 'metadata.name', operator: 'In', values: [node] }] },
+          ],
+        },
+      },
+    });
+  const zoneBar = newNodeAffinity({
+    addedAffinity: {
+      requiredDuringSchedulingIgnoredDuringExecution: {
+        nodeSelectorTerms: [expr('zone', 'In', ['bar'])],
+      },
+    },
+  });
+
+  const cases: {
+    name: string;
+    plugin: ReturnType<typeof newNodeAffinity>;
+    terms?: NodeSelectorTerm[];
+    node: string;
+    labels: Record<string, string>;
+    want: 'fits' | 'pod' | 'enforced';
+  }[] = [
+    {
+      name: 'matches the added affinity and the pod’s own',
+      plugin: pinnedTo('node2'),
+      terms: [expr('zone', 'In', ['foo'])],
+      node: 'node2',
+      labels: { zone: 'foo' },
+      want: 'fits',
+    },
+    {
+      name: 'matches the added affinity but not the pod’s own',
+      plugin: pinnedTo('node2'),
+      terms: [expr('zone', 'In', ['bar'])],
+      node: 'node2',
+      labels: { zone: 'foo' },
+      want: 'pod',
+    },
+    {
+      name: 'a pod without affinity that fails the added affinity',
+      plugin: zoneBar,
+      node: 'node2',
+      labels: { zone: 'foo' },
+      want: 'enforced',
+    },
+    {
+      name: 'the added affinity is checked first when both fail',
+      plugin: zoneBar,
+      terms: [expr('zone', 'In', ['baz'])],
+      node: 'node2',
+      labels: { zone: 'foo' },
+      want: 'enforced',
+    },
+  ];
+  for (const c of cases) {
+    it(c.name, () => {
+      const pod = makePod(c.terms === undefined ? {} : { requiredNodeAffinity: c.terms });
+      const got = c.plugin.filter(pod, makeNode({ name: c.node, labels: c.labels }));
+      const want = { fits: success, pod: rejected, enforced }[c.want];
+      expect(got).toEqual(want);
+    });
+  }
+
+  it('no longer skips the filter for pods without affinity when affinity is required', () => {
+    const pod = makePod();
+    expect(nodeAffinity.preFilterSkip(pod)).toBe(true);
+    expect(zoneBar.preFilterSkip(pod)).toBe(false);
+  });
+
+  it('narrows nodes by the pod’s own terms only, as kube’s PreFilter does', () => {
+    const pod = makePod();
+    expect(pinnedTo('node2').preFilter(pod)).toBe(success);
+  });
+
+  it('adds the added preferred weights to the pod’s own before normalising', () => {
+    const plugin = newNodeAffinity({
+      addedAffinity: {
+        preferredDuringSchedulingIgnoredDuringExecution: [
+          { weight: 3, preference: expr('key', 'In', ['value']) },
+          { weight: 0, preference: expr('key', 'In', ['value']) },
+          { weight: 9, preference: {} },
+        ],
+      },
+    });
+    const pod = makePod({
+      preferredNodeAffinity: [{ weight: 2, preference: expr('foo', 'In', ['bar']) }],
+    });
+    const nodes: Record<string, string>[] = [
+      { foo: 'bar' },
+      { key: 'value' },
+      { foo: 'bar', key: 'value' },
+    ];
+    const s = nodes.map((labels) => plugin.score(pod, makeNode({ labels })));
+    expect(s).toEqual([2, 3, 5]);
+    plugin.normalize(pod, s);
+    expect(s).toEqual([40, 60, 100]);
+    expect(plugin.preScoreSkip(makePod())).toBe(false);
+    expect(nodeAffinity.preScoreSkip(makePod())).toBe(true);
+  });
+
+  it('returns the shared plugin without args or with an empty added affinity', () => {
+    expect(newNodeAffinity()).toBe(nodeAffinity);
+    expect(newNodeAffinity({ addedAffinity: {} })).toBe(nodeAffinity);
+  });
+
+  it('refuses args of the wrong shape', () => {
+    expect(() => newNodeAffinity('zone=bar')).toThrow(/args must be an object/);
+    expect(() =>
+      newNodeAffinity({ addedAffinity: { requiredDuringSchedulingIgnoredDuringExecution: {} } }),
+    ).toThrow(/nodeSelectorTerms/);
   });
 });

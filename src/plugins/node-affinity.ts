@@ -1,6 +1,10 @@
 // NodeAffinity: filter on nodeSelector plus required node affinity; score on preferred terms.
 
-import type { NodeSelectorTerm, PreferredSchedulingTerm } from '../cluster/objects.ts';
+import type {
+  NodeAffinity,
+  NodeSelectorTerm,
+  PreferredSchedulingTerm,
+} from '../cluster/objects.ts';
 import type { NodeInfo, PodInfo } from '../cluster/types.ts';
 import { nodeLabelsChanged } from '../framework/hints.ts';
 import {
@@ -30,7 +34,13 @@ export const ErrReasonPod = "node(s) didn't match Pod's node affinity/selector";
 /** kube's errReasonConflict: every required term pins node names, and no name is left. */
 export const ErrReasonConflict = 'pod affinity terms conflict';
 
+/** kube's errReasonEnforced: the node fails the profile's `addedAffinity`. */
+export const ErrReasonEnforced = "node(s) didn't match scheduler-enforced node affinity";
+
 const rejected: Status = Object.freeze(status('UnschedulableAndUnresolvable', name, ErrReasonPod));
+const enforced: Status = Object.freeze(
+  status('UnschedulableAndUnresolvable', name, ErrReasonEnforced),
+);
 const conflict: Status = Object.freeze(
   status('UnschedulableAndUnresolvable', name, ErrReasonConflict),
 );
@@ -131,7 +141,79 @@ export const nodeAffinity = {
   },
 } satisfies PreFilterPlugin & FilterPlugin & ScorePlugin;
 
-/** Returns the NodeAffinity plugin (kube's `addedAffinity` argument is not supported). */
-export function newNodeAffinity(): typeof nodeAffinity {
-  return nodeAffinity;
+/** Arguments of NodeAffinity (kube's NodeAffinityArgs). */
+export interface NodeAffinityArgs {
+  /** Node affinity every pod of the profile gets on top of (ANDed with) its own. */
+  addedAffinity?: NodeAffinity;
+}
+
+/** The added affinity in the form the plugin uses it. */
+interface Added {
+  /** Required terms (ORed), or undefined when none are added. */
+  required: readonly NodeSelectorTerm[] | undefined;
+  /** Preferred terms that can score (weight ≠ 0, non-empty), as kube keeps them. */
+  preferred: readonly PreferredSchedulingTerm[];
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Reads the args (already checked by the config layer); throws on a wrong shape. */
+function parseArgs(args: unknown): Added {
+  if (args === undefined) return { required: undefined, preferred: [] };
+  if (!isRecord(args)) throw new Error(`${name}: args must be an object`);
+  const added = args.addedAffinity;
+  if (added === undefined) return { required: undefined, preferred: [] };
+  if (!isRecord(added)) throw new Error(`${name}: addedAffinity must be an object`);
+  const req = added.requiredDuringSchedulingIgnoredDuringExecution;
+  let required: NodeSelectorTerm[] | undefined;
+  if (req !== undefined) {
+    if (!isRecord(req) || !Array.isArray(req.nodeSelectorTerms))
+      throw new Error(`${name}: addedAffinity.required… needs a nodeSelectorTerms list`);
+    required = req.nodeSelectorTerms as NodeSelectorTerm[];
+  }
+  const pref = added.preferredDuringSchedulingIgnoredDuringExecution ?? [];
+  if (!Array.isArray(pref)) throw new Error(`${name}: addedAffinity.preferred… must be a list`);
+  const preferred = (pref as PreferredSchedulingTerm[]).filter(
+    (t) => typeof t.weight === 'number' && t.weight !== 0 && !isEmptyTerm(t.preference ?? {}),
+  );
+  return { required, preferred };
+}
+
+/** kube's score of the added preferred terms on `node`: the sum of the matching weights. */
+function addedScore(terms: readonly PreferredSchedulingTerm[], node: NodeInfo): number {
+  let score = 0;
+  for (const t of terms) if (matchesTerm(t.preference, node)) score += t.weight;
+  return score;
+}
+
+/**
+ * Returns the NodeAffinity plugin. With kube's `addedAffinity` argument, every pod of the
+ * profile is also held to it, as kube does: the added required terms are checked before
+ * the pod's own (UnschedulableAndUnresolvable "node(s) didn't match scheduler-enforced node
+ * affinity"), so the filter no longer skips pods without affinity; the added preferred
+ * weights are added to the pod's own score. PreFilter narrowing reads the pod's own terms
+ * only (kube's too). Without args (or an empty added affinity): the shared `nodeAffinity`.
+ */
+export function newNodeAffinity(args?: unknown): typeof nodeAffinity {
+  const added = parseArgs(args);
+  const required = added.required;
+  if (required === undefined && added.preferred.length === 0) return nodeAffinity;
+  return {
+    ...nodeAffinity,
+    preFilterSkip(pod: PodInfo): boolean {
+      return required === undefined && nodeAffinity.preFilterSkip(pod);
+    },
+    preScoreSkip(pod: PodInfo): boolean {
+      return added.preferred.length === 0 && nodeAffinity.preScoreSkip(pod);
+    },
+    filter(pod: PodInfo, node: NodeInfo): Status {
+      if (required !== undefined && !matchesAnyTerm(required, node)) return enforced;
+      return nodeAffinity.filter(pod, node);
+    },
+    score(pod: PodInfo, node: NodeInfo): number {
+      return addedScore(added.preferred, node) + preferredAffinityScore(pod, node);
+    },
+  };
 }

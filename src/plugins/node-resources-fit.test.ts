@@ -1,4 +1,4 @@
-// Table tests for NodeResourcesFit (filter and LeastAllocated/MostAllocated scores), after kube's fit tests.
+// Table tests for NodeResourcesFit (filter; LeastAllocated, MostAllocated, RequestedToCapacityRatio scores), after kube's tests.
 import { describe, expect, it } from 'vitest';
 import {
   chargePod,
@@ -12,7 +12,9 @@ import {
 } from '../../test/support/builders.ts';
 import { type Status, success } from '../framework/types.ts';
 import {
+  brokenLinear,
   ErrReasonInvalidNode,
+  isScalarResourceName,
   leastRequestedScore,
   mostRequestedScore,
   name,
@@ -342,13 +344,13 @@ describe('NodeResourcesFit score (LeastAllocated by default)', () => {
     },
     {
       name: 'an unknown strategy type',
-      args: { scoringStrategy: { type: 'RequestedToCapacityRatio' } },
+      args: { scoringStrategy: { type: 'Balanced' } },
       message: /unknown scoringStrategy.type/,
     },
     {
-      name: 'an unsupported resource',
-      args: { scoringStrategy: { resources: [{ name: 'nvidia.com/gpu', weight: 1 }] } },
-      message: /not supported/,
+      name: 'RequestedToCapacityRatio without a shape',
+      args: { scoringStrategy: { type: 'RequestedToCapacityRatio' } },
+      message: /needs a non-empty requestedToCapacityRatio.shape/,
     },
     {
       name: 'a weight of 0',
@@ -361,4 +363,145 @@ describe('NodeResourcesFit score (LeastAllocated by default)', () => {
       expect(() => newNodeResourcesFit(c.args)).toThrow(c.message);
     });
   }
+});
+
+describe('NodeResourcesFit score over other resources (kube 1.34)', () => {
+  const gpu = 'nvidia.com/gpu';
+  const node: NodeInput = {
+    allocatable: { milliCPU: 4000, memory: 10000, ephemeralStorage: 1000, scalar: { [gpu]: 8 } },
+  };
+  const most = (resources: { name: string; weight: number }[]) =>
+    newNodeResourcesFit({ scoringStrategy: { type: 'MostAllocated', resources } });
+
+  it('scores an extended resource the pod requests, on the node’s requested plus the pod’s', () => {
+    const pod = makePod({ requests: { milliCPU: 1000, memory: 1000, scalar: { [gpu]: 2 } } });
+    const n = makeNodeWith(node, [{ requests: { scalar: { [gpu]: 2 } } }]);
+    // cpu (100 + 1000)/4000 → 27 (the existing pod counts 100m), gpu 4/8 → 50: (27 + 50×3)/4 = 44
+    expect(
+      most([
+        { name: 'cpu', weight: 1 },
+        { name: gpu, weight: 3 },
+      ]).score(pod, n),
+    ).toBe(44);
+  });
+
+  it('leaves an extended resource out when the pod does not request it (kube: (0, 0))', () => {
+    const pod = makePod({ requests: { milliCPU: 1000, memory: 1000 } });
+    const n = makeNodeWith(node, []);
+    // gpu is skipped, so only cpu counts: 1000/4000 → 25
+    expect(
+      most([
+        { name: 'cpu', weight: 1 },
+        { name: gpu, weight: 3 },
+      ]).score(pod, n),
+    ).toBe(25);
+  });
+
+  it('leaves out a resource the node does not have, and a name no resource can have', () => {
+    const pod = makePod({ requests: { milliCPU: 1000, scalar: { 'example.com/fpga': 1 } } });
+    const n = makeNodeWith(node, []);
+    const fit = most([
+      { name: 'cpu', weight: 1 },
+      { name: 'example.com/fpga', weight: 5 },
+      { name: 'pods', weight: 5 },
+    ]);
+    expect(fit.score(pod, n)).toBe(25);
+  });
+
+  it('scores ephemeral-storage on plain requests (no non-zero default)', () => {
+    const pod = makePod({ requests: { ephemeralStorage: 300 } });
+    const n = makeNodeWith(node, [{ requests: { ephemeralStorage: 200 } }]);
+    expect(most([{ name: 'ephemeral-storage', weight: 1 }]).score(pod, n)).toBe(50);
+  });
+
+  it('tells kube’s scalar resource names from others', () => {
+    expect(isScalarResourceName(gpu)).toBe(true);
+    expect(isScalarResourceName('hugepages-2Mi')).toBe(true);
+    expect(isScalarResourceName('attachable-volumes-aws-ebs')).toBe(true);
+    expect(isScalarResourceName('kubernetes.io/batch')).toBe(true);
+    expect(isScalarResourceName('pods')).toBe(false);
+    expect(isScalarResourceName('storage')).toBe(false);
+  });
+});
+
+describe('NodeResourcesFit RequestedToCapacityRatio (kube’s broken linear shape)', () => {
+  // kube's shape points have scores 0–10, scaled ×10.
+  const binPacking = [
+    { utilization: 0, score: 0 },
+    { utilization: 100, score: 10 },
+  ];
+  const spreading = [
+    { utilization: 0, score: 10 },
+    { utilization: 100, score: 0 },
+  ];
+  const rtc = (shape: { utilization: number; score: number }[], resources?: unknown) =>
+    newNodeResourcesFit({
+      scoringStrategy: {
+        type: 'RequestedToCapacityRatio',
+        requestedToCapacityRatio: { shape },
+        ...(resources === undefined ? {} : { resources }),
+      },
+    });
+
+  it('interpolates between points with Go’s integer division', () => {
+    const f = brokenLinear([
+      { utilization: 10, score: 20 },
+      { utilization: 40, score: 80 },
+      { utilization: 100, score: 0 },
+    ]);
+    expect(f(0)).toBe(20); // before the first point: its score
+    expect(f(10)).toBe(20);
+    expect(f(25)).toBe(50); // 20 + 60×15/30
+    expect(f(41)).toBe(79); // 80 − 80×1/60 = 78.67, truncated toward zero → 80 − 1
+    expect(f(100)).toBe(0);
+    expect(f(150)).toBe(0); // after the last point: its score
+  });
+
+  it('bin-packs: a fuller node scores higher, and the mean is rounded', () => {
+    const pod = makePod({ requests: { milliCPU: 1000, memory: 3000 } });
+    const empty = makeNode({ allocatable: { milliCPU: 4000, memory: 10000 } });
+    // cpu 25% → 25, memory 30% → 30: round(55/2) = round(27.5) = 28
+    expect(rtc(binPacking).score(pod, empty)).toBe(28);
+    const fuller = makeNodeWith({ allocatable: { milliCPU: 4000, memory: 10000 } }, [
+      { requests: { milliCPU: 2000, memory: 5000 } },
+    ]);
+    expect(rtc(binPacking).score(pod, fuller)).toBeGreaterThan(rtc(binPacking).score(pod, empty));
+  });
+
+  it('counts only resources scoring above 0 in the mean (unlike the other strategies)', () => {
+    // memory at 0% utilization scores 0 on the bin-packing shape and drops out: cpu 50 alone.
+    const pod = makePod({
+      requests: { milliCPU: 2000, memory: 1 },
+      nonZeroRequests: { memory: 0 },
+    });
+    const node = makeNode({ allocatable: { milliCPU: 4000, memory: 100 * Gi } });
+    expect(rtc(binPacking).score(pod, node)).toBe(50);
+  });
+
+  it('scores a resource over capacity as utilization 100', () => {
+    const pod = makePod({ requests: { milliCPU: 5000, memory: 5000 } });
+    const node = makeNode({ allocatable: { milliCPU: 4000, memory: 10000 } });
+    // cpu over capacity → f(100) = 0 (dropped); memory 50% → 50
+    expect(rtc(spreading).score(pod, node)).toBe(50);
+  });
+
+  // kube's TestRequestedToCapacityRatioScoringStrategy: spreading shape, default resources.
+  it.each([
+    { node: { milliCPU: 4000, memory: 10000 }, want: 38 },
+    { node: { milliCPU: 6000, memory: 10000 }, want: 50 },
+  ])('scores $want on a $node.milliCPU m node as kube’s own test expects', ({ node, want }) => {
+    const pod = makePod({ requests: { milliCPU: 3000, memory: 5000 } });
+    expect(rtc(spreading).score(pod, makeNode({ allocatable: node }))).toBe(want);
+  });
+
+  it('uses the strategy’s resource weights', () => {
+    const pod = makePod({ requests: { milliCPU: 1000, memory: 5000 } });
+    const node = makeNode({ allocatable: { milliCPU: 4000, memory: 10000 } });
+    const weights = [
+      { name: 'cpu', weight: 3 },
+      { name: 'memory', weight: 1 },
+    ];
+    // (25×3 + 50×1)/4 = 31.25 → 31
+    expect(rtc(binPacking, weights).score(pod, node)).toBe(31);
+  });
 });

@@ -4,12 +4,28 @@ import type { NodeInfo, PodInfo } from '../cluster/types.ts';
 import { capacityFreed } from '../framework/hints.ts';
 import {
   type FilterPlugin,
-  maxNodeScore,
   type ScorePlugin,
   type Status,
   status,
   success,
 } from '../framework/types.ts';
+import {
+  allocAndRequested,
+  leastRequestedScore,
+  mostRequestedScore,
+  parseArgs,
+  type Weighted,
+} from './node-resources-fit/scoring.ts';
+
+export {
+  brokenLinear,
+  isScalarResourceName,
+  leastRequestedScore,
+  mostRequestedScore,
+  type NodeResourcesFitArgs,
+  type ScoringStrategyType,
+  type UtilizationShapePoint,
+} from './node-resources-fit/scoring.ts';
 
 /** Name of the plugin in the registry and in profiles. */
 export const name = 'NodeResourcesFit';
@@ -116,60 +132,6 @@ export function fitsRequest(pod: PodInfo, node: NodeInfo): Status {
   return { code: shared.code, reasons: [...shared.reasons, ...scalarReasons], plugin: name };
 }
 
-/** kube's leastRequestedScore: free share of capacity on 0–100, 0 when over capacity. */
-export function leastRequestedScore(requested: number, capacity: number): number {
-  if (capacity === 0 || requested > capacity) return 0;
-  return Math.trunc(((capacity - requested) * maxNodeScore) / capacity);
-}
-
-/** kube's mostRequestedScore: used share of capacity on 0–100, capped at capacity. */
-export function mostRequestedScore(requested: number, capacity: number): number {
-  if (capacity === 0) return 0;
-  const r = Math.min(requested, capacity);
-  return Math.trunc((r * maxNodeScore) / capacity);
-}
-
-/** Scoring strategy types berth supports (kube also has RequestedToCapacityRatio). */
-export type ScoringStrategyType = 'LeastAllocated' | 'MostAllocated';
-
-/** Arguments of NodeResourcesFit (kube's NodeResourcesFitArgs, cpu and memory only). */
-export interface NodeResourcesFitArgs {
-  scoringStrategy?: {
-    type?: ScoringStrategyType;
-    /** Default: cpu and memory, weight 1 each. Weights are integers 1–100. */
-    resources?: { name: string; weight: number }[];
-  };
-}
-
-function parseArgs(args: unknown): { type: ScoringStrategyType; cpu: number; memory: number } {
-  const result = { type: 'LeastAllocated' as ScoringStrategyType, cpu: 1, memory: 1 };
-  if (args === undefined) return result;
-  if (typeof args !== 'object' || args === null) throw new Error(`${name}: args must be an object`);
-  const strategy = (args as NodeResourcesFitArgs).scoringStrategy;
-  if (strategy === undefined) return result;
-  const type = strategy.type ?? 'LeastAllocated';
-  if (type !== 'LeastAllocated' && type !== 'MostAllocated') {
-    throw new Error(
-      `${name}: unknown scoringStrategy.type "${String(type)}" (LeastAllocated, MostAllocated)`,
-    );
-  }
-  result.type = type;
-  if (strategy.resources !== undefined) {
-    result.cpu = 0;
-    result.memory = 0;
-    for (const r of strategy.resources) {
-      if (r.name !== 'cpu' && r.name !== 'memory') {
-        throw new Error(`${name}: scoring resource "${r.name}" is not supported (cpu, memory)`);
-      }
-      if (!Number.isInteger(r.weight) || r.weight < 1 || r.weight > 100) {
-        throw new Error(`${name}: weight of ${r.name} must be an integer 1–100, got ${r.weight}`);
-      }
-      result[r.name] = r.weight;
-    }
-  }
-  return result;
-}
-
 // The Filter instances `newNodeResourcesFit` made: their filter is exactly `fitsRequest`.
 const fitFilters = new WeakSet<object>();
 
@@ -179,14 +141,18 @@ export function isNodeResourcesFitFilter(filter: FilterPlugin): boolean {
 }
 
 /**
- * Creates the plugin. Filter: `fitsRequest`. Score (kube's resourceAllocationScorer with
- * useRequested=false): the node's non-zero requested plus the pod's non-zero requests
- * against allocatable, per resource, weighted integer mean; a resource whose allocatable
- * is 0 is left out of the mean. No normalisation (scores are already 0–100).
+ * Creates the plugin. Filter: `fitsRequest`. Score: kube's resourceAllocationScorer with
+ * useRequested=false for the strategy's resources (default cpu and memory, weight 1): cpu
+ * and memory count the node's and the pod's non-zero requests; a resource whose allocatable
+ * is 0 (or a scalar the pod does not request) is left out. LeastAllocated and MostAllocated
+ * take the truncated weighted mean of `leastRequestedScore`/`mostRequestedScore`;
+ * RequestedToCapacityRatio maps utilization through the shape (scores ×10), counts only
+ * resources scoring above 0, and rounds the mean. No normalisation (scores are 0–100).
  */
 export function newNodeResourcesFit(args?: unknown) {
-  const { type, cpu: wCPU, memory: wMem } = parseArgs(args);
-  const perResource = type === 'LeastAllocated' ? leastRequestedScore : mostRequestedScore;
+  const { type, resources, ratio } = parseArgs(args);
+  const perResource = type === 'MostAllocated' ? mostRequestedScore : leastRequestedScore;
+  const pair = [0, 0];
   const plugin = {
     queueingHint: capacityFreed,
     name,
@@ -196,19 +162,25 @@ export function newNodeResourcesFit(args?: unknown) {
     score(pod: PodInfo, node: NodeInfo): number {
       let total = 0;
       let weights = 0;
-      const allocCPU = node.allocMilliCPU;
-      if (wCPU > 0 && allocCPU !== 0) {
-        const requested = node.nonZeroMilliCPU + pod.nonZeroRequests.milliCPU;
-        total += perResource(requested, allocCPU) * wCPU;
-        weights += wCPU;
+      for (let i = 0; i < resources.length; i++) {
+        const r = resources[i] as Weighted;
+        allocAndRequested(r, pod, node, pair);
+        const alloc = pair[0] as number;
+        if (alloc === 0) continue;
+        const requested = pair[1] as number;
+        if (ratio === undefined) {
+          total += perResource(requested, alloc) * r.weight;
+          weights += r.weight;
+          continue;
+        }
+        const s = ratio(requested, alloc);
+        if (s > 0) {
+          total += s * r.weight;
+          weights += r.weight;
+        }
       }
-      const allocMem = node.allocMemory;
-      if (wMem > 0 && allocMem !== 0) {
-        const requested = node.nonZeroMemory + pod.nonZeroRequests.memory;
-        total += perResource(requested, allocMem) * wMem;
-        weights += wMem;
-      }
-      return weights === 0 ? 0 : Math.trunc(total / weights);
+      if (weights === 0) return 0;
+      return ratio === undefined ? Math.trunc(total / weights) : Math.round(total / weights);
     },
   } satisfies FilterPlugin & ScorePlugin;
   fitFilters.add(plugin);

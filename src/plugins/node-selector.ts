@@ -7,6 +7,9 @@ const int64Pattern = /^[+-]?[0-9]+$/;
 const int64Min = -(2n ** 63n);
 const int64Max = 2n ** 63n - 1n;
 
+/** What term matching reads of a node: its name (for matchFields) and labels. */
+export type NodeLike = Pick<NodeInfo, 'name' | 'labels'>;
+
 /**
  * Parses `s` as Go's strconv.ParseInt(s, 10, 64) does; undefined when Go would return an
  * error (syntax or range). Values beyond 15 digits come back as bigint so that
@@ -83,7 +86,7 @@ function matchesExpression(r: NodeSelectorRequirement, labels: Record<string, st
  * One matchFields requirement: only In/NotIn with exactly one value are valid. The node's
  * only field is `metadata.name`; any other key reads as "" (kube's fields.Set.Get).
  */
-function matchesField(r: NodeSelectorRequirement, node: NodeInfo): boolean {
+function matchesField(r: NodeSelectorRequirement, node: NodeLike): boolean {
   const values = r.values;
   if (values === undefined || values.length !== 1) return false;
   if (node.name === '') return true; // kube skips field checks for a node without a name
@@ -94,7 +97,7 @@ function matchesField(r: NodeSelectorRequirement, node: NodeInfo): boolean {
 }
 
 /** True when a non-empty term matches: all its expressions and all its fields (ANDed). */
-export function matchesTerm(term: NodeSelectorTerm, node: NodeInfo): boolean {
+export function matchesTerm(term: NodeSelectorTerm, node: NodeLike): boolean {
   const exprs = term.matchExpressions;
   if (exprs !== undefined) {
     for (let i = 0; i < exprs.length; i++) {
@@ -114,7 +117,7 @@ export function matchesTerm(term: NodeSelectorTerm, node: NodeInfo): boolean {
  * Required node affinity terms, ORed: true when some non-empty term matches. An empty
  * list, or a list of only empty terms, matches no node (kube's LazyErrorNodeSelector).
  */
-export function matchesAnyTerm(terms: readonly NodeSelectorTerm[], node: NodeInfo): boolean {
+export function matchesAnyTerm(terms: readonly NodeSelectorTerm[], node: NodeLike): boolean {
   for (let i = 0; i < terms.length; i++) {
     const term = terms[i] as NodeSelectorTerm;
     if (!isEmptyTerm(term) && matchesTerm(term, node)) return true;

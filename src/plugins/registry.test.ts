@@ -1,6 +1,8 @@
 // Tests for the plugin registry, the default profile and profiles built from configuration.
 import { describe, expect, it } from 'vitest';
-import { makeNode, makePod } from '../../test/support/builders.ts';
+import { chargePod, makeNode, makePod } from '../../test/support/builders.ts';
+import { noPodAffinity, type PodAffinityTerms } from '../cluster/pod-affinity.ts';
+import { initialState } from '../cluster/reducer.ts';
 import {
   capacityFreed,
   never,
@@ -9,22 +11,42 @@ import {
   nodeLabelsChanged,
   nodeTaintsChanged,
 } from '../framework/hints.ts';
+import { interPodAffinityQueueingHint } from './inter-pod-affinity.ts';
 import { defaultProfile, profileFromConfig, registry } from './registry.ts';
+
+/** Terms of a pod with one preferred affinity term. */
+const preferring: PodAffinityTerms = {
+  ...noPodAffinity,
+  preferredAffinityTerms: [
+    {
+      namespaces: ['default'],
+      namespaceSelector: { nothing: true, requirements: [] },
+      selector: { nothing: false, requirements: [] },
+      topologyKey: 'zone',
+      weight: 1,
+    },
+  ],
+};
 
 describe('registry', () => {
   it('knows every plugin by its kube name', () => {
     expect([...registry.keys()].sort()).toEqual([
       'ImageLocality',
+      'InterPodAffinity',
       'NodeAffinity',
       'NodeName',
       'NodePorts',
       'NodeResourcesBalancedAllocation',
       'NodeResourcesFit',
       'NodeUnschedulable',
+      'NodeVolumeLimits',
       'PodTopologySpread',
       'PodValidity',
       'TaintToleration',
       'UnsupportedConstraints',
+      'VolumeBinding',
+      'VolumeRestrictions',
+      'VolumeZone',
     ]);
   });
 
@@ -40,7 +62,12 @@ describe('defaultProfile', () => {
       'PodValidity',
       'UnsupportedConstraints',
       'NodeAffinity',
+      'VolumeRestrictions',
+      'NodeVolumeLimits',
+      'VolumeBinding',
+      'VolumeZone',
       'PodTopologySpread',
+      'InterPodAffinity',
     ]);
     expect(p.filter.map((x) => x.name)).toEqual([
       'NodeUnschedulable',
@@ -49,13 +76,19 @@ describe('defaultProfile', () => {
       'NodeAffinity',
       'NodePorts',
       'NodeResourcesFit',
+      'VolumeRestrictions',
+      'NodeVolumeLimits',
+      'VolumeBinding',
+      'VolumeZone',
       'PodTopologySpread',
+      'InterPodAffinity',
     ]);
     expect(p.score.map((s) => [s.plugin.name, s.weight])).toEqual([
       ['TaintToleration', 3],
       ['NodeAffinity', 2],
       ['NodeResourcesFit', 1],
       ['PodTopologySpread', 2],
+      ['InterPodAffinity', 2],
       ['NodeResourcesBalancedAllocation', 1],
       ['ImageLocality', 1],
     ]);
@@ -67,6 +100,7 @@ describe('defaultProfile', () => {
       true,
       true,
       false,
+      true,
       true,
       false,
       false,
@@ -106,21 +140,27 @@ describe('profileFromConfig', () => {
   it('collects the queueing hint of every plugin it instantiates, by name', () => {
     const p = defaultProfile();
     expect([...p.queueingHints.keys()].sort()).toEqual([
+      'InterPodAffinity',
       'NodeAffinity',
       'NodeName',
       'NodePorts',
       'NodeResourcesFit',
       'NodeUnschedulable',
+      'NodeVolumeLimits',
       'PodTopologySpread',
       'PodValidity',
       'TaintToleration',
       'UnsupportedConstraints',
+      'VolumeBinding',
+      'VolumeRestrictions',
+      'VolumeZone',
     ]);
     expect(p.queueingHints.get('NodeAffinity')).toBe(nodeLabelsChanged);
     expect(p.queueingHints.get('NodeName')).toBe(nodeAdded);
     expect(p.queueingHints.get('NodeResourcesFit')).toBe(capacityFreed);
     expect(p.queueingHints.get('NodeUnschedulable')).toBe(nodeCordonChanged);
     expect(p.queueingHints.get('TaintToleration')).toBe(nodeTaintsChanged);
+    expect(p.queueingHints.get('InterPodAffinity')).toBe(interPodAffinityQueueingHint);
     expect(p.queueingHints.get('PodValidity')).toBe(never);
     expect(p.queueingHints.get('UnsupportedConstraints')).toBe(never);
     const onlyFit = profileFromConfig({ filters: ['NodeResourcesFit'], scores: [] });
@@ -134,7 +174,23 @@ describe('profileFromConfig', () => {
   it('defaults a missing weight to 1 and missing lists to the default profile', () => {
     const p = profileFromConfig({ scores: [{ name: 'NodeAffinity' }] });
     expect(p.score.map((s) => s.weight)).toEqual([1]);
-    expect(p.filter).toHaveLength(7);
+    expect(p.filter).toHaveLength(12);
+  });
+
+  it('passes InterPodAffinity its arguments', () => {
+    const p = profileFromConfig({
+      pluginArgs: { InterPodAffinity: { ignorePreferredTermsOfExistingPods: true } },
+    });
+    const ipa = p.score.find((s) => s.plugin.name === 'InterPodAffinity')?.plugin;
+    // A node holding a pod with a preferred term: only the argument can skip scoring.
+    const node = makeNode();
+    const snapshot = initialState();
+    snapshot.nodes.set(node.name, node);
+    snapshot.nodeOrder.push(node);
+    chargePod(node, makePod({ podAffinity: preferring }));
+    expect(ipa?.preScoreSkip?.(makePod(), new Map(), snapshot)).toBe(true);
+    const byDefault = defaultProfile().score.find((s) => s.plugin.name === 'InterPodAffinity');
+    expect(byDefault?.plugin.preScoreSkip?.(makePod(), new Map(), snapshot)).toBe(false);
   });
 
   it('passes plugin arguments to the factory', () => {
@@ -156,9 +212,9 @@ describe('profileFromConfig', () => {
   }[] = [
     {
       name: 'an unknown plugin, listing the known ones',
-      config: { filters: ['InterPodAffinity'] },
+      config: { filters: ['DynamicResources'] },
       message:
-        /unknown plugin "InterPodAffinity" in filters; known plugins: ImageLocality, NodeAffinity, NodeName/,
+        /unknown plugin "DynamicResources" in filters; known plugins: ImageLocality, InterPodAffinity, NodeAffinity, NodeName/,
     },
     {
       name: 'a score-only plugin listed as a filter',
@@ -189,6 +245,11 @@ describe('profileFromConfig', () => {
       name: 'a fractional weight',
       config: { scores: [{ name: 'NodeAffinity', weight: 1.5 }] },
       message: /integer weight 1–100, got 1.5/,
+    },
+    {
+      name: 'a hardPodAffinityWeight out of kube’s range',
+      config: { pluginArgs: { InterPodAffinity: { hardPodAffinityWeight: 101 } } },
+      message: /InterPodAffinity: hardPodAffinityWeight must be an integer 0–100, got 101/,
     },
     {
       name: 'bad plugin arguments',

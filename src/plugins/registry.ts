@@ -9,16 +9,21 @@ import type {
 } from '../framework/types.ts';
 import { proveInfeasibleFromCapacity } from './capacity-proof.ts';
 import * as imageLocality from './image-locality.ts';
+import * as interPodAffinity from './inter-pod-affinity.ts';
 import * as nodeAffinity from './node-affinity.ts';
 import * as nodeName from './node-name.ts';
 import * as nodePorts from './node-ports.ts';
 import * as nodeResourcesBalancedAllocation from './node-resources-balanced-allocation.ts';
 import * as nodeResourcesFit from './node-resources-fit.ts';
 import * as nodeUnschedulable from './node-unschedulable.ts';
+import * as nodeVolumeLimits from './node-volume-limits.ts';
 import * as podTopologySpread from './pod-topology-spread.ts';
 import * as podValidity from './pod-validity.ts';
 import * as taintToleration from './taint-toleration.ts';
 import * as unsupportedConstraints from './unsupported-constraints.ts';
+import * as volumeBinding from './volume-binding.ts';
+import * as volumeRestrictions from './volume-restrictions.ts';
+import * as volumeZone from './volume-zone.ts';
 
 /** A plugin instance: any combination of the extension points berth runs. */
 export type Plugin = { readonly name: string } & Partial<
@@ -42,7 +47,12 @@ export const registry: ReadonlyMap<string, PluginFactory> = new Map<string, Plug
     nodeResourcesBalancedAllocation.name,
     nodeResourcesBalancedAllocation.newNodeResourcesBalancedAllocation,
   ],
+  [volumeRestrictions.name, volumeRestrictions.newVolumeRestrictions],
+  [nodeVolumeLimits.name, nodeVolumeLimits.newNodeVolumeLimits],
+  [volumeBinding.name, volumeBinding.newVolumeBinding],
+  [volumeZone.name, volumeZone.newVolumeZone],
   [podTopologySpread.name, podTopologySpread.newPodTopologySpread],
+  [interPodAffinity.name, interPodAffinity.newInterPodAffinity],
   [imageLocality.name, imageLocality.newImageLocality],
 ]);
 
@@ -71,7 +81,12 @@ export interface ProfileConfig {
 /** kube's default PreFilters that berth implements (after the two berth always runs first). */
 export const defaultPreFilters: readonly string[] = Object.freeze([
   nodeAffinity.name,
+  volumeRestrictions.name,
+  nodeVolumeLimits.name,
+  volumeBinding.name,
+  volumeZone.name,
   podTopologySpread.name,
+  interPodAffinity.name,
 ]);
 
 /** kube's default filters that berth implements, in kube's order. */
@@ -82,7 +97,12 @@ export const defaultFilters: readonly string[] = Object.freeze([
   nodeAffinity.name,
   nodePorts.name,
   nodeResourcesFit.name,
+  volumeRestrictions.name,
+  nodeVolumeLimits.name,
+  volumeBinding.name,
+  volumeZone.name,
   podTopologySpread.name,
+  interPodAffinity.name,
 ]);
 
 /** kube's default score plugins that berth implements, with kube's weights. */
@@ -91,6 +111,7 @@ export const defaultScores: readonly Readonly<Required<ScoreConfig>>[] = Object.
   Object.freeze({ name: nodeAffinity.name, weight: 2 }),
   Object.freeze({ name: nodeResourcesFit.name, weight: 1 }),
   Object.freeze({ name: podTopologySpread.name, weight: 2 }),
+  Object.freeze({ name: interPodAffinity.name, weight: 2 }),
   Object.freeze({ name: nodeResourcesBalancedAllocation.name, weight: 1 }),
   Object.freeze({ name: imageLocality.name, weight: 1 }),
 ]);
@@ -179,12 +200,15 @@ export function profileFromConfig(config: ProfileConfig = {}): Profile {
 }
 
 /**
- * kube's default profile restricted to the plugins berth has: PreFilters PodValidity,
- * UnsupportedConstraints, NodeAffinity and PodTopologySpread;
+ * kube's default profile restricted to the plugins berth has, in kube 1.34's order:
+ * PreFilters PodValidity, UnsupportedConstraints, NodeAffinity, VolumeRestrictions,
+ * NodeVolumeLimits, VolumeBinding, VolumeZone, PodTopologySpread and InterPodAffinity;
  * Filters NodeUnschedulable, NodeName, TaintToleration, NodeAffinity, NodePorts,
- * NodeResourcesFit, PodTopologySpread;
+ * NodeResourcesFit, VolumeRestrictions, NodeVolumeLimits, VolumeBinding, VolumeZone,
+ * PodTopologySpread, InterPodAffinity;
  * Scores TaintToleration ×3, NodeAffinity ×2, NodeResourcesFit (LeastAllocated) ×1,
- * PodTopologySpread ×2, NodeResourcesBalancedAllocation ×1, ImageLocality ×1.
+ * PodTopologySpread ×2, InterPodAffinity ×2 (hardPodAffinityWeight 1),
+ * NodeResourcesBalancedAllocation ×1, ImageLocality ×1.
  */
 export function defaultProfile(): Profile {
   return profileFromConfig();

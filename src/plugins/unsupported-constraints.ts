@@ -7,10 +7,10 @@ import { type PreFilterPlugin, type Status, status, success } from '../framework
 export const name = 'UnsupportedConstraints';
 
 /**
- * Rejects a pod that carries a constraint no berth plugin checks yet (required pod
- * affinity or anti-affinity, DoNotSchedule topology spread), naming the field,
- * instead of placing it as if it had not asked. UnschedulableAndUnresolvable: only an
- * update of the pod (or a newer berth) changes the answer.
+ * Rejects a pod that carries a constraint no berth plugin checks yet (PodInfo's
+ * `unsupported`; none today), naming the field, instead of placing it as if it had not
+ * asked. UnschedulableAndUnresolvable: only an update of the pod (or a newer berth)
+ * changes the answer.
  */
 export const unsupportedConstraints = {
   name,

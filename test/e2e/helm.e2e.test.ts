@@ -293,9 +293,9 @@ const badValues: { name: string; values: Record<string, unknown>; error: RegExp 
     error: /at '\/config': additional properties 'percentageOfNodes' not allowed/,
   },
   {
-    name: 'the profiles value (reserved, not there yet)',
-    values: { profiles: [] },
-    error: /additional properties 'profiles' not allowed/,
+    name: 'a profile for the default scheduler’s name',
+    values: { profiles: [{ schedulerName: 'default-scheduler' }] },
+    error: /at '\/profiles\/0\/schedulerName': 'not' failed/,
   },
   {
     name: 'a duration without a unit',

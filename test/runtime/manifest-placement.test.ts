@@ -132,24 +132,41 @@ describe('simulate: what protocol v2 changed', () => {
     expect(summary.placements).toEqual({ 'default/gated': 'n1' });
   });
 
-  it('leaves a pod with required pod anti-affinity pending, naming the field', () => {
+  it('checks required pod affinity and anti-affinity (InterPodAffinity) instead of refusing them', () => {
+    const hostname = 'kubernetes.io/hostname';
     const summary = sim([
-      berthPod('db', {
-        affinity: {
-          podAntiAffinity: {
-            requiredDuringSchedulingIgnoredDuringExecution: [
-              {
-                labelSelector: { matchLabels: { app: 'db' } },
-                topologyKey: 'kubernetes.io/hostname',
-              },
-            ],
+      // n1 has no hostname label: anti-affinity over it cannot be violated.
+      berthPod(
+        'db',
+        {
+          affinity: {
+            podAntiAffinity: {
+              requiredDuringSchedulingIgnoredDuringExecution: [
+                { labelSelector: { matchLabels: { app: 'db' } }, topologyKey: hostname },
+              ],
+            },
           },
         },
-      }),
+        '0',
+      ),
+      // Required affinity needs the topology key on the node.
+      berthPod(
+        'web',
+        {
+          affinity: {
+            podAffinity: {
+              requiredDuringSchedulingIgnoredDuringExecution: [
+                { labelSelector: { matchLabels: { app: 'cache' } }, topologyKey: hostname },
+              ],
+            },
+          },
+        },
+        '0',
+      ),
     ]);
-    expect(summary.placements).toEqual({});
-    expect(summary.pending['default/db']).toContain(
-      'spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution',
+    expect(summary.placements).toEqual({ 'default/db': 'n1' });
+    expect(summary.pending['default/web']).toBe(
+      "0/1 nodes are available: 1 node(s) didn't match pod affinity rules.",
     );
   });
 

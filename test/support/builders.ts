@@ -1,13 +1,16 @@
 // Test builders: PodInfo and NodeInfo values from partial typed fields (no manifest parsing).
 
+import { indexAffinityPod } from '../../src/cluster/charges.ts';
 import { newNodeInfo, refreshHeadroom } from '../../src/cluster/node-info.ts';
-import type { ControllerRef } from '../../src/cluster/owner-ref.ts';
 import type {
   NodeSelectorTerm,
   PreferredSchedulingTerm,
   Taint,
   Toleration,
 } from '../../src/cluster/objects.ts';
+import type { ControllerRef } from '../../src/cluster/owner-ref.ts';
+import { noPodAffinity, type PodAffinityTerms } from '../../src/cluster/pod-affinity.ts';
+import type { PodVolume } from '../../src/cluster/pod-volumes.ts';
 import {
   noSpreadConstraints,
   type SpreadConstraints,
@@ -55,8 +58,12 @@ export interface PodInput {
   nominatedNodeName?: string;
   hostPorts?: HostPort[];
   spreadConstraints?: SpreadConstraints;
+  /** Parsed pod (anti-)affinity terms (InterPodAffinity). */
+  podAffinity?: PodAffinityTerms;
   /** Normalized container images (ImageLocality), init containers first. */
   images?: string[];
+  /** Parsed `spec.volumes` (volume plugins). */
+  volumes?: PodVolume[];
   /** The controller ownerReference (default spreading). */
   controllerRef?: ControllerRef;
   unsupported?: string;
@@ -127,7 +134,9 @@ export function makePod(input: PodInput = {}): PodInfo {
     nominatedNodeName: input.nominatedNodeName,
     hostPorts: input.hostPorts ?? [],
     spreadConstraints: input.spreadConstraints ?? noSpreadConstraints,
+    podAffinity: input.podAffinity ?? noPodAffinity,
     images: input.images ?? [],
+    volumes: input.volumes ?? [],
     controllerRef: input.controllerRef,
     unsupported: input.unsupported,
   };
@@ -163,6 +172,7 @@ export function chargePod(node: NodeInfo, pod: PodInfo): NodeInfo {
   node.nonZeroRequested.milliCPU += pod.nonZeroRequests.milliCPU;
   node.nonZeroRequested.memory += pod.nonZeroRequests.memory;
   node.pods.set(pod.uid, pod);
+  indexAffinityPod(node, pod.uid, pod);
   node.generation += 1;
   refreshHeadroom(node);
   return node;

@@ -55,9 +55,18 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- end }}
 {{- end }}
 
+{{/* The scheduler name the chart is known by: the first profile's, else config.schedulerName. */}}
+{{- define "berth.schedulerName" -}}
+{{- if .Values.profiles }}
+{{- (first .Values.profiles).schedulerName }}
+{{- else }}
+{{- .Values.config.schedulerName }}
+{{- end }}
+{{- end }}
+
 {{/* The Lease's name: leaderElection.resourceName, else the scheduler name. */}}
 {{- define "berth.leaseName" -}}
-{{- default .Values.config.schedulerName .Values.leaderElection.resourceName }}
+{{- default (include "berth.schedulerName" .) .Values.leaderElection.resourceName }}
 {{- end }}
 
 {{/* The image reference: repository@digest when a digest is set, else repository:tag. */}}
@@ -69,19 +78,53 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- end }}
 {{- end }}
 
-{{/* berth's configuration file (config.yaml in the ConfigMap), keys as `berth run --config` reads them. */}}
+{{/*
+berth's configuration file (config.yaml in the ConfigMap), as `berth run --config` reads it:
+berth's plain keys, or with `profiles` a KubeSchedulerConfiguration followed by a
+BerthConfiguration document for berth's own keys (kube-scheduler would read the first only).
+*/}}
 {{- define "berth.configFile" -}}
 {{- $le := .Values.leaderElection }}
-{{- $config := deepCopy .Values.config }}
-{{- $_ := set $config "metricsBindAddress" (printf "0.0.0.0:%d" (int .Values.metrics.port)) }}
-{{- $_ := set $config "leaderElection" (dict
+{{- $election := dict
   "leaderElect" $le.leaderElect
   "leaseDuration" $le.leaseDuration
   "renewDeadline" $le.renewDeadline
   "retryPeriod" $le.retryPeriod
   "resourceName" (include "berth.leaseName" .)
-  "resourceNamespace" .Release.Namespace) }}
+  "resourceNamespace" .Release.Namespace }}
+{{- $metrics := printf "0.0.0.0:%d" (int .Values.metrics.port) }}
+{{- if .Values.profiles }}
+{{- $c := .Values.config }}
+{{- $backoff := $c.backoff | default dict }}
+{{- $kube := dict
+  "apiVersion" "kubescheduler.config.k8s.io/v1"
+  "kind" "KubeSchedulerConfiguration"
+  "leaderElection" $election
+  "profiles" .Values.profiles }}
+{{- if hasKey $c "percentageOfNodesToScore" }}
+{{- $_ := set $kube "percentageOfNodesToScore" $c.percentageOfNodesToScore }}
+{{- end }}
+{{- if $backoff.initialMs }}
+{{- $_ := set $kube "podInitialBackoffSeconds" (div (int64 $backoff.initialMs) 1000) }}
+{{- end }}
+{{- if $backoff.maxMs }}
+{{- $_ := set $kube "podMaxBackoffSeconds" (div (int64 $backoff.maxMs) 1000) }}
+{{- end }}
+{{- $own := dict "apiVersion" "berth/v1" "kind" "BerthConfiguration" "metricsBindAddress" $metrics }}
+{{- range $key := list "maxParkedMs" "flushIntervalMs" }}
+{{- if hasKey $c $key }}
+{{- $_ := set $own $key (get $c $key) }}
+{{- end }}
+{{- end }}
+{{- toYaml $kube }}
+{{ print "---" }}
+{{ toYaml $own }}
+{{- else }}
+{{- $config := deepCopy .Values.config }}
+{{- $_ := set $config "metricsBindAddress" $metrics }}
+{{- $_ := set $config "leaderElection" $election }}
 {{- toYaml $config }}
+{{- end }}
 {{- end }}
 
 {{/* Fails the render on value combinations the schema cannot express. */}}
@@ -92,5 +135,20 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- $backoff := .Values.config.backoff | default dict }}
 {{- if and $backoff.initialMs $backoff.maxMs (lt (int64 $backoff.maxMs) (int64 $backoff.initialMs)) }}
 {{- fail "config.backoff.maxMs must be ≥ config.backoff.initialMs" }}
+{{- end }}
+{{- if .Values.profiles }}
+{{- range $key := list "initialMs" "maxMs" }}
+{{- $ms := get $backoff $key }}
+{{- if and $ms (ne (mod (int64 $ms) 1000) (int64 0)) }}
+{{- fail (printf "config.backoff.%s must be whole seconds with profiles (a KubeSchedulerConfiguration counts backoff in seconds)" $key) }}
+{{- end }}
+{{- end }}
+{{- $names := list }}
+{{- range $i, $p := .Values.profiles }}
+{{- if has $p.schedulerName $names }}
+{{- fail (printf "profiles[%d].schedulerName %q is already another profile's" $i $p.schedulerName) }}
+{{- end }}
+{{- $names = append $names $p.schedulerName }}
+{{- end }}
 {{- end }}
 {{- end }}

@@ -1,0 +1,59 @@
+// Lists the cluster once (nodes, pods and the other watched kinds) as the input events a relist gives.
+import { objectKinds } from '../../cluster/cluster-objects.ts';
+import type { InputEvent, ResourceKind } from '../../events/types.ts';
+import { trimNode, trimObject, trimPod } from '../trim.ts';
+import { describeApiError } from './api-error.ts';
+import type { KubeClients } from './config.ts';
+import { nodeSource, objectSource, podSource } from './list-watch.ts';
+import type { ListWatchSource } from './reflector.ts';
+
+/** A list that failed: which kind, and why in one line. */
+export class ListError extends Error {
+  override name = 'ListError';
+  constructor(
+    readonly kind: ResourceKind,
+    reason: string,
+  ) {
+    super(`cannot list ${kind} objects: ${reason}`);
+  }
+}
+
+function hasName(obj: unknown): boolean {
+  const name = (obj as { metadata?: { name?: unknown } } | undefined)?.metadata?.name;
+  return typeof name === 'string' && name !== '';
+}
+
+async function listKind(kind: ResourceKind, source: ListWatchSource): Promise<InputEvent[]> {
+  let items: unknown[];
+  try {
+    items = (await source.list()).items;
+  } catch (error) {
+    const f = describeApiError(error);
+    throw new ListError(kind, f.code === undefined ? f.message : `${f.message} (${f.code})`);
+  }
+  const events: InputEvent[] = [{ type: 'ResyncStarted', kind }];
+  for (const obj of items) {
+    // Nameless objects are skipped, as the reflector skips them.
+    if (!hasName(obj)) continue;
+    if (kind === 'Node') events.push({ type: 'NodeUpserted', node: trimNode(obj) });
+    else if (kind === 'Pod') events.push({ type: 'PodUpserted', pod: trimPod(obj) });
+    else events.push({ type: 'ObjectUpserted', kind, object: trimObject(kind, obj) });
+  }
+  events.push({ type: 'ResyncDone', kind });
+  return events;
+}
+
+/**
+ * Lists every node, pod and object of the kinds `berth run` watches, once, with GETs only
+ * (no watch, no write), and returns them as the events the reflectors' first relists would
+ * give: per kind, ResyncStarted, one upsert per object (trimmed as for the log), ResyncDone.
+ * Objects come first, then nodes, then pods. Throws ListError naming the kind that failed.
+ */
+export async function listClusterOnce(clients: KubeClients): Promise<InputEvent[]> {
+  const lists = await Promise.all([
+    ...objectKinds.map((kind) => listKind(kind, objectSource(clients, kind))),
+    listKind('Node', nodeSource(clients)),
+    listKind('Pod', podSource(clients)),
+  ]);
+  return lists.flat();
+}

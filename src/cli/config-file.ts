@@ -1,0 +1,52 @@
+// `--config FILE`: read, parsed as YAML/JSON documents, and split into config and run options.
+import { parseAllDocuments } from 'yaml';
+import { type LoadedConfig, readConfigDocuments } from '../config/config-file.ts';
+import { ConfigError } from '../config/read.ts';
+import { type BerthConfig, parseConfig } from '../core/config.ts';
+import { CliError } from './errors.ts';
+import { readTextFile } from './files.ts';
+
+export type { LoadedConfig } from '../config/config-file.ts';
+
+/**
+ * Reads the config file at `path` (berth's plain keys, or a KubeSchedulerConfiguration with
+ * an optional BerthConfiguration document); undefined without a path. Unreadable files,
+ * bad YAML and refused values become one-line CliErrors (exit 1) naming the file or field.
+ */
+export function readConfigFile(path: string | undefined): LoadedConfig | undefined {
+  if (path === undefined) return undefined;
+  const text = readTextFile(path, 'config ');
+  const docs: unknown[] = [];
+  for (const doc of parseAllDocuments(text)) {
+    const error = doc.errors[0];
+    if (error !== undefined)
+      throw new CliError(`config ${path} is not valid YAML/JSON: ${error.message.split('\n')[0]}`);
+    docs.push(doc.toJS());
+  }
+  try {
+    return readConfigDocuments(docs);
+  } catch (error) {
+    if (error instanceof ConfigError) throw new CliError(error.message);
+    throw error;
+  }
+}
+
+/**
+ * The config that shapes decisions (recorded in the log header): the file's (defaults
+ * without one), with `--scheduler-name` over a plain file's `schedulerName`. A
+ * KubeSchedulerConfiguration names its schedulers in its profiles, so the flag is a usage
+ * error (exit 2) with one. Values parseConfig refuses are one-line CliErrors (exit 1).
+ */
+export function decisionConfig(file: LoadedConfig | undefined, name?: string): BerthConfig {
+  if (name !== undefined && file?.format === 'kube')
+    throw new CliError(
+      '--scheduler-name cannot be used with a KubeSchedulerConfiguration: name the schedulers in its profiles[].schedulerName',
+      2,
+    );
+  const raw = file?.config ?? {};
+  try {
+    return parseConfig(name === undefined ? raw : { ...raw, schedulerName: name });
+  } catch (error) {
+    throw new CliError((error as Error).message);
+  }
+}

@@ -1,0 +1,228 @@
+// InterPodAffinity PreScore/Score/NormalizeScore: preferred terms both ways, and existing pods' required affinity.
+import type { AffinityTerm, WeightedAffinityTerm } from '../../cluster/pod-affinity.ts';
+import {
+  currentPodAffinityIndex,
+  type PodAffinityIndexView,
+} from '../../cluster/pod-affinity-index.ts';
+import { matchingPairs } from '../../cluster/pod-affinity-matches.ts';
+import type { ClusterSnapshot, NodeInfo, PodInfo } from '../../cluster/types.ts';
+import { type CycleState, maxNodeScore } from '../../framework/types.ts';
+import {
+  addToPair,
+  mergeTermNamespaces,
+  name,
+  namespaceLabels,
+  noAffinityPods,
+  nodesWithAffinityPods,
+  type TopologyCounts,
+  termMatches,
+} from './common.ts';
+import { TopologySums } from './topology-sums.ts';
+
+/** The cycle-state key of the PreScore data (kube's "PreScore" + plugin name). */
+export const preScoreStateKey = `PreScore${name}`;
+
+/** What PreScore leaves for Score: topology key → value → summed weight (kube's scoreMap). */
+export interface PreScoreState {
+  readonly topologyScore: TopologySums;
+}
+
+/** The plugin's scoring arguments (kube's InterPodAffinityArgs). */
+export interface ScoringArgs {
+  /** Weight of an existing pod's required affinity term that the incoming pod matches (0–100). */
+  readonly hardPodAffinityWeight: number;
+  /** Skip scoring of pods without preferred terms (existing pods' terms then count for nothing). */
+  readonly ignorePreferredTermsOfExistingPods: boolean;
+}
+
+/** True when the pod has preferred pod affinity or anti-affinity terms (kube's hasConstraints). */
+export function hasPreferredTerms(pod: PodInfo): boolean {
+  const t = pod.podAffinity;
+  return t.preferredAffinityTerms.length > 0 || t.preferredAntiAffinityTerms.length > 0;
+}
+
+/** The incoming pod and what its terms need, fixed for one PreScore. */
+interface Incoming {
+  readonly pod: PodInfo;
+  readonly nsLabels: Record<string, string>;
+  readonly preferred: readonly WeightedAffinityTerm[];
+  readonly preferredAnti: readonly WeightedAffinityTerm[];
+}
+
+function addIfMatches(
+  scores: TopologyCounts,
+  term: AffinityTerm,
+  weight: number,
+  pod: PodInfo,
+  nsLabels: Record<string, string> | undefined,
+  node: NodeInfo,
+): void {
+  if (termMatches(term, pod, nsLabels)) addToPair(scores, node, term.topologyKey, weight);
+}
+
+/**
+ * kube's processExistingPod: on `node`'s pairs, + the weight of each incoming preferred
+ * affinity term `existing` matches, − for each preferred anti-affinity term; then, for
+ * `existing`'s own terms the incoming pod matches (its namespace labels against their
+ * namespaceSelectors), + hardPodAffinityWeight per required affinity term (when > 0),
+ * + weight per preferred affinity term, − weight per preferred anti-affinity term.
+ */
+function processExistingPod(
+  scores: TopologyCounts,
+  args: ScoringArgs,
+  incoming: Incoming,
+  existing: PodInfo,
+  node: NodeInfo,
+): void {
+  for (const t of incoming.preferred) addIfMatches(scores, t, t.weight, existing, undefined, node);
+  for (const t of incoming.preferredAnti)
+    addIfMatches(scores, t, -t.weight, existing, undefined, node);
+  const own = existing.podAffinity;
+  const { pod, nsLabels } = incoming;
+  if (args.hardPodAffinityWeight > 0) {
+    for (const t of own.requiredAffinityTerms)
+      addIfMatches(scores, t, args.hardPodAffinityWeight, pod, nsLabels, node);
+  }
+  for (const t of own.preferredAffinityTerms)
+    addIfMatches(scores, t, t.weight, pod, nsLabels, node);
+  for (const t of own.preferredAntiAffinityTerms)
+    addIfMatches(scores, t, -t.weight, pod, nsLabels, node);
+}
+
+/**
+ * kube's PreScore by walking: with preferred terms of its own, the incoming pod is weighed
+ * against every pod of every live node; without, only the pods with affinity terms count.
+ * Nodes without labels are left out, as in kube.
+ */
+export function walkTopologyScore(
+  pod: PodInfo,
+  snapshot: ClusterSnapshot,
+  args: ScoringArgs,
+): TopologyCounts {
+  const namespaces = snapshot.objects.Namespace;
+  const terms = pod.podAffinity;
+  const incoming: Incoming = {
+    pod,
+    nsLabels: namespaceLabels(snapshot, pod.namespace),
+    preferred: terms.preferredAffinityTerms.map((t) => mergeTermNamespaces(t, namespaces)),
+    preferredAnti: terms.preferredAntiAffinityTerms.map((t) => mergeTermNamespaces(t, namespaces)),
+  };
+  const topologyScore: TopologyCounts = new Map();
+  const all = hasPreferredTerms(pod);
+  const nodes = all ? snapshot.nodeOrder : nodesWithAffinityPods(snapshot, 'withAffinity');
+  for (const node of nodes) {
+    const pods = all ? node.pods : node.podsWithAffinity;
+    if (pods.size === 0 || isEmpty(node.labels)) continue;
+    for (const existing of pods.values())
+      processExistingPod(topologyScore, args, incoming, existing, node);
+  }
+  return topologyScore;
+}
+
+function isEmpty(r: Record<string, string>): boolean {
+  for (const _ in r) return false;
+  return true;
+}
+
+/** Adds the groups of equal existing terms that `pod` matches, each member × `weight(group)`. */
+function addGroups(
+  sums: TopologySums,
+  groups: PodAffinityIndexView['groups'][keyof PodAffinityIndexView['groups']],
+  pod: PodInfo,
+  nsLabels: Record<string, string>,
+  sign: number,
+  weight?: number,
+): void {
+  for (const g of groups.values()) {
+    if (g.pairs.size > 0 && termMatches(g.term, pod, nsLabels))
+      sums.add(g.term.topologyKey, g.pairs, sign * (weight ?? g.weight));
+  }
+}
+
+/**
+ * kube's PreScore from the index: the incoming pod's preferred terms weigh the memo's counts
+ * of the pods matching them; the groups of equal terms of existing pods are matched against
+ * the incoming pod once each (required affinity × hardPodAffinityWeight, preferred ± their
+ * weight). Walks when the snapshot has no current index.
+ */
+export function computePreScoreState(
+  pod: PodInfo,
+  snapshot: ClusterSnapshot,
+  args: ScoringArgs,
+): PreScoreState {
+  const index = currentPodAffinityIndex(snapshot);
+  if (index === undefined)
+    return { topologyScore: TopologySums.of(walkTopologyScore(pod, snapshot, args)) };
+  const namespaces = snapshot.objects.Namespace;
+  const terms = pod.podAffinity;
+  const sums = new TopologySums();
+  const weigh = (list: readonly WeightedAffinityTerm[], sign: number) => {
+    for (const term of list) {
+      const t = mergeTermNamespaces(term, namespaces);
+      sums.add(t.topologyKey, matchingPairs(snapshot, index, [t], t.topologyKey), sign * t.weight);
+    }
+  };
+  weigh(terms.preferredAffinityTerms, 1);
+  weigh(terms.preferredAntiAffinityTerms, -1);
+  const nsLabels = namespaceLabels(snapshot, pod.namespace);
+  const { groups } = index;
+  if (args.hardPodAffinityWeight > 0)
+    addGroups(sums, groups.requiredAffinityTerms, pod, nsLabels, 1, args.hardPodAffinityWeight);
+  addGroups(sums, groups.preferredAffinityTerms, pod, nsLabels, 1);
+  addGroups(sums, groups.preferredAntiAffinityTerms, pod, nsLabels, -1);
+  return { topologyScore: sums };
+}
+
+/** kube's Score: the summed weights of the pairs the node has a label for. */
+export function scoreNode(s: PreScoreState, node: NodeInfo): number {
+  return s.topologyScore.total(node);
+}
+
+/**
+ * kube's NormalizeScore: nothing when no pair was weighed; otherwise each score becomes
+ * trunc(100 × ((score − min) / (max − min))) over the scored nodes, or 0 when all are equal
+ * (computed in kube's order, so float rounding truncates the same way).
+ */
+export function normalizeScores(s: PreScoreState, scores: number[]): void {
+  if (s.topologyScore.size === 0) return;
+  let min = Number.POSITIVE_INFINITY;
+  let max = Number.NEGATIVE_INFINITY;
+  for (const v of scores) {
+    if (v > max) max = v;
+    if (v < min) min = v;
+  }
+  const diff = max - min;
+  for (let i = 0; i < scores.length; i++) {
+    scores[i] = diff > 0 ? Math.trunc(maxNodeScore * (((scores[i] as number) - min) / diff)) : 0;
+  }
+}
+
+function preScoreState(state: CycleState): PreScoreState {
+  const s = state.get(preScoreStateKey) as PreScoreState | undefined;
+  if (s === undefined) throw new Error(`reading "${preScoreStateKey}" from cycle state: not found`);
+  return s;
+}
+
+/** The Score extension points for `args`, over the PreScore state in the cycle state. */
+export function scoring(args: ScoringArgs) {
+  return {
+    preScore(pod: PodInfo, state: CycleState, snapshot: ClusterSnapshot): void {
+      state.set(preScoreStateKey, computePreScoreState(pod, snapshot, args));
+    },
+    score(_pod: PodInfo, node: NodeInfo, state: CycleState): number {
+      return scoreNode(preScoreState(state), node);
+    },
+    normalize(_pod: PodInfo, scores: number[], state: CycleState): void {
+      normalizeScores(preScoreState(state), scores);
+    },
+    /**
+     * kube's PreScore Skip: a pod without preferred terms when existing pods' terms are
+     * ignored (ignorePreferredTermsOfExistingPods), or when no live node holds a pod with
+     * terms (kube skips when nothing was weighed; every node would score 0).
+     */
+    preScoreSkip(pod: PodInfo, _state: CycleState, snapshot: ClusterSnapshot): boolean {
+      if (hasPreferredTerms(pod)) return false;
+      return args.ignorePreferredTermsOfExistingPods || noAffinityPods(snapshot);
+    },
+  };
+}

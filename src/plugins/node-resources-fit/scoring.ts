@@ -1,0 +1,183 @@
+// NodeResourcesFit's scoring strategies: the args, the resources they read, kube's shape function.
+import type { NodeInfo, PodInfo } from '../../cluster/types.ts';
+import { maxNodeScore } from '../../framework/types.ts';
+
+/** Name of the plugin (for messages). */
+const name = 'NodeResourcesFit';
+
+/** kube's leastRequestedScore: free share of capacity on 0–100, 0 when over capacity. */
+export function leastRequestedScore(requested: number, capacity: number): number {
+  if (capacity === 0 || requested > capacity) return 0;
+  return Math.trunc(((capacity - requested) * maxNodeScore) / capacity);
+}
+
+/** kube's mostRequestedScore: used share of capacity on 0–100, capped at capacity. */
+export function mostRequestedScore(requested: number, capacity: number): number {
+  if (capacity === 0) return 0;
+  const r = Math.min(requested, capacity);
+  return Math.trunc((r * maxNodeScore) / capacity);
+}
+
+function own(r: Record<string, number>, key: string): number {
+  return Object.hasOwn(r, key) ? (r[key] as number) : 0;
+}
+
+/** kube's scoring strategy types. */
+export type ScoringStrategyType = 'LeastAllocated' | 'MostAllocated' | 'RequestedToCapacityRatio';
+
+/** One point of a RequestedToCapacityRatio shape: utilization 0–100 → score 0–10. */
+export interface UtilizationShapePoint {
+  utilization: number;
+  score: number;
+}
+
+/** Arguments of NodeResourcesFit (kube's NodeResourcesFitArgs, scoring part). */
+export interface NodeResourcesFitArgs {
+  scoringStrategy?: {
+    type?: ScoringStrategyType;
+    /** Default: cpu and memory, weight 1 each. Weights are integers 1–100. */
+    resources?: { name: string; weight: number }[];
+    /** The shape RequestedToCapacityRatio scores by (utilization increasing). */
+    requestedToCapacityRatio?: { shape: UtilizationShapePoint[] };
+  };
+}
+
+/** kube's MaxCustomPriorityScore: shape scores are 0–10, scaled to 0–100. */
+const maxCustomPriorityScore = 10;
+
+/**
+ * kube's BuildBrokenLinearFunction over a shape already scaled to 0–100: the first point's
+ * score below it, the last one's above, linear (Go integer division) in between.
+ */
+export function brokenLinear(shape: readonly UtilizationShapePoint[]): (p: number) => number {
+  return (p) => {
+    for (let i = 0; i < shape.length; i++) {
+      const here = shape[i] as UtilizationShapePoint;
+      if (p <= here.utilization) {
+        if (i === 0) return here.score;
+        const prev = shape[i - 1] as UtilizationShapePoint;
+        const rise = (here.score - prev.score) * (p - prev.utilization);
+        return prev.score + Math.trunc(rise / (here.utilization - prev.utilization));
+      }
+    }
+    return (shape[shape.length - 1] as UtilizationShapePoint).score;
+  };
+}
+
+/**
+ * kube's IsScalarResourceName for resource names the API accepts: extended (a domain
+ * prefix), `kubernetes.io/`-prefixed, hugepages and attachable volumes. Only these are kept
+ * per node besides cpu, memory and ephemeral-storage; other names are never scored.
+ */
+export function isScalarResourceName(resource: string): boolean {
+  return (
+    resource.includes('/') ||
+    resource.startsWith('hugepages-') ||
+    resource.startsWith('attachable-volumes-')
+  );
+}
+
+/** How a resource of the strategy is read: 0 cpu, 1 memory, 2 ephemeral-storage, 3 scalar. */
+type ResourceKind = 0 | 1 | 2 | 3;
+
+/** A resource of the strategy with its weight. */
+export interface Weighted {
+  name: string;
+  kind: ResourceKind;
+  weight: number;
+}
+
+/** A parsed scoring strategy. */
+export interface Strategy {
+  type: ScoringStrategyType;
+  resources: Weighted[];
+  /** Per-resource score of RequestedToCapacityRatio (0–100), else undefined. */
+  ratio: ((requested: number, capacity: number) => number) | undefined;
+}
+
+function kindOf(resource: string): ResourceKind | undefined {
+  if (resource === 'cpu') return 0;
+  if (resource === 'memory') return 1;
+  if (resource === 'ephemeral-storage') return 2;
+  return isScalarResourceName(resource) ? 3 : undefined;
+}
+
+/** kube's requested-to-capacity per-resource score over `shape` (scores 0–10). */
+function ratioScorer(shape: readonly UtilizationShapePoint[]) {
+  const scaled = shape.map((p) => ({
+    utilization: p.utilization,
+    score: p.score * (maxNodeScore / maxCustomPriorityScore),
+  }));
+  const f = brokenLinear(scaled);
+  return (requested: number, capacity: number): number =>
+    capacity === 0 || requested > capacity
+      ? f(100)
+      : f(Math.trunc((requested * maxNodeScore) / capacity));
+}
+
+/** Reads NodeResourcesFit's args (kube defaults when absent); throws on a wrong shape. */
+export function parseArgs(args: unknown): Strategy {
+  const cpuAndMemory: Weighted[] = [
+    { name: 'cpu', kind: 0, weight: 1 },
+    { name: 'memory', kind: 1, weight: 1 },
+  ];
+  const result: Strategy = { type: 'LeastAllocated', resources: cpuAndMemory, ratio: undefined };
+  if (args === undefined) return result;
+  if (typeof args !== 'object' || args === null) throw new Error(`${name}: args must be an object`);
+  const strategy = (args as NodeResourcesFitArgs).scoringStrategy;
+  if (strategy === undefined) return result;
+  const type = strategy.type ?? 'LeastAllocated';
+  if (type !== 'LeastAllocated' && type !== 'MostAllocated' && type !== 'RequestedToCapacityRatio')
+    throw new Error(
+      `${name}: unknown scoringStrategy.type "${String(type)}" (LeastAllocated, MostAllocated, RequestedToCapacityRatio)`,
+    );
+  result.type = type;
+  if (type === 'RequestedToCapacityRatio') {
+    const shape = strategy.requestedToCapacityRatio?.shape;
+    if (!Array.isArray(shape) || shape.length === 0)
+      throw new Error(
+        `${name}: RequestedToCapacityRatio needs a non-empty requestedToCapacityRatio.shape`,
+      );
+    result.ratio = ratioScorer(shape);
+  }
+  if (strategy.resources !== undefined && strategy.resources.length > 0) {
+    result.resources = [];
+    for (const r of strategy.resources) {
+      if (!Number.isInteger(r.weight) || r.weight < 1 || r.weight > 100)
+        throw new Error(`${name}: weight of ${r.name} must be an integer 1–100, got ${r.weight}`);
+      // kube scores a name it cannot read (neither a fixed nor a scalar resource) as absent.
+      const kind = kindOf(r.name);
+      if (kind !== undefined) result.resources.push({ name: r.name, kind, weight: r.weight });
+    }
+  }
+  return result;
+}
+
+/**
+ * kube's calculateResourceAllocatableRequest with useRequested=false: allocatable and
+ * (node's + pod's) requested of one resource, cpu and memory with their non-zero defaults;
+ * `alloc` 0 when the resource is left out (a scalar the pod does not request or the node
+ * does not have).
+ */
+export function allocAndRequested(r: Weighted, pod: PodInfo, node: NodeInfo, out: number[]): void {
+  switch (r.kind) {
+    case 0:
+      out[0] = node.allocMilliCPU;
+      out[1] = node.nonZeroMilliCPU + pod.nonZeroRequests.milliCPU;
+      return;
+    case 1:
+      out[0] = node.allocMemory;
+      out[1] = node.nonZeroMemory + pod.nonZeroRequests.memory;
+      return;
+    case 2:
+      out[0] = node.allocatable.ephemeralStorage;
+      out[1] = node.requested.ephemeralStorage + pod.requests.ephemeralStorage;
+      return;
+    default: {
+      const podRequest = own(pod.requests.scalar, r.name);
+      const has = podRequest !== 0 && Object.hasOwn(node.allocatable.scalar, r.name);
+      out[0] = has ? own(node.allocatable.scalar, r.name) : 0;
+      out[1] = has ? own(node.requested.scalar, r.name) + podRequest : 0;
+    }
+  }
+}

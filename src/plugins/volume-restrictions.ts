@@ -1,0 +1,209 @@
+// VolumeRestrictions: in-tree disks two pods may not share on a node, and ReadWriteOncePod claims in use.
+import type { InTreeDisk, PodVolume } from '../cluster/pod-volumes.ts';
+import type {
+  ClusterChange,
+  ClusterSnapshot,
+  NodeInfo,
+  PodInfo,
+  PodRecord,
+} from '../cluster/types.ts';
+import {
+  type CycleState,
+  type FilterPlugin,
+  type PreFilterPlugin,
+  type QueueingHint,
+  type Status,
+  status,
+  success,
+} from '../framework/types.ts';
+import { isClaimUsed } from './volumes/claim-users.ts';
+import { claimKey, getClaim, notFound, readWriteOncePod } from './volumes/claims.ts';
+
+/** Name of the plugin in the registry and in profiles. */
+export const name = 'VolumeRestrictions';
+
+/** kube's ErrReasonDiskConflict. */
+export const ErrReasonDiskConflict = 'node(s) had no available disk';
+
+/** kube 1.34's ErrReasonReadWriteOncePodConflict. */
+export const ErrReasonReadWriteOncePodConflict =
+  'node(s) unavailable due to PersistentVolumeClaim with ReadWriteOncePod access mode already in-use by another pod';
+
+/** The cycle-state key of what PreFilter found (kube's "PreFilter" + plugin name). */
+export const preFilterStateKey = `PreFilter${name}`;
+
+// Unschedulable, as kube: evicting the pod that holds the disk or the claim may help.
+const diskConflict: Status = Object.freeze(status('Unschedulable', name, ErrReasonDiskConflict));
+const rwopConflict: Status = Object.freeze(
+  status('Unschedulable', name, ErrReasonReadWriteOncePodConflict),
+);
+
+/** What PreFilter leaves for Filter. */
+export interface PreFilterState {
+  /** The pod has a GCE PD, AWS EBS, RBD or iSCSI volume (kube's needsRestrictionsCheck). */
+  readonly needsDiskCheck: boolean;
+  /** How many of its ReadWriteOncePod claims pods on live nodes already use. */
+  readonly conflictingClaims: number;
+}
+
+type Disk = Extract<
+  InTreeDisk,
+  { type: 'gcePersistentDisk' | 'awsElasticBlockStore' | 'rbd' | 'iscsi' }
+>;
+
+function isCheckedDisk(v: PodVolume): v is PodVolume & Disk {
+  return (
+    v.type === 'gcePersistentDisk' ||
+    v.type === 'awsElasticBlockStore' ||
+    v.type === 'rbd' ||
+    v.type === 'iscsi'
+  );
+}
+
+function haveOverlap(a: readonly string[], b: readonly string[]): boolean {
+  for (const x of a) if (b.includes(x)) return true;
+  return false;
+}
+
+/**
+ * kube's isVolumeConflict for one pair: the same GCE PD unless both mount it read-only;
+ * the same EBS volume ID always; the same iSCSI IQN unless both are read-only; an RBD image
+ * with a shared monitor, the same pool and image, unless both are read-only.
+ */
+export function disksConflict(a: Disk, b: PodVolume): boolean {
+  switch (a.type) {
+    case 'gcePersistentDisk':
+      return b.type === a.type && a.pdName === b.pdName && !(a.readOnly && b.readOnly);
+    case 'awsElasticBlockStore':
+      return b.type === a.type && a.volumeID === b.volumeID;
+    case 'iscsi':
+      return b.type === a.type && a.iqn === b.iqn && !(a.readOnly && b.readOnly);
+    case 'rbd':
+      return (
+        b.type === a.type &&
+        haveOverlap(a.monitors, b.monitors) &&
+        a.pool === b.pool &&
+        a.image === b.image &&
+        !(a.readOnly && b.readOnly)
+      );
+    default: {
+      const unreachable: never = a;
+      return unreachable;
+    }
+  }
+}
+
+/** True when one of `pod`'s checked disks conflicts with a volume of `other`. */
+function conflictsWith(pod: PodInfo, other: PodInfo): boolean {
+  for (const v of pod.volumes) {
+    if (!isCheckedDisk(v)) continue;
+    for (const w of other.volumes) if (disksConflict(v, w)) return true;
+  }
+  return false;
+}
+
+/** kube's satisfyVolumeConflicts: no pod charged to the node holds a conflicting disk. */
+export function satisfiesDiskConflicts(pod: PodInfo, node: NodeInfo): boolean {
+  for (const other of node.pods.values()) {
+    if (other.volumes.length !== 0 && conflictsWith(pod, other)) return false;
+  }
+  return true;
+}
+
+/**
+ * PreFilter: every PVC volume's claim must exist (UnschedulableAndUnresolvable
+ * `persistentvolumeclaim "X" not found` otherwise); counts the pod's ReadWriteOncePod
+ * claims that a pod on a live node already uses (see `isClaimUsed` for the cost).
+ */
+function preFilter(pod: PodInfo, state: CycleState, snapshot: ClusterSnapshot): Status {
+  let needsDiskCheck = false;
+  const rwop = new Set<string>();
+  for (const v of pod.volumes) {
+    if (isCheckedDisk(v)) needsDiskCheck = true;
+    if (v.type !== 'persistentVolumeClaim') continue;
+    const claim = getClaim(snapshot.objects, pod, v.claimName);
+    if (claim === undefined)
+      return status(
+        'UnschedulableAndUnresolvable',
+        name,
+        notFound('persistentvolumeclaim', v.claimName),
+      );
+    if (claim.accessModes.includes(readWriteOncePod)) rwop.add(claim.name);
+  }
+  let conflictingClaims = 0;
+  for (const claim of rwop) if (isClaimUsed(snapshot, claimKey(pod, claim))) conflictingClaims++;
+  state.set(preFilterStateKey, { needsDiskCheck, conflictingClaims } satisfies PreFilterState);
+  return success;
+}
+
+/** A pod that used a volume on a node (or was nominated to one) and is there no more. */
+function releasedVolumes(before: PodRecord | undefined, after: PodRecord | undefined): boolean {
+  if (before === undefined || before.info.volumes.length === 0) return false;
+  const was = before.charge;
+  if (was.kind === 'none') return false;
+  const now = after?.charge;
+  return now === undefined || now.kind === 'none' || now.node !== was.node;
+}
+
+/**
+ * kube's events with queueing hints on: a pod deleted (berth: a pod with such volumes left
+ * its node: deleted, finished, moved, replaced, removed by a relist, or a reservation
+ * released), a node added, a claim added. kube also skips a deleted pod in another
+ * namespace or without a shared disk or claim; berth's hints do not see the waiting pod,
+ * so any pod with volumes leaving requeues (more often than kube, never less).
+ */
+export const volumeRestrictionsHint: QueueingHint = (change: ClusterChange) => {
+  switch (change.kind) {
+    case 'node':
+      return change.before === undefined && change.after !== undefined;
+    case 'pod':
+      return (
+        releasedVolumes(change.before, change.after) || releasedVolumes(change.replaced, undefined)
+      );
+    case 'charge':
+      return change.before.kind !== 'none' && change.after.kind === 'none';
+    case 'resync':
+      return change.removedPods.some((p) => releasedVolumes(p, undefined));
+    case 'object':
+      return (
+        change.objectKind === 'PersistentVolumeClaim' &&
+        change.before === undefined &&
+        change.after !== undefined
+      );
+    case 'none':
+      return false;
+    default: {
+      const unreachable: never = change;
+      return unreachable;
+    }
+  }
+};
+
+/**
+ * kube 1.34's VolumeRestrictions. PreFilter: the pod's PVCs must exist; its ReadWriteOncePod
+ * claims already used by another pod are counted. Filter: Unschedulable "node(s) had no
+ * available disk" when a pod on the node holds a conflicting GCE PD / EBS / RBD / iSCSI
+ * disk; then Unschedulable (on every node) when a ReadWriteOncePod claim is in use.
+ */
+export const volumeRestrictions = {
+  name,
+  queueingHint: volumeRestrictionsHint,
+  preFilter,
+  /** kube's PreFilter Skip: no disk to check and no ReadWriteOncePod claim in use. */
+  preFilterSkip(_pod: PodInfo, state: CycleState): boolean {
+    const s = state.get(preFilterStateKey) as PreFilterState | undefined;
+    return s !== undefined && !s.needsDiskCheck && s.conflictingClaims === 0;
+  },
+  filter(pod: PodInfo, node: NodeInfo, state: CycleState): Status {
+    const s = state.get(preFilterStateKey) as PreFilterState | undefined;
+    if (s === undefined)
+      return status('Error', name, `reading "${preFilterStateKey}" from cycle state: not found`);
+    if (s.needsDiskCheck && !satisfiesDiskConflicts(pod, node)) return diskConflict;
+    return s.conflictingClaims > 0 ? rwopConflict : success;
+  },
+} satisfies PreFilterPlugin & FilterPlugin;
+
+/** Returns the VolumeRestrictions plugin (it takes no arguments). */
+export function newVolumeRestrictions(): typeof volumeRestrictions {
+  return volumeRestrictions;
+}
