@@ -15,7 +15,6 @@ import {
   ErrReasonConstraintsNotMatch,
   ErrReasonNodeLabelNotMatch,
   name,
-  newPodTopologySpread,
   podTopologySpread,
 } from './pod-topology-spread.ts';
 
