@@ -65,6 +65,10 @@ export function parseArgs(args: unknown): ScoringArgs {
  * PreScore/Score/normalize: preferred terms both ways and existing pods' required affinity
  * (× hardPodAffinityWeight) summed per pair, min–max normalised to 0–100; skipped for a
  * pod without preferred terms when no live node holds a pod with terms.
+ * The counts come from the charges' pod affinity index (existing pods' equal terms grouped,
+ * matched once each; the pods matching the incoming pod's terms counted by a memo the
+ * charges keep), never from a walk over every pod; a snapshot without a current index
+ * (hand-built) is walked instead, with the same results.
  */
 export function newInterPodAffinity(args?: unknown) {
   const scoringArgs = parseArgs(args);

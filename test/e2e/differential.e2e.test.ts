@@ -1,18 +1,28 @@
 // Differential test: generated clusters scheduled by the real kube-scheduler and by berth must agree pod by pod.
 //
 // Each seed's scenario (test/e2e/support/scenarios.ts) is loaded into the same control plane
-// twice, reset in between (no pods, no nodes), in the same order: nodes, residents bound by
-// nodeName, then the pending pods, all created before the scheduler starts. The pending pods
-// are byte-identical in both runs (berth is configured with schedulerName default-scheduler),
-// and both schedulers score every node (percentageOfNodesToScore 100). The generator keeps
-// every pending pod's fate independent of where the others go, so queue order and random
-// tie-breaks cannot make a correct scheduler differ: schedulable in both or neither, the
-// same PodScheduled=False reason and filter sentence, and the same node wherever only one
-// node can fit or win (see differential.ts).
+// twice, reset in between (no pods, no nodes, no workloads), in the same order: nodes,
+// Services and controllers, residents bound by nodeName, then the pending pods. The pending
+// pods are byte-identical in both runs (berth is configured with schedulerName
+// default-scheduler), and both schedulers score every node (percentageOfNodesToScore 100).
+// Two kinds of scenario keep a correct scheduler's outcomes free of queue order and random
+// tie-breaks:
+// - independent (the features that read only the pod and its node): all pending pods are
+//   created before the scheduler starts, and the generator keeps every pod's fate
+//   independent of where the others go;
+// - sequential (spread, defaultSpread, podAffinity: a pod's fate depends on where earlier
+//   pods went): pending pods are created one at a time once the previous one settled, an
+//   unschedulable one is deleted, and berth's run is kept on kube-scheduler's history
+//   (differential-sequential.ts); each pod's expectation is worked out along that history
+//   with kube's filters and whole default score (scenario-sequential.ts).
+// Compared per pod: schedulable in both or neither, the same PodScheduled=False reason and
+// filter sentence, and the same node wherever only one node can fit or win (differential.ts).
 //
-// BERTH_DIFF_SEEDS=50 runs seeds 1–50; BERTH_DIFF_SEED=7,12 runs those seeds;
-// BERTH_DIFF_FEATURES=a,b,… picks generator features (`+hostPorts` adds one to the
-// default set, `-cordon` removes one, `all` takes every feature including known-divergent ones).
+// BERTH_DIFF_SEEDS=50 runs seeds 1–50; BERTH_DIFF_SEED=7,12 runs those seeds. Without
+// BERTH_DIFF_FEATURES, odd seeds draw independent scenarios from the default features and
+// even seeds add the sequential ones; BERTH_DIFF_FEATURES=a,b,… gives every seed those
+// features (`+hostPorts` adds one to the default set, `-cordon` removes one, `all` takes
+// every feature including known-divergent ones).
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -30,13 +40,16 @@ import {
   resetCluster,
   settledOutcomes,
 } from './support/differential.ts';
+import { placeOneByOne } from './support/differential-sequential.ts';
 import { startKubeScheduler } from './support/kube-scheduler.ts';
+import { sequentialExpectations } from './support/scenario-sequential.ts';
 import {
   allFeatures,
   defaultFeatureNames,
   generateScenario,
   type Scenario,
   scenarioSchedulerName,
+  sequentialFeatureNames,
 } from './support/scenarios.ts';
 
 /**
@@ -66,23 +79,29 @@ function seedsFromEnv(): number[] {
   return defaultSeeds;
 }
 
-function featuresFromEnv(): string[] {
+/** The features of each seed's scenario. */
+function featuresFromEnv(): (seed: number) => string[] {
   const base = defaultFeatureNames.filter((f) => !knownDivergent.some((k) => k.feature === f));
   const spec = process.env.BERTH_DIFF_FEATURES;
-  if (spec === undefined || spec === '') return base;
-  if (spec === 'all') return allFeatures.map((f) => f.name);
+  if (spec === undefined || spec === '') {
+    // Half the seeds each way keeps the default run near its old cost (the sequential
+    // scenarios take about as long as the independent ones).
+    const independent = base.filter((f) => !sequentialFeatureNames.includes(f));
+    return (seed) => (seed % 2 === 1 ? independent : base);
+  }
+  if (spec === 'all') return () => allFeatures.map((f) => f.name);
   const items = spec.split(',').map((s) => s.trim());
-  if (!items.every((s) => s.startsWith('+') || s.startsWith('-'))) return items;
+  if (!items.every((s) => s.startsWith('+') || s.startsWith('-'))) return () => items;
   const chosen = new Set(base);
   for (const s of items) {
     if (s.startsWith('+')) chosen.add(s.slice(1));
     else chosen.delete(s.slice(1));
   }
-  return [...chosen];
+  return () => [...chosen];
 }
 
 const seeds = seedsFromEnv();
-const features = featuresFromEnv();
+const featuresOf = featuresFromEnv();
 
 describe('berth and kube-scheduler agree on generated clusters', () => {
   const cluster = useCluster('differential');
@@ -96,18 +115,33 @@ describe('berth and kube-scheduler agree on generated clusters', () => {
       berthConfig,
       JSON.stringify({ schedulerName: scenarioSchedulerName, percentageOfNodesToScore: 100 }),
     );
-    process.stderr.write(`[diff] features: ${features.join(', ')}; seeds: ${seeds.join(', ')}\n`);
+    const sets = new Map<string, number[]>();
+    for (const seed of seeds) {
+      const key = featuresOf(seed).join(', ');
+      sets.set(key, [...(sets.get(key) ?? []), seed]);
+    }
+    for (const [f, s] of sets)
+      process.stderr.write(`[diff] seeds ${s.join(', ')}: features ${f}\n`);
     for (const k of knownDivergent)
       process.stderr.write(`[diff] known divergent, left out: ${k.feature}: ${k.why}\n`);
   });
 
   /** What the run compared, over all seeds (printed at the end, to show what was covered). */
-  const totals = { pods: 0, bound: 0, pending: 0, forced: 0, reasons: new Map<string, number>() };
+  const totals = {
+    pods: 0,
+    bound: 0,
+    pending: 0,
+    forced: 0,
+    sequential: 0,
+    corrections: 0,
+    reasons: new Map<string, number>(),
+  };
 
   function tally(scenario: Scenario, kube: Outcomes, berth: Outcomes): void {
     for (const p of scenario.pending) {
       const n = p.metadata.name;
       totals.pods++;
+      if (scenario.sequential) totals.sequential++;
       if (kube[n]?.node !== undefined && berth[n]?.node !== undefined) totals.bound++;
       if (kube[n]?.node === undefined && berth[n]?.node === undefined) totals.pending++;
       if (scenario.expectations[n]?.node !== undefined) totals.forced++;
@@ -127,37 +161,48 @@ describe('berth and kube-scheduler agree on generated clusters', () => {
     const reasons = [...totals.reasons].sort().map(([r, n]) => `${r} ×${n}`);
     process.stderr.write(
       `[diff] compared ${totals.pods} pods: ${totals.bound} bound in both, ${totals.pending} ` +
-        `pending in both (messages compared), ${totals.forced} with one possible node ` +
-        `(nodes compared)\n[diff] reasons in kube-scheduler's messages: ${reasons.join('; ')}\n`,
+        `pending in both (messages compared), ${totals.forced} with one node to pick ` +
+        `(nodes compared); ${totals.sequential} of them placed one at a time, berth's run ` +
+        `moved onto kube-scheduler's history ${totals.corrections} time(s)\n` +
+        `[diff] reasons in kube-scheduler's messages: ${reasons.join('; ')}\n`,
     );
   });
 
   /** Loads `scenario` into the reset control plane, lets kube-scheduler place it, returns what it did. */
   async function withKubeScheduler(scenario: Scenario): Promise<Outcomes> {
     await resetCluster(api);
-    await loadScenario(api, scenario);
+    const uids = await loadScenario(api, scenario);
     const scheduler = startKubeScheduler(cluster(), {
       percentageOfNodesToScore: 100,
       name: `kube-scheduler-seed-${scenario.seed}`,
     });
     try {
+      if (scenario.sequential) return (await placeOneByOne(api, scenario, uids, () => {})).outcomes;
       return await settledOutcomes(api, scenario, () => {});
     } finally {
       await scheduler.stop();
     }
   }
 
-  /** The same for berth. */
-  async function withBerth(scenario: Scenario): Promise<Outcomes> {
+  /** The same for berth; a sequential scenario follows kube-scheduler's history (`kube`). */
+  async function withBerth(
+    scenario: Scenario,
+    kube: Outcomes,
+  ): Promise<{ outcomes: Outcomes; corrections: string[] }> {
     await resetCluster(api);
-    await loadScenario(api, scenario);
+    const uids = await loadScenario(api, scenario);
     const berth = await startBerth(cluster().kubeconfig, {
       dir: cluster().dir,
       name: `berth-seed-${scenario.seed}`,
       args: ['--config', berthConfig],
     });
     try {
-      return await settledOutcomes(api, scenario, () => berth.checkAlive());
+      if (scenario.sequential)
+        return await placeOneByOne(api, scenario, uids, () => berth.checkAlive(), kube);
+      return {
+        outcomes: await settledOutcomes(api, scenario, () => berth.checkAlive()),
+        corrections: [],
+      };
     } finally {
       await berth.stop('SIGKILL');
     }
@@ -167,11 +212,15 @@ describe('berth and kube-scheduler agree on generated clusters', () => {
     'seed %i: same pods schedulable, same reasons, same forced nodes',
     async (seed) => {
       const started = Date.now();
-      const scenario = generateScenario(seed, { features });
-      const kube = await withKubeScheduler(scenario);
+      const generated = generateScenario(seed, { features: featuresOf(seed) });
+      const kube = await withKubeScheduler(generated);
       expect(await overcommitted(api), 'kube-scheduler overcommitted a node').toEqual([]);
-      const berth = await withBerth(scenario);
+      const { outcomes: berth, corrections } = await withBerth(generated, kube);
       expect(await overcommitted(api), 'berth overcommitted a node').toEqual([]);
+      totals.corrections += corrections.length;
+      const scenario = generated.sequential
+        ? { ...generated, expectations: sequentialExpectations(generated, kube) }
+        : generated;
 
       const mismatches = compareOutcomes(scenario, kube, berth);
       tally(scenario, kube, berth);
@@ -181,9 +230,13 @@ describe('berth and kube-scheduler agree on generated clusters', () => {
       process.stderr.write(
         `[diff] seed ${seed}: ${scenario.nodes.length} nodes, ${scenario.residents.length} residents, ` +
           `${names.length} pending (${bound} bound by kube-scheduler, ${names.length - bound} not, ` +
-          `${forced} with one possible node): ${mismatches.length} mismatch(es), ` +
+          `${forced} with one node to pick${scenario.sequential ? `, placed one at a time, ${corrections.length} correction(s)` : ''}): ${mismatches.length} mismatch(es), ` +
           `${((Date.now() - started) / 1000).toFixed(1)} s\n[diff]   nodes: ${describeNodes(scenario)}\n`,
       );
+      if (corrections.length > 0)
+        process.stderr.write(
+          `[diff]   berth moved onto kube-scheduler's history: ${corrections.join('; ')}\n`,
+        );
       if (mismatches.length > 0)
         process.stderr.write(`[diff] ${formatMismatches(scenario, mismatches, kube, berth)}\n`);
       expect(mismatches, formatMismatches(scenario, mismatches, kube, berth)).toEqual([]);

@@ -6,6 +6,7 @@ import {
   formatMismatches,
   type Outcomes,
   sameMessage,
+  withOwnerUids,
 } from '../e2e/support/differential.ts';
 import { generateScenario, type Scenario } from '../e2e/support/scenarios.ts';
 
@@ -111,5 +112,31 @@ describe('messages', () => {
     expect(sameMessage(kubeMessage, kubeMessage)).toBe(true);
     expect(sameMessage(kubeMessage, `${sentence} preemption: something else.`)).toBe(false);
     expect(sameMessage(kubeMessage, undefined)).toBe(false);
+  });
+});
+
+describe('withOwnerUids', () => {
+  it("writes the loaded controller's uid into the ownerReference, a uid of nothing for a missing one", () => {
+    const s = generateScenario(1, { features: ['requests'] });
+    const pod = s.pending[0] as Scenario['pending'][number];
+    expect(withOwnerUids(pod, new Map())).toBe(pod);
+    const ref = (name: string) => ({
+      apiVersion: 'apps/v1',
+      kind: 'ReplicaSet',
+      name,
+      uid: `owner:ReplicaSet/${name}`,
+      controller: true,
+    });
+    const owned = {
+      ...pod,
+      metadata: { ...pod.metadata, ownerReferences: [ref('rs-a'), ref('rs-gone')] },
+    };
+    const got = withOwnerUids(owned, new Map([['owner:ReplicaSet/rs-a', 'uid-1']]));
+    expect(got.metadata.ownerReferences?.map((o) => o.uid)).toEqual([
+      'uid-1',
+      '00000000-0000-4000-8000-000000000000',
+    ]);
+    // The generated pod itself is left as it was (both runs load the same scenario).
+    expect(owned.metadata.ownerReferences?.[0]?.uid).toBe('owner:ReplicaSet/rs-a');
   });
 });

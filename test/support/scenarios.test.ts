@@ -1,29 +1,59 @@
-// The differential test's scenario generator: deterministic per seed, valid for the API, independent placements.
+// The differential test's scenario generator and model: deterministic per seed, valid for the API, independent placements, kube's semantics.
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import {
+  affinityFilter,
+  affinityNotMatch,
+  affinityScores,
+  existingAntiAffinityNotMatch,
+} from '../e2e/support/scenario-affinity.ts';
 import {
   type Amounts,
   addAmounts,
+  allocatable,
   certainNode,
   filterReason,
   hostPorts,
+  type LabelSelectorObj,
   type NodeObj,
   type PodObj,
   type PortObj,
   podRequests,
   requirementMatches,
+  type SpreadConstraintObj,
   type TermObj,
   tolerates,
 } from '../e2e/support/scenario-model.ts';
+import {
+  expectationIn,
+  resourceScores,
+  sequentialExpectations,
+} from '../e2e/support/scenario-sequential.ts';
+import {
+  defaultSelector,
+  spreadFilter,
+  spreadMissingLabel,
+  spreadScores,
+} from '../e2e/support/scenario-spread.ts';
+import {
+  asSelector,
+  type Placed,
+  selectorMatches,
+  type WorkloadObj,
+} from '../e2e/support/scenario-topology.ts';
 import {
   allFeatures,
   defaultFeatureNames,
   generateScenario,
   rngFrom,
   type Scenario,
+  sequentialFeatureNames,
 } from '../e2e/support/scenarios.ts';
 
 const seeds = Array.from({ length: 60 }, (_, i) => i + 1);
 const everything = allFeatures.map((f) => f.name);
+/** Every feature whose pods' fates do not depend on each other (all pods created at once). */
+const independent = everything.filter((f) => !sequentialFeatureNames.includes(f));
+const independentDefaults = defaultFeatureNames.filter((f) => !sequentialFeatureNames.includes(f));
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -57,8 +87,8 @@ describe('generateScenario', () => {
 
   it('leaves the other features draws alone when one feature is switched on', () => {
     for (const seed of seeds.slice(0, 20)) {
-      const without = generateScenario(seed);
-      const withPorts = generateScenario(seed, { features: [...defaultFeatureNames, 'hostPorts'] });
+      const without = generateScenario(seed, { features: independentDefaults });
+      const withPorts = generateScenario(seed, { features: [...independentDefaults, 'hostPorts'] });
       expect(withPorts.nodes).toEqual(without.nodes);
       const stripPorts = (s: Scenario) =>
         s.residents.map((p) => ({
@@ -115,11 +145,107 @@ describe('generateScenario', () => {
     }
   });
 
+  it('writes spread constraints, pod affinity and workloads the API server accepts', () => {
+    const selectorKeys = (sel: LabelSelectorObj | undefined) => [
+      ...Object.keys(sel?.matchLabels ?? {}),
+      ...(sel?.matchExpressions ?? []).map((e) => e.key),
+    ];
+    let constraints = 0;
+    let podTerms = 0;
+    for (const seed of seeds) {
+      const s = generateScenario(seed, { features: everything });
+      for (const p of [...s.residents, ...s.pending]) {
+        const list = p.spec.topologySpreadConstraints ?? [];
+        const pairs = list.map((c) => `${c.topologyKey} ${c.whenUnsatisfiable}`);
+        expect(new Set(pairs).size, 'one constraint per key and action').toBe(pairs.length);
+        for (const c of list) {
+          constraints++;
+          expect(c.maxSkew).toBeGreaterThanOrEqual(1);
+          if (c.minDomains !== undefined) {
+            expect(c.whenUnsatisfiable).toBe('DoNotSchedule');
+            expect(c.minDomains).toBeGreaterThanOrEqual(1);
+          }
+          if (c.matchLabelKeys !== undefined) {
+            expect(c.labelSelector).toBeDefined();
+            for (const k of c.matchLabelKeys)
+              expect(selectorKeys(c.labelSelector)).not.toContain(k);
+          }
+        }
+        const a = p.spec.affinity;
+        for (const x of [a?.podAffinity, a?.podAntiAffinity]) {
+          const required = x?.requiredDuringSchedulingIgnoredDuringExecution ?? [];
+          const preferred = x?.preferredDuringSchedulingIgnoredDuringExecution ?? [];
+          for (const w of preferred) {
+            expect(w.weight).toBeGreaterThanOrEqual(1);
+            expect(w.weight).toBeLessThanOrEqual(100);
+          }
+          for (const t of [...required, ...preferred.map((w) => w.podAffinityTerm)]) {
+            podTerms++;
+            expect(t.topologyKey).not.toBe('');
+            const keys = [...(t.matchLabelKeys ?? []), ...(t.mismatchLabelKeys ?? [])];
+            if (keys.length > 0) expect(t.labelSelector).toBeDefined();
+            for (const k of t.matchLabelKeys ?? [])
+              expect(selectorKeys(t.labelSelector)).not.toContain(k);
+          }
+        }
+        for (const o of p.metadata.ownerReferences ?? []) {
+          expect(o.controller).toBe(true);
+          expect(o.uid).toBe(`owner:${o.kind}/${o.name}`);
+        }
+      }
+      for (const w of s.workloads) {
+        const t = w.spec.template as { metadata: { labels: Record<string, string> } } | undefined;
+        if (w.kind === 'Service') {
+          expect(w.spec.clusterIP).toBe('None');
+          continue;
+        }
+        // The API wants a controller's selector to select its own template.
+        const labels = t?.metadata.labels ?? {};
+        const sel =
+          w.kind === 'ReplicationController'
+            ? { matchLabels: w.spec.selector as Record<string, string> }
+            : (w.spec.selector as LabelSelectorObj);
+        expect(selectorMatches(asSelector(sel), labels), `${w.kind}/${w.metadata.name}`).toBe(true);
+        expect(w.spec.replicas).toBe(0);
+      }
+    }
+    expect(constraints).toBeGreaterThan(100);
+    expect(podTerms).toBeGreaterThan(100);
+  });
+
+  it("never binds residents beyond a node's allocatable (the overcommit check would fail the run)", () => {
+    for (const seed of seeds) {
+      const s = generateScenario(seed, { features: everything });
+      for (const n of s.nodes) {
+        const used: Amounts = {};
+        for (const r of s.residents)
+          if (r.spec.nodeName === n.metadata.name) addAmounts(used, podRequests(r));
+        const alloc = allocatable(n);
+        for (const [r, v] of Object.entries(used))
+          expect(v, `seed ${seed} ${n.metadata.name} ${r}`).toBeLessThanOrEqual(alloc[r] ?? 0);
+      }
+    }
+  });
+
+  it('places a scenario one pod at a time exactly when a sequential feature is on, with one priority for all its pods', () => {
+    for (const seed of seeds.slice(0, 20)) {
+      expect(generateScenario(seed, { features: independent }).sequential).toBe(false);
+      for (const f of sequentialFeatureNames) {
+        const s = generateScenario(seed, { features: [...independentDefaults, f] });
+        expect(s.sequential).toBe(true);
+        // kube would preempt an earlier pod of lower priority; berth has no preemption.
+        for (const p of s.pending) expect(p.spec.priorityClassName).toBeUndefined();
+        expect(s.expectations).toEqual({});
+      }
+    }
+  });
+
   it('gives every pending pod the same verdicts whatever order and nodes the others took', () => {
     // Brute force: schedule the pods in random orders onto random feasible nodes, with the
     // model's filters, and look at each pod's verdicts when its turn comes and at the end.
     for (const seed of seeds) {
-      const s = generateScenario(seed, { features: everything });
+      const s = generateScenario(seed, { features: independent });
+      expect(s.sequential).toBe(false);
       for (let trial = 0; trial < 10; trial++) {
         const rng = rngFrom(seed * 1000 + trial);
         const used = new Map(s.nodes.map((n) => [n.metadata.name, {} as Amounts]));
@@ -165,7 +291,7 @@ describe('generateScenario', () => {
     let nowhere = 0;
     let pods = 0;
     for (const seed of seeds) {
-      const s = generateScenario(seed);
+      const s = generateScenario(seed, { features: independentDefaults });
       for (const e of Object.values(s.expectations)) {
         pods++;
         if (e.feasible.length === 0) nowhere++;
@@ -365,5 +491,436 @@ describe('the scenario model (kube semantics)', () => {
     expect(certainNode(prefer(10), [a, node('a2', { z: 'a' }), spot])).toBeUndefined();
     expect(certainNode(pod(), [b])).toBe('b');
     expect(certainNode(pod(), [])).toBeUndefined();
+  });
+});
+
+/** A pod named `name` with `labels` (and spec fields), in the scenario namespace. */
+function labelled(
+  name: string,
+  labels: Record<string, string>,
+  spec: Partial<PodObj['spec']> = {},
+): PodObj {
+  const p = pod(spec);
+  return { ...p, metadata: { ...p.metadata, name, labels } };
+}
+
+/** `count` placed pods on `node` with `labels`. */
+function placedOn(node: string, labels: Record<string, string>, count = 1, spec = {}): Placed[] {
+  return Array.from({ length: count }, (_, i) => ({
+    pod: labelled(`${node}-${i}`, labels, spec),
+    node,
+  }));
+}
+
+const fooSelector: LabelSelectorObj = { matchExpressions: [{ key: 'foo', operator: 'Exists' }] };
+const hostname = 'kubernetes.io/hostname';
+
+function spreadPod(...constraints: SpreadConstraintObj[]): PodObj {
+  return labelled('p', { foo: '' }, { topologySpreadConstraints: constraints });
+}
+
+/** The verdicts of `verdicts` as kube's status codes in kube's tests (model reasons → codes). */
+function codes(verdicts: Map<string, string | undefined>): Record<string, string> {
+  const code = (r: string | undefined) =>
+    r === undefined
+      ? 'Success'
+      : [spreadMissingLabel, affinityNotMatch].includes(r)
+        ? 'UnschedulableAndUnresolvable'
+        : 'Unschedulable';
+  return Object.fromEntries([...verdicts].map(([n, r]) => [n, code(r)]));
+}
+
+// Cases from kube 1.34's own tests (pkg/scheduler/framework/plugins/podtopologyspread/
+// {filtering,scoring}_test.go, interpodaffinity/{filtering,scoring}_test.go): the model is
+// held to kube's expected results, not to berth's.
+describe('the scenario model of PodTopologySpread (kube 1.34 test cases)', () => {
+  it('pods spread across nodes as 2/2/1, maxSkew 2, fewer domains than minDomains: only the third node fits', () => {
+    const nodes = ['node-a', 'node-b', 'node-c'].map((n) => node(n, { node: n }));
+    const placed = [
+      ...placedOn('node-a', { foo: '' }, 2),
+      ...placedOn('node-b', { foo: '' }, 2),
+      ...placedOn('node-c', { foo: '' }, 1),
+    ];
+    const p = spreadPod({
+      maxSkew: 2,
+      topologyKey: 'node',
+      whenUnsatisfiable: 'DoNotSchedule',
+      labelSelector: fooSelector,
+      minDomains: 4,
+    });
+    expect(codes(spreadFilter(p, { nodes, placed, workloads: [] }))).toEqual({
+      'node-a': 'Unschedulable',
+      'node-b': 'Unschedulable',
+      'node-c': 'Success',
+    });
+  });
+
+  it.each([
+    ['honored: the tainted node is no domain', 'Honor' as const, 'Success'],
+    ['ignored: the tainted node counts', undefined, 'Unschedulable'],
+  ])('NodeTaintsPolicy %s', (_name, policy, nodeY) => {
+    const taint = { key: 'node.kubernetes.io/unschedulable', effect: 'NoSchedule' };
+    const nodes = [
+      node('node-a', { node: 'node-a', foo: '' }),
+      node('node-b', { node: 'node-b', foo: '' }),
+      node('node-x', { node: 'node-x', foo: '' }),
+      node('node-y', { node: 'node-y' }, { taints: [taint] }),
+    ];
+    const placed = [
+      ...placedOn('node-a', { foo: '' }),
+      ...placedOn('node-b', { foo: '' }),
+      ...placedOn('node-y', { foo: '' }),
+    ];
+    const p = spreadPod({
+      maxSkew: 1,
+      topologyKey: 'node',
+      whenUnsatisfiable: 'DoNotSchedule',
+      labelSelector: fooSelector,
+      ...(policy === undefined ? {} : { nodeTaintsPolicy: policy }),
+    });
+    expect(codes(spreadFilter(p, { nodes, placed, workloads: [] }))).toEqual({
+      'node-a': 'Unschedulable',
+      'node-b': 'Unschedulable',
+      'node-x': 'Success',
+      'node-y': nodeY,
+    });
+  });
+
+  it("two constraints on zone and node, absence of label 'node' on node-x, spreads = [1/1, 1/0/0/1]", () => {
+    const nodes = [
+      node('node-a', { zone: 'zone1', node: 'node-a' }),
+      node('node-b', { zone: 'zone1', node: 'node-b' }),
+      node('node-x', { zone: 'zone2' }),
+      node('node-y', { zone: 'zone2', node: 'node-y' }),
+    ];
+    const placed = [...placedOn('node-a', { foo: '' }), ...placedOn('node-y', { foo: '' })];
+    const c = (topologyKey: string): SpreadConstraintObj => ({
+      maxSkew: 1,
+      topologyKey,
+      whenUnsatisfiable: 'DoNotSchedule',
+      labelSelector: fooSelector,
+    });
+    expect(
+      codes(spreadFilter(spreadPod(c('zone'), c('node')), { nodes, placed, workloads: [] })),
+    ).toEqual({
+      'node-a': 'Unschedulable',
+      'node-b': 'Success',
+      'node-x': 'UnschedulableAndUnresolvable',
+      'node-y': 'Unschedulable',
+    });
+  });
+
+  const spread4 = () => [
+    ...placedOn('node-a', { foo: '' }, 4),
+    ...placedOn('node-b', { foo: '' }, 2),
+    ...placedOn('node-x', { foo: '' }, 1),
+    ...placedOn('node-y', { foo: '' }, 3),
+  ];
+
+  it('system defaulting, nodes without zone, pods matching a Service: 44/66/77/100', () => {
+    const nodes = ['node-a', 'node-b', 'node-c', 'node-d'].map((n) => node(n, { [hostname]: n }));
+    const placed = [
+      ...placedOn('node-a', { foo: '' }, 4),
+      ...placedOn('node-b', { foo: '' }, 3),
+      ...placedOn('node-c', { foo: '' }, 2),
+      ...placedOn('node-d', { foo: '' }, 1),
+    ];
+    const svc: WorkloadObj = {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name: 's', namespace: 'diff' },
+      spec: { selector: { foo: '' } },
+    };
+    const world = { nodes, placed, workloads: [svc] };
+    expect(spreadScores(labelled('p', { foo: '' }), nodes, world)).toEqual([44, 66, 77, 100]);
+    // Without the Service the pod has no default constraints: PreScore skips.
+    expect(spreadScores(labelled('p', { foo: '' }), nodes, { ...world, workloads: [] })).toEqual([
+      0, 0, 0, 0,
+    ]);
+  });
+
+  it('one constraint on hostname, 3 of 4 nodes candidates: 33/83/100; one lacking the key: 16/0/100', () => {
+    const all = ['node-a', 'node-b', 'node-x', 'node-y'].map((n) => node(n, { [hostname]: n }));
+    const p = spreadPod({
+      maxSkew: 1,
+      topologyKey: hostname,
+      whenUnsatisfiable: 'ScheduleAnyway',
+      labelSelector: fooSelector,
+    });
+    const world = { nodes: all, placed: spread4(), workloads: [] };
+    expect(spreadScores(p, all.slice(0, 3), world)).toEqual([33, 83, 100]);
+    const b = node('node-b', { n: 'node-b' });
+    const nodes = [all[0] as NodeObj, b, all[2] as NodeObj, all[3] as NodeObj];
+    expect(spreadScores(p, nodes.slice(0, 3), { ...world, nodes })).toEqual([16, 0, 100]);
+  });
+
+  it('one constraint on zone, 3 of 4 nodes candidates: 75/75/100', () => {
+    const nodes = [
+      node('node-a', { zone: 'zone1', [hostname]: 'node-a' }),
+      node('node-b', { zone: 'zone1', [hostname]: 'node-b' }),
+      node('node-x', { zone: 'zone2', [hostname]: 'node-x' }),
+      node('node-y', { zone: 'zone2', [hostname]: 'node-y' }),
+    ];
+    const p = spreadPod({
+      maxSkew: 1,
+      topologyKey: 'zone',
+      whenUnsatisfiable: 'ScheduleAnyway',
+      labelSelector: fooSelector,
+    });
+    expect(spreadScores(p, nodes.slice(0, 3), { nodes, placed: spread4(), workloads: [] })).toEqual(
+      [75, 75, 100],
+    );
+  });
+
+  it('deduces the default selector from Services and the controller, as kube does', () => {
+    const rs: WorkloadObj = {
+      apiVersion: 'apps/v1',
+      kind: 'ReplicaSet',
+      metadata: { name: 'rs', namespace: 'diff' },
+      spec: { selector: { matchExpressions: [{ key: 'rs', operator: 'In', values: ['a', 'b'] }] } },
+    };
+    const svc: WorkloadObj = {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name: 's', namespace: 'diff' },
+      spec: { selector: { svc: 's1' } },
+    };
+    const owned = labelled('p', { svc: 's1', rs: 'a' });
+    owned.metadata.ownerReferences = [
+      { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'rs', uid: 'u', controller: true },
+    ];
+    const world = { nodes: [], placed: [], workloads: [rs, svc] };
+    const sel = defaultSelector(owned, world);
+    expect(selectorMatches(sel, { svc: 's1', rs: 'b' })).toBe(true);
+    expect(selectorMatches(sel, { svc: 's1', rs: 'c' })).toBe(false);
+    expect(selectorMatches(sel, { rs: 'a' })).toBe(false);
+    // A controller that does not exist adds nothing; a non-controller owner is no controller.
+    owned.metadata.ownerReferences = [
+      { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'gone', uid: 'u', controller: true },
+    ];
+    expect(selectorMatches(defaultSelector(owned, world), { svc: 's1' })).toBe(true);
+  });
+});
+
+describe('the scenario model of InterPodAffinity (kube 1.34 test cases)', () => {
+  const required = (key: string, value: string, topologyKey: string) => ({
+    labelSelector: { matchExpressions: [{ key, operator: 'In', values: [value] }] },
+    topologyKey,
+  });
+
+  it('lets the first pod of a collection go anywhere its topology keys exist, and nowhere else', () => {
+    const p = labelled(
+      'p',
+      { foo: 'bar', service: 'securityscan' },
+      {
+        affinity: {
+          podAffinity: {
+            requiredDuringSchedulingIgnoredDuringExecution: [
+              required('foo', 'bar', 'zone'),
+              required('service', 'securityscan', 'zone'),
+            ],
+          },
+        },
+      },
+    );
+    const placed = placedOn('nodeA', { foo: 'bar' });
+    const zoned = [node('nodeA', { zone: 'az1' }), node('nodeB', { zone: 'az2' })];
+    expect(codes(affinityFilter(p, { nodes: zoned, placed, workloads: [] }))).toEqual({
+      nodeA: 'Success',
+      nodeB: 'Success',
+    });
+    const unzoned = [node('nodeA', { zoneLabel: 'az1' }), node('nodeB', { zoneLabel: 'az2' })];
+    expect(codes(affinityFilter(p, { nodes: unzoned, placed, workloads: [] }))).toEqual({
+      nodeA: 'UnschedulableAndUnresolvable',
+      nodeB: 'UnschedulableAndUnresolvable',
+    });
+  });
+
+  it('rejects both nodes of a region when any anti-affinity term matches a pod there', () => {
+    const p = labelled(
+      'p',
+      {},
+      {
+        affinity: {
+          podAntiAffinity: {
+            requiredDuringSchedulingIgnoredDuringExecution: [
+              required('foo', 'abc', 'region'),
+              required('service', 'securityscan', 'zone'),
+            ],
+          },
+        },
+      },
+    );
+    const nodes = [
+      node('nodeA', { region: 'r1', zone: 'z1' }),
+      node('nodeB', { region: 'r1', zone: 'z2' }),
+    ];
+    const placed = placedOn('nodeA', { foo: 'abc', service: 'securityscan' });
+    expect(codes(affinityFilter(p, { nodes, placed, workloads: [] }))).toEqual({
+      nodeA: 'Unschedulable',
+      nodeB: 'Unschedulable',
+    });
+  });
+
+  it("honours an existing pod's anti-affinity against the incoming pod (symmetry)", () => {
+    const nodes = [node('nodeA', { [hostname]: 'nodeA' }), node('nodeB', { [hostname]: 'nodeB' })];
+    const placed = placedOn('nodeA', {}, 1, {
+      affinity: {
+        podAntiAffinity: {
+          requiredDuringSchedulingIgnoredDuringExecution: [required('foo', 'bar', hostname)],
+        },
+      },
+    });
+    const verdicts = affinityFilter(labelled('p', { foo: 'bar' }), {
+      nodes,
+      placed,
+      workloads: [],
+    });
+    expect(verdicts.get('nodeA')).toBe(existingAntiAffinityNotMatch);
+    expect(verdicts.get('nodeB')).toBeUndefined();
+  });
+
+  const preferred = (weight: number, exprs: NonNullable<LabelSelectorObj['matchExpressions']>) => ({
+    weight,
+    podAffinityTerm: { labelSelector: { matchExpressions: exprs }, topologyKey: 'region' },
+  });
+  const nodes3 = [
+    node('node1', { region: 'China' }),
+    node('node2', { region: 'India' }),
+    node('node3', { az: 'az1' }),
+  ];
+
+  it('scores preferred affinity per region: 100/0/0, and 20/100/0 with two weighted terms', () => {
+    const placed = [
+      ...placedOn('node1', { security: 'S1' }),
+      ...placedOn('node2', { security: 'S2' }),
+      ...placedOn('node3', { security: 'S1' }),
+    ];
+    const world = { nodes: nodes3, placed, workloads: [] };
+    const stayWithS1 = labelled(
+      'p',
+      { security: 'S1' },
+      {
+        affinity: {
+          podAffinity: {
+            preferredDuringSchedulingIgnoredDuringExecution: [
+              preferred(5, [{ key: 'security', operator: 'In', values: ['S1'] }]),
+            ],
+          },
+        },
+      },
+    );
+    expect(affinityScores(stayWithS1, nodes3, world)).toEqual([100, 0, 0]);
+    const affinity3 = labelled(
+      'p',
+      { security: 'S1' },
+      {
+        affinity: {
+          podAffinity: {
+            preferredDuringSchedulingIgnoredDuringExecution: [
+              preferred(8, [
+                { key: 'security', operator: 'NotIn', values: ['S1'] },
+                { key: 'security', operator: 'In', values: ['S2'] },
+              ]),
+              preferred(2, [
+                { key: 'security', operator: 'Exists' },
+                { key: 'wrongkey', operator: 'DoesNotExist' },
+              ]),
+            ],
+          },
+        },
+      },
+    );
+    expect(affinityScores(affinity3, nodes3, world)).toEqual([20, 100, 0]);
+  });
+
+  it("scores existing pods' required affinity the incoming pod matches (hardPodAffinityWeight 1): 100/100/0", () => {
+    const hard = {
+      affinity: {
+        podAffinity: {
+          requiredDuringSchedulingIgnoredDuringExecution: [
+            {
+              labelSelector: {
+                matchExpressions: [{ key: 'security', operator: 'In', values: ['S1', 'value2'] }],
+              },
+              topologyKey: 'region',
+            },
+          ],
+        },
+      },
+    };
+    const placed = [
+      ...placedOn('node1', { security: 'S1' }, 1, hard),
+      ...placedOn('node2', { security: 'S2' }, 1, hard),
+    ];
+    const p = labelled('p', { security: 'S1' });
+    expect(affinityScores(p, nodes3, { nodes: nodes3, placed, workloads: [] })).toEqual([
+      100, 100, 0,
+    ]);
+  });
+});
+
+describe('the sequential model (whole default score along a history)', () => {
+  it('counts LeastAllocated on non-zero requests and BalancedAllocation on real ones', () => {
+    const big = {
+      ...node('big', {}),
+      status: { capacity: {}, allocatable: { cpu: '4', memory: '8Gi', pods: '110' } },
+    };
+    const p = labelled(
+      'p',
+      {},
+      {
+        containers: [{ name: 'c', image: 'i', resources: { requests: { cpu: '1' } } }],
+      },
+    );
+    // LeastAllocated: cpu (4000−1000)·100/4000 = 75, memory (8Gi−200Mi)·100/8Gi = 97 → 86;
+    // BalancedAllocation: fractions 0.25 and 0 → (1 − 0.125)·100 = 87.
+    expect(resourceScores(p, [big], { nodes: [big], placed: [], workloads: [] })).toEqual([
+      86 + 87,
+    ]);
+    // A BestEffort pod: LeastAllocated only, with 100m/200Mi: (3900·100/4000 = 97, 97) → 97.
+    expect(
+      resourceScores(labelled('q', {}), [big], { nodes: [big], placed: [], workloads: [] }),
+    ).toEqual([97]);
+  });
+
+  it('follows the history kube-scheduler made: a later pod sees the earlier ones where kube put them', () => {
+    const hard: SpreadConstraintObj = {
+      maxSkew: 1,
+      topologyKey: hostname,
+      whenUnsatisfiable: 'DoNotSchedule',
+      labelSelector: { matchLabels: { app: 'web' } },
+    };
+    const web = (name: string) =>
+      labelled(name, { app: 'web' }, { topologySpreadConstraints: [hard] });
+    const s: Scenario = {
+      ...generateScenario(1, { features: independent }),
+      nodes: [node('a', { [hostname]: 'a' }), node('b', { [hostname]: 'b' })],
+      workloads: [],
+      residents: [],
+      pending: [web('p-00'), web('p-01'), web('p-02')],
+      sequential: true,
+      expectations: {},
+    };
+    const e = sequentialExpectations(s, { 'p-00': { node: 'a' }, 'p-01': { node: 'b' } });
+    expect(e['p-00']?.feasible).toEqual(['a', 'b']);
+    expect(e['p-01']).toMatchObject({ feasible: ['b'], node: 'b' });
+    expect(e['p-02']?.feasible).toEqual(['a', 'b']);
+    // Had kube put p-01 on a too, the model would say so (and flag kube: a is skewed).
+    expect(
+      sequentialExpectations(s, { 'p-00': { node: 'a' }, 'p-01': { node: 'a' } })['p-02']?.feasible,
+    ).toEqual(['b']);
+  });
+
+  it('names a node only when its total leads every other feasible node', () => {
+    const a = node('a', {});
+    const spot = node('b', {}, { taints: [{ key: 'spot', effect: 'PreferNoSchedule' }] });
+    const world = { nodes: [a, spot], placed: [], workloads: [] };
+    // Same shape, same usage: TaintToleration alone decides (3 × 100 ahead).
+    expect(expectationIn(labelled('p', {}), world).node).toBe('a');
+    // Two identical nodes tie: a random pick, nothing to compare.
+    expect(
+      expectationIn(labelled('p', {}), { ...world, nodes: [a, node('c', {})] }).node,
+    ).toBeUndefined();
   });
 });

@@ -1,10 +1,10 @@
-// InterPodAffinity helpers shared by Filter and Score: namespaces, topology counts, node walks.
+// InterPodAffinity helpers shared by Filter and Score: namespaces and their merge into terms, the Skip test.
 import type { NamespaceInfo } from '../../cluster/cluster-objects.ts';
 import { emptyRecord } from '../../cluster/fields.ts';
 import type { AffinityTerm } from '../../cluster/pod-affinity.ts';
 import { currentPodAffinityIndex } from '../../cluster/pod-affinity-index.ts';
 import { nothingSelector, selectorMatches } from '../../cluster/spread-constraints.ts';
-import type { ClusterSnapshot, NodeInfo } from '../../cluster/types.ts';
+import type { ClusterSnapshot, PodInfo } from '../../cluster/types.ts';
 
 export { matchesAllTerms, termMatches } from '../../cluster/pod-affinity.ts';
 
@@ -43,41 +43,6 @@ export function mergeTermNamespaces<T extends AffinityTerm>(
   return { ...term, namespaces: names, namespaceSelector: nothingSelector };
 }
 
-/**
- * Counts or weights per topology pair (kube's topologyToMatchedTermCount / scoreMap):
- * topology key → topology value → number.
- */
-export type TopologyCounts = Map<string, Map<string, number>>;
-
-/** Adds `by` to the pair (`key`, the node's value for it); nothing when the node lacks `key`. */
-export function addToPair(counts: TopologyCounts, node: NodeInfo, key: string, by: number): void {
-  const labels = node.labels;
-  if (!Object.hasOwn(labels, key)) return;
-  const value = labels[key] as string;
-  let values = counts.get(key);
-  if (values === undefined) {
-    values = new Map();
-    counts.set(key, values);
-  }
-  values.set(value, (values.get(value) ?? 0) + by);
-}
-
-/**
- * The live nodes holding pods with pod (anti-)affinity terms (`which` selects the list:
- * any term, or required anti-affinity), by walking the nodes (kube's HavePodsWithAffinity /
- * HavePodsWithRequiredAntiAffinity): the straightforward walk, for snapshots without a
- * current index.
- */
-export function nodesWithAffinityPods(
-  snapshot: ClusterSnapshot,
-  which: 'withAffinity' | 'withRequiredAntiAffinity',
-): NodeInfo[] {
-  const out: NodeInfo[] = [];
-  const field = which === 'withAffinity' ? 'podsWithAffinity' : 'podsWithRequiredAntiAffinity';
-  for (const node of snapshot.nodeOrder) if (node[field].size > 0) out.push(node);
-  return out;
-}
-
 /** True when no live node holds a pod with pod (anti-)affinity terms. */
 export function noAffinityPods(snapshot: ClusterSnapshot): boolean {
   const index = currentPodAffinityIndex(snapshot);
@@ -89,4 +54,10 @@ export function noAffinityPods(snapshot: ClusterSnapshot): boolean {
   for (const [nodeName, node] of index.withAffinity)
     if (snapshot.nodes.get(nodeName) === node) return false;
   return true;
+}
+
+/** True when the pod has preferred pod affinity or anti-affinity terms (kube's hasConstraints). */
+export function hasPreferredTerms(pod: PodInfo): boolean {
+  const t = pod.podAffinity;
+  return t.preferredAffinityTerms.length > 0 || t.preferredAntiAffinityTerms.length > 0;
 }

@@ -8,16 +8,14 @@ import { matchingPairs } from '../../cluster/pod-affinity-matches.ts';
 import type { ClusterSnapshot, NodeInfo, PodInfo } from '../../cluster/types.ts';
 import { type CycleState, type Status, status, success } from '../../framework/types.ts';
 import {
-  addToPair,
   matchesAllTerms,
   mergeTermNamespaces,
   name,
   namespaceLabels,
-  nodesWithAffinityPods,
-  type TopologyCounts,
   termMatches,
 } from './common.ts';
 import { TopologySums } from './topology-sums.ts';
+import { walkExistingAntiAffinityCounts, walkIncomingCounts } from './walk.ts';
 
 /** kube's ErrReasonAffinityRulesNotMatch (UnschedulableAndUnresolvable). */
 export const ErrReasonAffinityRulesNotMatch = "node(s) didn't match pod affinity rules";
@@ -60,28 +58,6 @@ export interface PreFilterState {
 export const skipped = 'skipped';
 
 /**
- * kube's getExistingAntiAffinityCounts by walking: for each live node holding pods with
- * required anti-affinity, each such pod's term the incoming pod matches (its namespace's
- * labels against the term's namespaceSelector) counts once on the node's pair for the
- * term's key.
- */
-export function walkExistingAntiAffinityCounts(
-  pod: PodInfo,
-  snapshot: ClusterSnapshot,
-): TopologyCounts {
-  const counts: TopologyCounts = new Map();
-  const nsLabels = namespaceLabels(snapshot, pod.namespace);
-  for (const node of nodesWithAffinityPods(snapshot, 'withRequiredAntiAffinity')) {
-    for (const existing of node.podsWithRequiredAntiAffinity.values()) {
-      for (const t of existing.podAffinity.requiredAntiAffinityTerms) {
-        if (termMatches(t, pod, nsLabels)) addToPair(counts, node, t.topologyKey, 1);
-      }
-    }
-  }
-  return counts;
-}
-
-/**
  * kube's getExistingAntiAffinityCounts from the index: each group of equal required
  * anti-affinity terms of pods on live nodes is matched against the pod once, and adds its
  * pair counts (one per member) when it matches. Walks when the snapshot has no current index.
@@ -96,34 +72,6 @@ export function existingAntiAffinityCounts(pod: PodInfo, snapshot: ClusterSnapsh
       sums.add(g.term.topologyKey, g.pairs, 1);
   }
   return sums;
-}
-
-/**
- * kube's getIncomingAffinityAntiAffinityCounts over every pod of every live node: a pod
- * matching all affinity terms counts on each term's pair; a pod matching an anti-affinity
- * term counts on that term's pair. Only nodes with pods are visited.
- */
-export function walkIncomingCounts(
-  affinityTerms: readonly AffinityTerm[],
-  antiAffinityTerms: readonly AffinityTerm[],
-  snapshot: ClusterSnapshot,
-): { affinity: TopologyCounts; antiAffinity: TopologyCounts } {
-  const affinity: TopologyCounts = new Map();
-  const antiAffinity: TopologyCounts = new Map();
-  if (affinityTerms.length === 0 && antiAffinityTerms.length === 0)
-    return { affinity, antiAffinity };
-  for (const node of snapshot.nodeOrder) {
-    if (node.pods.size === 0) continue;
-    for (const existing of node.pods.values()) {
-      if (matchesAllTerms(affinityTerms, existing)) {
-        for (const t of affinityTerms) addToPair(affinity, node, t.topologyKey, 1);
-      }
-      for (const t of antiAffinityTerms) {
-        if (termMatches(t, existing)) addToPair(antiAffinity, node, t.topologyKey, 1);
-      }
-    }
-  }
-  return { affinity, antiAffinity };
 }
 
 /** `walkIncomingCounts` from the index's memo of matching pods per (terms, topology key). */

@@ -1,5 +1,5 @@
 // InterPodAffinity PreScore/Score/NormalizeScore: preferred terms both ways, and existing pods' required affinity.
-import type { AffinityTerm, WeightedAffinityTerm } from '../../cluster/pod-affinity.ts';
+import type { WeightedAffinityTerm } from '../../cluster/pod-affinity.ts';
 import {
   currentPodAffinityIndex,
   type PodAffinityIndexView,
@@ -8,16 +8,15 @@ import { matchingPairs } from '../../cluster/pod-affinity-matches.ts';
 import type { ClusterSnapshot, NodeInfo, PodInfo } from '../../cluster/types.ts';
 import { type CycleState, maxNodeScore } from '../../framework/types.ts';
 import {
-  addToPair,
+  hasPreferredTerms,
   mergeTermNamespaces,
   name,
   namespaceLabels,
   noAffinityPods,
-  nodesWithAffinityPods,
-  type TopologyCounts,
   termMatches,
 } from './common.ts';
 import { TopologySums } from './topology-sums.ts';
+import { walkTopologyScore } from './walk.ts';
 
 /** The cycle-state key of the PreScore data (kube's "PreScore" + plugin name). */
 export const preScoreStateKey = `PreScore${name}`;
@@ -33,95 +32,6 @@ export interface ScoringArgs {
   readonly hardPodAffinityWeight: number;
   /** Skip scoring of pods without preferred terms (existing pods' terms then count for nothing). */
   readonly ignorePreferredTermsOfExistingPods: boolean;
-}
-
-/** True when the pod has preferred pod affinity or anti-affinity terms (kube's hasConstraints). */
-export function hasPreferredTerms(pod: PodInfo): boolean {
-  const t = pod.podAffinity;
-  return t.preferredAffinityTerms.length > 0 || t.preferredAntiAffinityTerms.length > 0;
-}
-
-/** The incoming pod and what its terms need, fixed for one PreScore. */
-interface Incoming {
-  readonly pod: PodInfo;
-  readonly nsLabels: Record<string, string>;
-  readonly preferred: readonly WeightedAffinityTerm[];
-  readonly preferredAnti: readonly WeightedAffinityTerm[];
-}
-
-function addIfMatches(
-  scores: TopologyCounts,
-  term: AffinityTerm,
-  weight: number,
-  pod: PodInfo,
-  nsLabels: Record<string, string> | undefined,
-  node: NodeInfo,
-): void {
-  if (termMatches(term, pod, nsLabels)) addToPair(scores, node, term.topologyKey, weight);
-}
-
-/**
- * kube's processExistingPod: on `node`'s pairs, + the weight of each incoming preferred
- * affinity term `existing` matches, − for each preferred anti-affinity term; then, for
- * `existing`'s own terms the incoming pod matches (its namespace labels against their
- * namespaceSelectors), + hardPodAffinityWeight per required affinity term (when > 0),
- * + weight per preferred affinity term, − weight per preferred anti-affinity term.
- */
-function processExistingPod(
-  scores: TopologyCounts,
-  args: ScoringArgs,
-  incoming: Incoming,
-  existing: PodInfo,
-  node: NodeInfo,
-): void {
-  for (const t of incoming.preferred) addIfMatches(scores, t, t.weight, existing, undefined, node);
-  for (const t of incoming.preferredAnti)
-    addIfMatches(scores, t, -t.weight, existing, undefined, node);
-  const own = existing.podAffinity;
-  const { pod, nsLabels } = incoming;
-  if (args.hardPodAffinityWeight > 0) {
-    for (const t of own.requiredAffinityTerms)
-      addIfMatches(scores, t, args.hardPodAffinityWeight, pod, nsLabels, node);
-  }
-  for (const t of own.preferredAffinityTerms)
-    addIfMatches(scores, t, t.weight, pod, nsLabels, node);
-  for (const t of own.preferredAntiAffinityTerms)
-    addIfMatches(scores, t, -t.weight, pod, nsLabels, node);
-}
-
-/**
- * kube's PreScore by walking: with preferred terms of its own, the incoming pod is weighed
- * against every pod of every live node; without, only the pods with affinity terms count.
- * Nodes without labels are left out, as in kube.
- */
-export function walkTopologyScore(
-  pod: PodInfo,
-  snapshot: ClusterSnapshot,
-  args: ScoringArgs,
-): TopologyCounts {
-  const namespaces = snapshot.objects.Namespace;
-  const terms = pod.podAffinity;
-  const incoming: Incoming = {
-    pod,
-    nsLabels: namespaceLabels(snapshot, pod.namespace),
-    preferred: terms.preferredAffinityTerms.map((t) => mergeTermNamespaces(t, namespaces)),
-    preferredAnti: terms.preferredAntiAffinityTerms.map((t) => mergeTermNamespaces(t, namespaces)),
-  };
-  const topologyScore: TopologyCounts = new Map();
-  const all = hasPreferredTerms(pod);
-  const nodes = all ? snapshot.nodeOrder : nodesWithAffinityPods(snapshot, 'withAffinity');
-  for (const node of nodes) {
-    const pods = all ? node.pods : node.podsWithAffinity;
-    if (pods.size === 0 || isEmpty(node.labels)) continue;
-    for (const existing of pods.values())
-      processExistingPod(topologyScore, args, incoming, existing, node);
-  }
-  return topologyScore;
-}
-
-function isEmpty(r: Record<string, string>): boolean {
-  for (const _ in r) return false;
-  return true;
 }
 
 /** Adds the groups of equal existing terms that `pod` matches, each member × `weight(group)`. */

@@ -3,6 +3,10 @@ import type { Api } from './api.ts';
 import { overcommits } from './invariants.ts';
 import type { NodeJson, PodJson } from './kubectl.ts';
 import { podScheduledCondition } from './kubectl.ts';
+import { namespaceLabelsByName } from './scenario-basics.ts';
+import { ownerPlaceholder } from './scenario-features-topology.ts';
+import type { PodObj } from './scenario-model.ts';
+import type { WorkloadObj } from './scenario-topology.ts';
 import { priorityClasses, type Scenario } from './scenarios.ts';
 import { delay, waitFor } from './wait.ts';
 
@@ -26,10 +30,31 @@ async function createIgnoringConflict(api: Api, path: string, body: unknown): Pr
     throw new Error(`POST ${path}: HTTP ${r.status} ${JSON.stringify(r.body).slice(0, 300)}`);
 }
 
+/** The collection path of a workload kind in `namespace`. */
+function workloadsPath(kind: WorkloadObj['kind'], namespace: string): string {
+  switch (kind) {
+    case 'Service':
+      return `/api/v1/namespaces/${namespace}/services`;
+    case 'ReplicationController':
+      return `/api/v1/namespaces/${namespace}/replicationcontrollers`;
+    case 'ReplicaSet':
+      return `/apis/apps/v1/namespaces/${namespace}/replicasets`;
+    case 'StatefulSet':
+      return `/apis/apps/v1/namespaces/${namespace}/statefulsets`;
+  }
+}
+
+const workloadKinds: readonly WorkloadObj['kind'][] = [
+  'Service',
+  'ReplicaSet',
+  'StatefulSet',
+  'ReplicationController',
+];
+
 /**
- * Deletes every pod (grace 0) and every node, then waits until the API lists none, so the
- * next scenario starts from nothing. PriorityClasses and the namespace stay (they are the
- * same for every scenario).
+ * Deletes every pod (grace 0), every node and the scenario namespaces' Services and
+ * controllers, then waits until the API lists none, so the next scenario starts from
+ * nothing. PriorityClasses and the namespace stay (they are the same for every scenario).
  */
 export async function resetCluster(api: Api): Promise<void> {
   const namespaces = await api.ok<List<{ metadata: { name: string } }>>(
@@ -39,24 +64,63 @@ export async function resetCluster(api: Api): Promise<void> {
   for (const ns of namespaces.items)
     await api.ok('DELETE', `/api/v1/namespaces/${ns.metadata.name}/pods?gracePeriodSeconds=0`);
   await api.ok('DELETE', '/api/v1/nodes');
-  await waitFor('no pods and no nodes', async () => {
-    const [pods, nodes] = await Promise.all([
+  const listWorkloads = async () => {
+    const names: string[] = [];
+    for (const kind of workloadKinds)
+      for (const ns of Object.keys(namespaceLabelsByName)) {
+        const path = workloadsPath(kind, ns);
+        const r = await api.request<List<{ metadata: { name: string } }>>('GET', path);
+        if (r.status === 404) continue; // the namespace does not exist yet
+        if (r.status !== 200) throw new Error(`GET ${path}: HTTP ${r.status}`);
+        for (const w of r.body.items) names.push(`${path}/${w.metadata.name}`);
+      }
+    return names;
+  };
+  for (const path of await listWorkloads()) {
+    // Without a garbage collector an `orphan` finalizer (a ReplicationController's default)
+    // would never be removed: delete in the background, which adds none.
+    const r = await api.request('DELETE', path, {
+      apiVersion: 'v1',
+      kind: 'DeleteOptions',
+      propagationPolicy: 'Background',
+    });
+    if (r.status !== 200 && r.status !== 202 && r.status !== 404)
+      throw new Error(`DELETE ${path}: HTTP ${r.status}`);
+  }
+  await waitFor('no pods, no nodes and no workloads', async () => {
+    const [pods, nodes, workloads] = await Promise.all([
       api.ok<List<PodJson>>('GET', '/api/v1/pods'),
       api.ok<List<NodeJson>>('GET', '/api/v1/nodes'),
+      listWorkloads(),
     ]);
     return {
-      ok: pods.items.length === 0 && nodes.items.length === 0,
-      seen: { pods: pods.items.length, nodes: nodes.items.length },
+      ok: pods.items.length === 0 && nodes.items.length === 0 && workloads.length === 0,
+      seen: { pods: pods.items.length, nodes: nodes.items.length, workloads },
     };
   });
 }
 
+/** The uids of a loaded scenario's workloads, by `ownerPlaceholder(kind, name)`. */
+export type OwnerUids = ReadonlyMap<string, string>;
+
+/** A uid no object has: an ownerReference to a controller that does not exist. */
+const missingOwnerUid = '00000000-0000-4000-8000-000000000000';
+
+/** `pod` with each ownerReference's placeholder uid replaced by the loaded workload's (a copy). */
+export function withOwnerUids(pod: PodObj, uids: OwnerUids): PodObj {
+  const refs = pod.metadata.ownerReferences;
+  if (refs === undefined) return pod;
+  const ownerReferences = refs.map((r) => ({ ...r, uid: uids.get(r.uid) ?? missingOwnerUid }));
+  return { ...pod, metadata: { ...pod.metadata, ownerReferences } };
+}
+
 /**
  * Creates the scenario on an empty control plane, one object at a time in the scenario's
- * order: PriorityClasses and namespace (if missing), nodes (then waits until kwok reports
- * them Ready), residents (then waits until kwok runs them), pending pods.
+ * order: PriorityClasses and namespaces (if missing), nodes (then waits until kwok reports
+ * them Ready), workloads, residents (then waits until kwok runs them), and, unless the
+ * scenario is sequential, the pending pods. Returns the workloads' uids.
  */
-export async function loadScenario(api: Api, scenario: Scenario): Promise<void> {
+export async function loadScenario(api: Api, scenario: Scenario): Promise<OwnerUids> {
   for (const pc of priorityClasses)
     await createIgnoringConflict(api, '/apis/scheduling.k8s.io/v1/priorityclasses', {
       apiVersion: 'scheduling.k8s.io/v1',
@@ -64,11 +128,12 @@ export async function loadScenario(api: Api, scenario: Scenario): Promise<void> 
       metadata: { name: pc.name },
       value: pc.value,
     });
-  await createIgnoringConflict(api, '/api/v1/namespaces', {
-    apiVersion: 'v1',
-    kind: 'Namespace',
-    metadata: { name: scenario.namespace },
-  });
+  for (const [name, labels] of Object.entries(namespaceLabelsByName))
+    await createIgnoringConflict(api, '/api/v1/namespaces', {
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: { name, labels },
+    });
   for (const n of scenario.nodes) await api.ok('POST', '/api/v1/nodes', n);
   await waitFor('kwok to mark every node Ready', async () => {
     const nodes = (await api.ok<List<NodeJson>>('GET', '/api/v1/nodes')).items;
@@ -77,17 +142,30 @@ export async function loadScenario(api: Api, scenario: Scenario): Promise<void> 
     );
     return { ok: ready.length === scenario.nodes.length, seen: `${ready.length}/${nodes.length}` };
   });
+  const uids = new Map<string, string>();
+  for (const w of scenario.workloads) {
+    const created = await api.ok<{ metadata: { uid: string } }>(
+      'POST',
+      workloadsPath(w.kind, w.metadata.namespace),
+      w,
+    );
+    uids.set(ownerPlaceholder(w.kind, w.metadata.name), created.metadata.uid);
+  }
   const podsPath = `/api/v1/namespaces/${scenario.namespace}/pods`;
-  for (const p of scenario.residents) await api.ok('POST', podsPath, p);
+  for (const p of scenario.residents)
+    await api.ok('POST', `/api/v1/namespaces/${p.metadata.namespace}/pods`, withOwnerUids(p, uids));
   await waitFor('kwok to run every resident', async () => {
-    const pods = (await api.ok<List<PodJson>>('GET', podsPath)).items;
+    const pods = (await api.ok<List<PodJson>>('GET', '/api/v1/pods')).items;
     const running = pods.filter((p) => p.status?.phase === 'Running');
     return { ok: running.length === scenario.residents.length, seen: `${running.length}` };
   });
-  for (const p of scenario.pending) await api.ok('POST', podsPath, p);
+  if (!scenario.sequential)
+    for (const p of scenario.pending) await api.ok('POST', podsPath, withOwnerUids(p, uids));
+  return uids;
 }
 
-function outcomeOf(pod: PodJson): Outcome | undefined {
+/** What a scheduler did with `pod` so far: bound, marked unschedulable, or nothing yet (undefined). */
+export function outcomeOf(pod: PodJson): Outcome | undefined {
   if (pod.spec.nodeName !== undefined) return { node: pod.spec.nodeName };
   const c = podScheduledCondition(pod);
   if (c?.status !== 'False' || c.message === undefined) return undefined;
@@ -244,10 +322,17 @@ export function compareOutcomes(
 export function schedulingSpec(scenario: Scenario, pod: string): Record<string, unknown> {
   const p = scenario.pending.find((q) => q.metadata.name === pod);
   if (p === undefined) return {};
-  const { nodeSelector, affinity, tolerations, priorityClassName } = p.spec;
+  const { nodeSelector, affinity, tolerations, priorityClassName, topologySpreadConstraints } =
+    p.spec;
   const c = p.spec.containers[0];
+  const { labels, ownerReferences } = p.metadata;
   return {
+    labels,
+    ...(ownerReferences === undefined
+      ? {}
+      : { owner: ownerReferences.map((o) => `${o.kind}/${o.name}`) }),
     resources: c?.resources,
+    ...(topologySpreadConstraints === undefined ? {} : { topologySpreadConstraints }),
     ...(c?.ports === undefined ? {} : { ports: c.ports }),
     ...(nodeSelector === undefined ? {} : { nodeSelector }),
     ...(affinity === undefined ? {} : { affinity }),
@@ -273,6 +358,7 @@ export function formatMismatches(
       `- ${scenario.namespace}/${m.pod} [${m.kind}] ${m.detail}`,
       `    spec: ${JSON.stringify(schedulingSpec(scenario, m.pod))}`,
       `    model: fits [${want?.feasible ?? []}]${want?.node === undefined ? '' : `, must go to ${want.node}`}; rejected by ${JSON.stringify(want?.rejectedBy ?? {})}`,
+      ...(want?.scores === undefined ? [] : [`    model scores: ${JSON.stringify(want.scores)}`]),
       `    kube-scheduler: ${describe(kube[m.pod])}`,
       `    berth:          ${describe(berth[m.pod])}`,
     );
@@ -286,7 +372,8 @@ export function describeNodes(scenario: Scenario): string {
     .map((n) => {
       const a = n.status.allocatable;
       const taints = (n.spec.taints ?? []).map((t) => `${t.key}:${t.effect}`).join('+');
-      return `${n.metadata.name}(${a.cpu},${a.memory},${a.pods}${n.spec.unschedulable ? ',cordoned' : ''}${taints === '' ? '' : `,${taints}`})`;
+      const zone = n.metadata.labels['topology.kubernetes.io/zone'];
+      return `${n.metadata.name}(${a.cpu},${a.memory},${a.pods}${zone === undefined ? '' : `,${zone}`}${n.spec.unschedulable ? ',cordoned' : ''}${taints === '' ? '' : `,${taints}`})`;
     })
     .join(' ');
 }

@@ -5,6 +5,17 @@ import type { Rng } from './scenarios.ts';
 
 /** The namespace, scheduler name and label every generated object shares. */
 export const scenarioNamespace = 'diff';
+/**
+ * A second namespace for a few residents and Services: spreading counts only the pod's own
+ * namespace, and pod affinity terms name namespaces or select them by label.
+ */
+export const otherNamespace = 'diff-other';
+
+/** The labels of the scenario namespaces (kube adds `kubernetes.io/metadata.name` to every namespace). */
+export const namespaceLabelsByName: Readonly<Record<string, Record<string, string>>> = {
+  [scenarioNamespace]: { 'kubernetes.io/metadata.name': scenarioNamespace },
+  [otherNamespace]: { 'kubernetes.io/metadata.name': otherNamespace, env: 'other' },
+};
 /** Pending pods name this scheduler; berth is configured with the same name, so pods are identical. */
 export const scenarioSchedulerName = 'default-scheduler';
 
@@ -21,7 +32,8 @@ export interface Draft {
  * One generator feature: adds fields to nodes, resident pods and pending pods, drawing from
  * its own random stream. A new plugin's feature goes here; what the fields mean to kube
  * goes into scenario-model.ts (`filterReason`, `staticScores`) or, for a feature whose
- * pods' fate depends on where other pods went, scenario-topology.ts; such a feature is
+ * pods' fate depends on where other pods went, scenario-spread.ts / scenario-affinity.ts
+ * (their shared world in scenario-topology.ts); such a feature is
  * `sequential`: its scenarios place pods one at a time (scenario-sequential.ts). Otherwise
  * scenarios.ts's `placementIndependent` drops pods whose verdicts could depend on the
  * others' placement, and all pods are created at once.
@@ -40,12 +52,12 @@ export interface Feature {
   pod?(pod: PodObj, rng: Rng, draft: Draft): void;
 }
 
-/** A bare pod in the scenario namespace for the scenario scheduler: one pause container, no requests. */
-export function podTemplate(name: string): PodObj {
+/** A bare pod (in the scenario namespace by default) for the scenario scheduler: one pause container, no requests. */
+export function podTemplate(name: string, namespace = scenarioNamespace): PodObj {
   return {
     apiVersion: 'v1',
     kind: 'Pod',
-    metadata: { name, namespace: scenarioNamespace, labels: { app: 'berth-diff' } },
+    metadata: { name, namespace, labels: { app: 'berth-diff' } },
     spec: {
       schedulerName: scenarioSchedulerName,
       terminationGracePeriodSeconds: 0,

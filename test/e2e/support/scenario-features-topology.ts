@@ -1,5 +1,11 @@
 // The scenario generator's sequential features: topology spread, its cluster-level defaults, pod (anti-)affinity.
-import { type Draft, type Feature, podTemplate, scenarioNamespace } from './scenario-basics.ts';
+import {
+  type Draft,
+  type Feature,
+  otherNamespace,
+  podTemplate,
+  scenarioNamespace,
+} from './scenario-basics.ts';
 import {
   addAmounts,
   allocatable,
@@ -30,7 +36,8 @@ function residentsOn(node: NodeObj, draft: Draft): PodObj[] {
 
 /**
  * Binds a small labelled resident to `node` when it has a free pod slot: no requests, or
- * 50m/64Mi when that fits (residents never overcommit a node).
+ * 50m/64Mi when that fits (residents never overcommit a node). One in six lives in the
+ * other namespace, where the scenario pods' spreading must not count it.
  */
 function addResident(
   node: NodeObj,
@@ -44,7 +51,10 @@ function addResident(
   for (const r of here) addAmounts(used, podRequests(r));
   const alloc = allocatable(node);
   if ((used.pods ?? 0) + 1000 > (alloc.pods ?? 0)) return undefined;
-  const p = podTemplate(`r-${node.metadata.name}-${name}`);
+  const p = podTemplate(
+    `r-${node.metadata.name}-${name}`,
+    rng.chance(1 / 6) ? otherNamespace : scenarioNamespace,
+  );
   const fits =
     (used.cpu ?? 0) + 50 <= (alloc.cpu ?? 0) &&
     (used.memory ?? 0) + 64 * 2 ** 20 * 1000 <= (alloc.memory ?? 0);
@@ -114,7 +124,7 @@ export const spread: Feature = {
       addResident(node, draft, rng, `s${i}`, labels);
     }
   },
-  pod(pod, rng) {
+  pod(pod, rng, draft) {
     const labels = pod.metadata.labels;
     if (rng.chance(0.75)) labels.group = rng.pick(groups);
     if (rng.chance(0.4)) labels.version = rng.pick(['v1', 'v2']);
@@ -135,7 +145,11 @@ export const spread: Feature = {
         whenUnsatisfiable,
         ...(labelSelector === undefined ? {} : { labelSelector }),
       };
-      if (whenUnsatisfiable === 'DoNotSchedule' && rng.chance(0.2)) c.minDomains = rng.range(2, 4);
+      // minDomains matters when there are fewer domains: zones are few, hostnames many.
+      const n = draft.nodes.length;
+      if (whenUnsatisfiable === 'DoNotSchedule' && rng.chance(0.3))
+        c.minDomains =
+          topologyKey === zoneKey ? rng.range(2, 5) : rng.range(Math.max(1, n - 2), n + 2);
       if (rng.chance(0.2)) c.nodeAffinityPolicy = rng.pick(['Honor', 'Ignore']);
       if (rng.chance(0.2)) c.nodeTaintsPolicy = rng.pick(['Honor', 'Ignore']);
       // matchLabelKeys needs a selector that does not name the key already.
@@ -152,11 +166,15 @@ export const spread: Feature = {
 };
 
 /** A headless Service selecting `selector`. */
-function service(name: string, selector: Record<string, string>): WorkloadObj {
+function service(
+  name: string,
+  selector: Record<string, string>,
+  namespace = scenarioNamespace,
+): WorkloadObj {
   return {
     apiVersion: 'v1',
     kind: 'Service',
-    metadata: { name, namespace: scenarioNamespace },
+    metadata: { name, namespace },
     spec: { clusterIP: 'None', selector, ports: [{ port: 80 }] },
   };
 }
@@ -216,6 +234,8 @@ export const defaultSpread: Feature = {
       const name = `svc-${draft.workloads.length}`;
       draft.workloads.push(service(name, rng.pick(selectors)));
     }
+    // Selects pods of its own namespace only: the scenario pods' defaults must ignore it.
+    if (rng.chance(0.25)) draft.workloads.push(service('svc-other', { svc: 's1' }, otherNamespace));
     for (let i = rng.range(1, 2); i > 0; i--) {
       const value = `r${draft.workloads.length}`;
       const selector = rng.chance(0.7)
@@ -288,6 +308,9 @@ function podTerm(rng: Rng, own: Record<string, string>): PodAffinityTermObj {
   else if (roll === 2) t.namespaceSelector = {};
   else if (roll === 3)
     t.namespaceSelector = { matchLabels: { 'kubernetes.io/metadata.name': scenarioNamespace } };
+  else if (roll === 4) t.namespaces = [otherNamespace];
+  else if (roll === 5) t.namespaceSelector = { matchLabels: { env: 'other' } };
+  else if (roll === 6) t.namespaces = [scenarioNamespace, otherNamespace];
   if (labelSelector !== undefined && !selectorKeys(labelSelector).has('version')) {
     const keys = rng.int(10);
     if (keys === 0) t.matchLabelKeys = ['version'];

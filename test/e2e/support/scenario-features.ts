@@ -2,6 +2,14 @@
 
 import { kwokNode } from './manifests.ts';
 import {
+  type Draft,
+  type Feature,
+  podTemplate,
+  scenarioNamespace,
+  scenarioSchedulerName,
+} from './scenario-basics.ts';
+import { defaultSpread, podAffinity, spread } from './scenario-features-topology.ts';
+import {
   allocatable,
   type NodeObj,
   type PodObj,
@@ -13,10 +21,7 @@ import {
 } from './scenario-model.ts';
 import type { Rng } from './scenarios.ts';
 
-/** The namespace, scheduler name and label every generated object shares. */
-export const scenarioNamespace = 'diff';
-/** Pending pods name this scheduler; berth is configured with the same name, so pods are identical. */
-export const scenarioSchedulerName = 'default-scheduler';
+export { type Draft, type Feature, podTemplate, scenarioNamespace, scenarioSchedulerName };
 
 /** Label keys and values the features draw from (some values no node has). */
 export const labelCatalogue: Readonly<Record<string, readonly string[]>> = {
@@ -55,33 +60,6 @@ export const priorityClasses: readonly { name: string; value: number }[] = [
   { name: 'diff-resident', value: 1_000_000 },
 ];
 
-/** What features see and fill in while a scenario is drawn. */
-export interface Draft {
-  nodes: NodeObj[];
-  /** Pods bound with `spec.nodeName` before any scheduler runs. */
-  residents: PodObj[];
-}
-
-/**
- * One generator feature: adds fields to nodes, resident pods and pending pods, drawing from
- * its own random stream. A new plugin's feature goes here; what the fields mean to kube
- * goes into scenario-model.ts (`filterReason`, `staticScores`), and scenarios.ts's
- * `placementIndependent` drops pods whose verdicts could depend on the others' placement.
- * Known debt: `filterReason` sees a node's usage and host ports only. Features whose
- * filters or scores read other pods across a topology domain (pod affinity, topology
- * spread) need it to see the placed pods themselves, and `placementIndependent` to ask
- * about every node of a domain, before their pods can be generated.
- */
-export interface Feature {
-  readonly name: string;
-  /** Adds fields to one node (all nodes exist, earlier features have run on this one). */
-  node?(node: NodeObj, rng: Rng, draft: Draft): void;
-  /** Adds resident pods bound to `node` (pushes to `draft.residents`). */
-  residents?(node: NodeObj, rng: Rng, draft: Draft): void;
-  /** Adds fields to a pending pod. */
-  pod?(pod: PodObj, rng: Rng, draft: Draft): void;
-}
-
 /** Mebibytes in a gibibyte. */
 export const gi = 1024;
 
@@ -90,20 +68,6 @@ export function baseNode(name: string, cpuMilli: number, memoryMi: number): Node
   // An empty spec, which the features fill (taints, cordon).
   const node = kwokNode(name, { cpu: `${cpuMilli}m`, memory: `${memoryMi}Mi` });
   return { ...node, spec: {} } as unknown as NodeObj;
-}
-
-/** A bare pod in the scenario namespace for the scenario scheduler: one pause container, no requests. */
-export function podTemplate(name: string): PodObj {
-  return {
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: { name, namespace: scenarioNamespace, labels: { app: 'berth-diff' } },
-    spec: {
-      schedulerName: scenarioSchedulerName,
-      terminationGracePeriodSeconds: 0,
-      containers: [{ name: 'c', image: 'registry.k8s.io/pause:3.10', resources: {} }],
-    },
-  };
 }
 
 function container(pod: PodObj) {
@@ -442,7 +406,15 @@ export const allFeatures: readonly Feature[] = [
   tolerations,
   priorities,
   hostPortsFeature,
+  spread,
+  defaultSpread,
+  podAffinity,
 ];
+
+/** The features whose pods read where other pods went: a scenario with any is placed one pod at a time. */
+export const sequentialFeatureNames: readonly string[] = allFeatures
+  .filter((f) => f.sequential === true)
+  .map((f) => f.name);
 
 /**
  * Features left out unless asked for (`BERTH_DIFF_FEATURES=+hostPorts`). hostPorts: the

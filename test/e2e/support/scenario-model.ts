@@ -49,11 +49,62 @@ export type NodeObj = {
   status: { capacity: Record<string, string>; allocatable: Record<string, string> };
 };
 
+/** A label selector of pods or namespaces (metav1.LabelSelector). */
+export type LabelSelectorObj = {
+  matchLabels?: Record<string, string>;
+  matchExpressions?: { key: string; operator: string; values?: string[] }[];
+};
+
+/** One `spec.topologySpreadConstraints` entry. */
+export type SpreadConstraintObj = {
+  maxSkew: number;
+  topologyKey: string;
+  whenUnsatisfiable: 'DoNotSchedule' | 'ScheduleAnyway';
+  labelSelector?: LabelSelectorObj;
+  minDomains?: number;
+  nodeAffinityPolicy?: 'Honor' | 'Ignore';
+  nodeTaintsPolicy?: 'Honor' | 'Ignore';
+  matchLabelKeys?: string[];
+};
+
+/** A pod (anti-)affinity term. */
+export type PodAffinityTermObj = {
+  labelSelector?: LabelSelectorObj;
+  topologyKey: string;
+  namespaces?: string[];
+  namespaceSelector?: LabelSelectorObj;
+  matchLabelKeys?: string[];
+  mismatchLabelKeys?: string[];
+};
+
+/** Pod affinity or anti-affinity: required and weighted preferred terms. */
+export type PodAffinityObj = {
+  requiredDuringSchedulingIgnoredDuringExecution?: PodAffinityTermObj[];
+  preferredDuringSchedulingIgnoredDuringExecution?: {
+    weight: number;
+    podAffinityTerm: PodAffinityTermObj;
+  }[];
+};
+
+/** An ownerReference (the generator writes `uid` as a placeholder the loader resolves). */
+export type OwnerReferenceObj = {
+  apiVersion: string;
+  kind: string;
+  name: string;
+  uid: string;
+  controller?: boolean;
+};
+
 /** A Pod as the generator writes it (a plain object, POSTed as is). */
 export type PodObj = {
   apiVersion: 'v1';
   kind: 'Pod';
-  metadata: { name: string; namespace: string; labels: Record<string, string> };
+  metadata: {
+    name: string;
+    namespace: string;
+    labels: Record<string, string>;
+    ownerReferences?: OwnerReferenceObj[];
+  };
   spec: {
     schedulerName: string;
     nodeName?: string;
@@ -64,7 +115,10 @@ export type PodObj = {
         requiredDuringSchedulingIgnoredDuringExecution?: { nodeSelectorTerms: TermObj[] };
         preferredDuringSchedulingIgnoredDuringExecution?: PreferredObj[];
       };
+      podAffinity?: PodAffinityObj;
+      podAntiAffinity?: PodAffinityObj;
     };
+    topologySpreadConstraints?: SpreadConstraintObj[];
     tolerations?: TolerationObj[];
     terminationGracePeriodSeconds: number;
     initContainers?: ContainerObj[];
@@ -83,8 +137,12 @@ export function addAmounts(into: Amounts, b: Amounts): void {
   for (const [k, v] of Object.entries(b)) into[k] = (into[k] ?? 0) + v;
 }
 
-/** A container's requests after admission: each resource's request, or else its limit. */
-function containerRequests(c: ContainerObj): Amounts {
+/**
+ * A container's requests after admission: each resource's request, or else its limit; then
+ * `missing` for each resource in it the container does not name (component-helpers'
+ * NonMissingContainerRequests: a request written as 0 is not missing).
+ */
+function containerRequests(c: ContainerObj, missing: Amounts = {}): Amounts {
   const out: Amounts = {};
   const names = new Set([
     ...Object.keys(c.resources.requests ?? {}),
@@ -94,21 +152,23 @@ function containerRequests(c: ContainerObj): Amounts {
     const q = c.resources.requests?.[r] ?? c.resources.limits?.[r];
     if (q !== undefined) out[r] = milli(q);
   }
+  for (const [r, v] of Object.entries(missing)) if (!names.has(r)) out[r] = v;
   return out;
 }
 
 /**
  * What a pod takes on its node (component-helpers' PodRequests): app containers plus
  * sidecars, or the largest init container plus the sidecars started before it, whichever
- * is more, per resource; plus one pod slot.
+ * is more, per resource; plus one pod slot. `missing` fills each container's unnamed
+ * resources first (kube's scoring counts 100m cpu and 200Mi memory there).
  */
-export function podRequests(pod: PodObj): Amounts {
+export function podRequests(pod: PodObj, missing: Amounts = {}): Amounts {
   const total: Amounts = {};
-  for (const c of pod.spec.containers) addAmounts(total, containerRequests(c));
+  for (const c of pod.spec.containers) addAmounts(total, containerRequests(c, missing));
   const sidecars: Amounts = {};
   const initPeak: Amounts = {};
   for (const c of pod.spec.initContainers ?? []) {
-    const r = containerRequests(c);
+    const r = containerRequests(c, missing);
     let running: Amounts;
     if (c.restartPolicy === 'Always') {
       addAmounts(total, r);
@@ -204,6 +264,28 @@ export function termMatches(term: TermObj, node: NodeObj): boolean {
   );
 }
 
+function selectorMatchesNode(pod: PodObj, node: NodeObj): boolean {
+  const selector = pod.spec.nodeSelector ?? {};
+  return Object.entries(selector).every(([k, v]) => node.metadata.labels[k] === v);
+}
+
+function requiredTermsMatchNode(pod: PodObj, node: NodeObj): boolean {
+  const required = pod.spec.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution;
+  return required === undefined || required.nodeSelectorTerms.some((t) => termMatches(t, node));
+}
+
+/** kube's RequiredNodeAffinity.Match: the pod's nodeSelector and required node affinity both match. */
+export function requiredNodeAffinityMatches(pod: PodObj, node: NodeObj): boolean {
+  return selectorMatchesNode(pod, node) && requiredTermsMatchNode(pod, node);
+}
+
+/** Whether `node` has a NoSchedule or NoExecute taint the pod does not tolerate. */
+export function hasUntoleratedTaint(pod: PodObj, node: NodeObj): boolean {
+  return (node.spec.taints ?? []).some(
+    (t) => (t.effect === 'NoSchedule' || t.effect === 'NoExecute') && !toleratedBy(pod, t),
+  );
+}
+
 /**
  * Why the generated pod cannot go to `node` whatever else is placed, by kube's filters in
  * kube's order (NodeUnschedulable, TaintToleration, NodeAffinity, NodePorts,
@@ -222,12 +304,8 @@ export function filterReason(
     if (taint.effect !== 'NoSchedule' && taint.effect !== 'NoExecute') continue;
     if (!toleratedBy(pod, taint)) return `TaintToleration ${taint.key}`;
   }
-  const selector = pod.spec.nodeSelector ?? {};
-  if (Object.entries(selector).some(([k, v]) => node.metadata.labels[k] !== v))
-    return 'NodeAffinity nodeSelector';
-  const required = pod.spec.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution;
-  if (required !== undefined && !required.nodeSelectorTerms.some((t) => termMatches(t, node)))
-    return 'NodeAffinity required';
+  if (!selectorMatchesNode(pod, node)) return 'NodeAffinity nodeSelector';
+  if (!requiredTermsMatchNode(pod, node)) return 'NodeAffinity required';
   if (hostPorts(pod).some((p) => usedPorts.some((q) => portsConflict(p, q)))) return 'NodePorts';
   const short = insufficient(podRequests(pod), allocatable(node), used);
   if (short.length === 0) return undefined;

@@ -9,6 +9,7 @@
 // v1.34): plugins/noderesources/{least_allocated,balanced_allocation,resource_allocation}.go,
 // framework/types.go (NonZeroRequested), plugins/imagelocality (0 on nodes without images).
 import type { Outcomes } from './differential.ts';
+import { affinityFilter, affinityScores } from './scenario-affinity.ts';
 import {
   type Amounts,
   addAmounts,
@@ -20,13 +21,8 @@ import {
   podRequests,
   staticScores,
 } from './scenario-model.ts';
-import {
-  affinityFilter,
-  affinityScores,
-  spreadFilter,
-  spreadScores,
-  type World,
-} from './scenario-topology.ts';
+import { spreadFilter, spreadScores } from './scenario-spread.ts';
+import type { World } from './scenario-topology.ts';
 import type { Expectation, Scenario } from './scenarios.ts';
 
 /** kube's defaults for a container's missing cpu/memory request when scoring (100m, 200Mi), in thousandths. */
@@ -127,9 +123,10 @@ export function expectationIn(pod: PodObj, world: World): Expectation {
   const rejectedBy: Record<string, string> = {};
   for (const [n, why] of Object.entries(verdicts)) if (why !== undefined) rejectedBy[n] = why;
   let node: string | undefined;
+  let scores: number[] = [];
   if (feasible.length === 1) node = feasible[0]?.metadata.name;
   else if (feasible.length > 1) {
-    const scores = totalScores(pod, feasible, world);
+    scores = totalScores(pod, feasible, world);
     const best = Math.max(...scores);
     const winners = scores.flatMap((s, i) => (s === best ? [i] : []));
     const runnerUp = Math.max(...scores.filter((s) => s !== best), Number.NEGATIVE_INFINITY);
@@ -140,6 +137,13 @@ export function expectationIn(pod: PodObj, world: World): Expectation {
     feasible: feasible.map((n) => n.metadata.name),
     rejectedBy,
     ...(node === undefined ? {} : { node }),
+    ...(scores.length === 0
+      ? {}
+      : {
+          scores: Object.fromEntries(
+            feasible.map((n, i) => [n.metadata.name, scores[i] as number]),
+          ),
+        }),
   };
 }
 

@@ -19,6 +19,7 @@ import {
   type PortObj,
   podRequests,
 } from './scenario-model.ts';
+import type { WorkloadObj } from './scenario-topology.ts';
 
 export {
   allFeatures,
@@ -28,6 +29,7 @@ export {
   priorityClasses,
   scenarioNamespace,
   scenarioSchedulerName,
+  sequentialFeatureNames,
 } from './scenario-features.ts';
 
 /**
@@ -77,19 +79,33 @@ export interface Expectation {
   feasible: string[];
   /** Why each other node rejects it (model reasons, for reports). */
   rejectedBy: Record<string, string>;
-  /** The node it must land on: its only feasible node, or one that wins by `decisiveMargin`. */
+  /**
+   * The node it must land on: its only feasible node, or one that wins by `decisiveMargin`
+   * (in a sequential scenario: whose whole modelled score leads by `exactMargin`).
+   */
   node?: string;
+  /** A sequential scenario's modelled total score of each feasible node (for reports). */
+  scores?: Record<string, number>;
 }
 
-/** A generated cluster: create nodes, then residents, then pending pods, in this order. */
+/** A generated cluster: create nodes, then workloads, then residents, then pending pods, in this order. */
 export interface Scenario {
   seed: number;
   features: string[];
   namespace: string;
   nodes: NodeObj[];
+  /** Services and pod controllers (0 replicas) the pods' default spreading reads. */
+  workloads: WorkloadObj[];
   residents: PodObj[];
   pending: PodObj[];
-  /** By pending pod name. */
+  /**
+   * Placed one pod at a time (a feature's pods read where others went): each pending pod is
+   * created once the previous one settled, and its expectation depends on where
+   * kube-scheduler put the earlier ones (`sequentialExpectations`). Otherwise all pending
+   * pods are created at once and no pod's fate depends on another's.
+   */
+  sequential: boolean;
+  /** By pending pod name; empty for a sequential scenario until its kube-scheduler run. */
   expectations: Record<string, Expectation>;
 }
 
@@ -122,7 +138,7 @@ export function placementIndependent(
   usedBy: ReadonlyMap<string, Amounts>,
   portsBy: ReadonlyMap<string, readonly PortObj[]>,
 ): boolean {
-  const wants = pods.map(podRequests);
+  const wants = pods.map((p) => podRequests(p));
   const ports = pods.map(hostPorts);
   return nodes.every((n) => {
     const name = n.metadata.name;
@@ -144,11 +160,13 @@ export function placementIndependent(
 }
 
 /**
- * Draws the scenario for `seed`: 4–12 nodes, their residents, and pending pods such that
- * no pending pod's fate depends on where the others go (`placementIndependent`; a candidate
- * that would break it is dropped). So queue order and tie-breaks cannot change who is
- * schedulable, which nodes fit, or why a pod fits nowhere. Same seed and features, same
- * scenario; no Math.random.
+ * Draws the scenario for `seed`: 4–12 nodes, their workloads and residents, and pending
+ * pods. Without a sequential feature, no pending pod's fate depends on where the others go
+ * (`placementIndependent`; a candidate that would break it is dropped), so queue order and
+ * tie-breaks cannot change who is schedulable, which nodes fit, or why a pod fits nowhere.
+ * With one, the scenario is `sequential`: every candidate is kept (without a priority
+ * class) and its expectations come from the run (`sequentialExpectations`). Same seed and
+ * features, same scenario; no Math.random.
  */
 export function generateScenario(seed: number, opts: GenerateOptions = {}): Scenario {
   const names = opts.features ?? defaultFeatureNames;
@@ -157,7 +175,8 @@ export function generateScenario(seed: number, opts: GenerateOptions = {}): Scen
   const features = allFeatures.filter((f) => names.includes(f.name));
   const stream = (name: string) => rngFrom(hash(`${seed}/${name}`));
   const base = stream('base');
-  const draft: Draft = { nodes: [], residents: [] };
+  const draft: Draft = { nodes: [], workloads: [], residents: [] };
+  const sequential = features.some((f) => f.sequential === true);
 
   const nodeCount = base.range(4, 12);
   const shapes = [
@@ -177,6 +196,7 @@ export function generateScenario(seed: number, opts: GenerateOptions = {}): Scen
     const rng = stream(`${f.name}/nodes`);
     for (const n of draft.nodes) f.node(n, rng, draft);
   }
+  for (const f of features) f.workloads?.(stream(`${f.name}/workloads`), draft);
   for (const f of features) {
     if (f.residents === undefined) continue;
     const rng = stream(`${f.name}/residents`);
@@ -198,10 +218,15 @@ export function generateScenario(seed: number, opts: GenerateOptions = {}): Scen
   for (let attempt = 0; pending.length < target && attempt < target * 8; attempt++) {
     const pod = podTemplate(`p-${String(pending.length).padStart(2, '0')}`);
     for (const [f, rng] of podStreams) f.pod?.(pod, rng, draft);
-    if (placementIndependent([...pending, pod], draft.nodes, usedBy, portsBy)) pending.push(pod);
+    if (sequential) {
+      // One priority for all: kube's preemption could otherwise evict an earlier pod (berth has none).
+      delete pod.spec.priorityClassName;
+      pending.push(pod);
+    } else if (placementIndependent([...pending, pod], draft.nodes, usedBy, portsBy))
+      pending.push(pod);
   }
   const expectations: Record<string, Expectation> = {};
-  for (const pod of pending) {
+  for (const pod of sequential ? [] : pending) {
     const rejectedBy: Record<string, string> = {};
     const feasible: NodeObj[] = [];
     for (const n of draft.nodes) {
@@ -222,8 +247,10 @@ export function generateScenario(seed: number, opts: GenerateOptions = {}): Scen
     features: features.map((f) => f.name),
     namespace: scenarioNamespace,
     nodes: draft.nodes,
+    workloads: draft.workloads,
     residents: draft.residents,
     pending,
+    sequential,
     expectations,
   };
 }
