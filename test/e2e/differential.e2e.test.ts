@@ -56,8 +56,9 @@ import {
  * Features on which berth is known to disagree with kube-scheduler: left out of the default
  * run (so it stays green) until berth is fixed; `BERTH_DIFF_FEATURES=all` brings them back.
  * Each entry says what differs and a seed that shows it. Empty: seeds 1–80 of the default
- * features agreed pod by pod. (hostPorts is off by default for another reason: see
- * `offByDefault` in scenario-features.ts.)
+ * independent features agreed pod by pod, and so did seeds 1–100 of every feature placed
+ * one at a time, and seeds 1–40 of spread, defaultSpread and podAffinity alone. (hostPorts
+ * is off by default for another reason: see `offByDefault` in scenario-features.ts.)
  */
 const knownDivergent: readonly { feature: string; why: string }[] = [];
 
