@@ -46,6 +46,22 @@ const antiAffinity = (labels: Record<string, string>): Json => ({
   },
 });
 
+/** One preferred (anti-)affinity term, weight 1, toward pods labelled `foo` on the same host. */
+const preferredFoo = (kind: 'podAffinity' | 'podAntiAffinity'): Json => ({
+  [kind]: {
+    preferredDuringSchedulingIgnoredDuringExecution: [
+      {
+        weight: 1,
+        podAffinityTerm: {
+          labelSelector: { matchLabels: { foo: '' } },
+          topologyKey: host,
+          namespaces,
+        },
+      },
+    ],
+  },
+});
+
 const workloads: Workload[] = [
   {
     // kube: SchedulingPodAntiAffinity/5000Nodes; init and measured pods repel each other per host.
@@ -93,22 +109,7 @@ const workloads: Workload[] = [
     kubeFloor: 90,
     pod: () => ({
       labels: { foo: '' },
-      spec: {
-        affinity: {
-          podAntiAffinity: {
-            preferredDuringSchedulingIgnoredDuringExecution: [
-              {
-                weight: 1,
-                podAffinityTerm: {
-                  labelSelector: { matchLabels: { foo: '' } },
-                  topologyKey: host,
-                  namespaces,
-                },
-              },
-            ],
-          },
-        },
-      },
+      spec: { affinity: preferredFoo('podAntiAffinity') },
     }),
   },
   {
@@ -120,22 +121,7 @@ const workloads: Workload[] = [
     kubeFloor: 90,
     pod: () => ({
       labels: { foo: '' },
-      spec: {
-        affinity: {
-          podAffinity: {
-            preferredDuringSchedulingIgnoredDuringExecution: [
-              {
-                weight: 1,
-                podAffinityTerm: {
-                  labelSelector: { matchLabels: { foo: '' } },
-                  topologyKey: host,
-                  namespaces,
-                },
-              },
-            ],
-          },
-        },
-      },
+      spec: { affinity: preferredFoo('podAffinity') },
     }),
   },
   {
