@@ -210,6 +210,8 @@ describe('pod machine: ends', () => {
       { type: 'UNRESERVED', reason: 'r', now: 0 },
       unschedulable(0),
       { type: 'CYCLE_FAILED', message: 'm', now: 0 },
+      { type: 'PREEMPTING', node: 'n', message: 'm', now: 0 },
+      { type: 'PREEMPTION_FAILED', message: 'm', now: 0 },
       { type: 'BIND_SUCCEEDED' },
       bindFailed('m', 0),
       { type: 'BOUND', node: 'n' },

@@ -1,4 +1,4 @@
-// The per-pod lifecycle: pending (or gated) → filtering → (waiting) → binding → bound, with backoff.
+// The per-pod lifecycle: pending (or gated) → filtering → (waiting) → binding → bound, with backoff and preempting.
 import { assign, setup } from 'xstate';
 import { type BackoffConfig, backoffDelayMs } from '../src/queue/backoff.ts';
 
@@ -10,7 +10,7 @@ export interface PodContext {
   attempts: number;
   /** Logical time of the last failed attempt (unschedulable, error or bind failure). */
   lastFailureAt: number;
-  /** The node the pod is reserved on while waiting or binding. */
+  /** The node the pod is reserved on while waiting or binding, or nominated to while preempting. */
   node: string | undefined;
   /** Why the pod is not bound yet (last unschedulable message, error or bind failure). */
   reason: string | undefined;
@@ -28,6 +28,10 @@ export type PodEvent =
   | { type: 'UNRESERVED'; reason: string; now: number }
   | { type: 'UNSCHEDULABLE'; message: string; plugins: readonly string[]; now: number }
   | { type: 'CYCLE_FAILED'; message: string; now: number }
+  /** No node fits; a preemption nominated the pod to `node` and chose victims there. */
+  | { type: 'PREEMPTING'; node: string; message: string; now: number }
+  /** Evicting a victim failed: the pod goes back to the queue after its backoff. */
+  | { type: 'PREEMPTION_FAILED'; message: string; now: number }
   | { type: 'BIND_SUCCEEDED' }
   | { type: 'BIND_FAILED'; message: string; now: number }
   | { type: 'BOUND'; node: string }
@@ -74,6 +78,19 @@ export const podUpdates = {
   }),
   rememberUnreserve: ({ context, event }: PodArgs) => ({
     reason: event.type === 'UNRESERVED' ? `reservation released: ${event.reason}` : undefined,
+    lastFailureAt: failedAt(context, event),
+    node: undefined,
+  }),
+  rememberPreemption: ({ context, event }: PodArgs) => ({
+    reason:
+      event.type === 'PREEMPTING'
+        ? `${event.message} Preempting lower-priority pods on node ${event.node}: waiting for them to go.`
+        : undefined,
+    lastFailureAt: failedAt(context, event),
+    node: event.type === 'PREEMPTING' ? event.node : undefined,
+  }),
+  rememberPreemptionFailure: ({ context, event }: PodArgs) => ({
+    reason: event.type === 'PREEMPTION_FAILED' ? `preemption failed: ${event.message}` : undefined,
     lastFailureAt: failedAt(context, event),
     node: undefined,
   }),
@@ -124,6 +141,8 @@ export const podMachine = setup({
     rememberError: assign(podUpdates.rememberError),
     rememberUnreserve: assign(podUpdates.rememberUnreserve),
     rememberBindFailure: assign(podUpdates.rememberBindFailure),
+    rememberPreemption: assign(podUpdates.rememberPreemption),
+    rememberPreemptionFailure: assign(podUpdates.rememberPreemptionFailure),
   },
   guards: podGuards,
   delays: podDelays,
@@ -166,7 +185,20 @@ export const podMachine = setup({
           { target: 'binding', actions: 'rememberNode' },
         ],
         UNSCHEDULABLE: { target: 'unschedulable', actions: 'rememberUnschedulable' },
+        PREEMPTING: { target: 'preempting', actions: 'rememberPreemption' },
         CYCLE_FAILED: { target: 'backoff', actions: 'rememberError' },
+      },
+    },
+    preempting: {
+      description:
+        'Fits nowhere; nominated to a node whose lower-priority victims are being evicted. ' +
+        'Parked (no cluster event moves it) until the victims are gone, the periodic flush ' +
+        'retries it, or an eviction fails.',
+      entry: { type: 'park', params: () => ({ plugins: ['DefaultPreemption'] }) },
+      exit: 'unpark',
+      on: {
+        REQUEUE: [{ guard: 'backoffExpired', target: 'pending' }, { target: 'backoff' }],
+        PREEMPTION_FAILED: { target: 'backoff', actions: 'rememberPreemptionFailure' },
       },
     },
     waiting: {

@@ -85,6 +85,13 @@ function fullPod() {
       conditions: [
         { type: 'Ready', status: 'True', lastTransitionTime: '2025-01-01T00:00:09Z' },
         { type: 'PodResizePending', status: 'True', reason: 'Deferred', message: 'no room' },
+        {
+          type: 'DisruptionTarget',
+          status: 'True',
+          reason: 'PreemptionByScheduler',
+          message: 'preempted by default/big on node n1',
+          lastTransitionTime: '2025-01-01T00:00:10Z',
+        },
       ],
       containerStatuses: [
         {
@@ -154,7 +161,10 @@ describe('trimPod', () => {
         phase: 'Running',
         nominatedNodeName: 'n1',
         startTime: '2025-01-01T00:00:05Z',
-        conditions: [{ type: 'PodResizePending', reason: 'Deferred' }],
+        conditions: [
+          { type: 'PodResizePending', reason: 'Deferred' },
+          { type: 'DisruptionTarget', status: 'True', reason: 'PreemptionByScheduler' },
+        ],
         containerStatuses: [
           {
             name: 'db',
@@ -176,6 +186,27 @@ describe('trimPod', () => {
     cs.restartCount = 3;
     cs.state = { running: { startedAt: 'later' } };
     expect(trimPod(churned)).toStrictEqual(trimPod(fullPod()));
+  });
+
+  it('keeps the DisruptionTarget conditions in order, and drops the conditions list without them', () => {
+    const conditions = [
+      { type: 'Ready', status: 'True' },
+      { type: 'DisruptionTarget', status: 'True', reason: 'DeletionByTaintManager', message: 'm' },
+      'junk',
+      { type: 'DisruptionTarget', status: 'True', reason: 'PreemptionByScheduler', message: 'm' },
+    ];
+    expect(trimPod({ metadata: { name: 'p' }, status: { conditions } })).toStrictEqual({
+      metadata: { name: 'p' },
+      status: {
+        conditions: [
+          { type: 'DisruptionTarget', status: 'True', reason: 'DeletionByTaintManager' },
+          { type: 'DisruptionTarget', status: 'True', reason: 'PreemptionByScheduler' },
+        ],
+      },
+    });
+    expect(
+      trimPod({ metadata: { name: 'p' }, status: { conditions: [{ type: 'Ready' }] } }),
+    ).toStrictEqual({ metadata: { name: 'p' }, status: {} });
   });
 
   it('keeps limits, so three 1-cpu limits-only pods do not fit a 1-cpu node', () => {

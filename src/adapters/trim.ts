@@ -5,7 +5,7 @@ import type { NodeObject, PodObject } from '../cluster/objects.ts';
 
 // What is kept, and who reads it (kube-scheduler 1.34 default plugins, queue, preemption,
 // binder). Everything else is representation noise: managedFields, annotations, env, command,
-// probes, mounts, image pull details, status conditions and container states.
+// probes, mounts, image pull details, most status conditions and container states.
 //
 // Shape rule: at every kept position an object is projected, an array is projected element
 // by element, and any other value (a malformed field) passes through untouched, so the
@@ -94,12 +94,23 @@ const containerStatus = {
   resources: { requests: true },
 } as const satisfies Shape;
 
-/** Only `PodResizePending` is read (reason Infeasible drops the spec from the charge). */
-function resizeConditions(value: unknown): unknown {
+/** The conditions read, by type, and what is kept of each. */
+const conditionShapes: { readonly [type: string]: Shape } = {
+  /** Reason Infeasible drops the spec from the charge (in-place resize). */
+  PodResizePending: { type: true, reason: true },
+  /** Preemption: the first one, True with reason PreemptionByScheduler, marks a victim. */
+  DisruptionTarget: { type: true, status: true, reason: true },
+};
+
+/** Only `PodResizePending` and `DisruptionTarget` entries are read, in their order. */
+function readConditions(value: unknown): unknown {
   if (!Array.isArray(value)) return value;
-  const kept = value
-    .filter((c) => isObject(c) && c.type === 'PodResizePending')
-    .map((c) => project(c, { type: true, reason: true }));
+  const kept: unknown[] = [];
+  for (const c of value) {
+    if (!isObject(c) || typeof c.type !== 'string' || !Object.hasOwn(conditionShapes, c.type))
+      continue;
+    kept.push(project(c, conditionShapes[c.type] as Shape));
+  }
   return kept.length === 0 ? undefined : kept;
 }
 
@@ -137,8 +148,9 @@ const podShape = {
   status: {
     phase: true,
     nominatedNodeName: true,
+    /** Preemption picks the victims that started last. */
     startTime: true,
-    conditions: resizeConditions,
+    conditions: readConditions,
     containerStatuses: each(containerStatus),
     initContainerStatuses: each(containerStatus),
     resourceClaimStatuses: true,
@@ -238,6 +250,12 @@ const objectShapes: { readonly [K in ObjectKind]: Shape } = {
     provisioner: true,
     volumeBindingMode: true,
     allowedTopologies: true,
+  },
+  /** DefaultPreemption: which victims a budget covers, how many it lets go, which already went. */
+  PodDisruptionBudget: {
+    metadata: objectMeta,
+    spec: { selector: true },
+    status: { disruptionsAllowed: true, disruptedPods: true },
   },
   /** NodeVolumeLimits: per-driver attach limits. */
   CSINode: {

@@ -2,7 +2,7 @@
 import { parseAllDocuments } from 'yaml';
 import { type LoadedConfig, readConfigDocuments } from '../config/config-file.ts';
 import { ConfigError } from '../config/read.ts';
-import { type BerthConfig, parseConfig } from '../core/config.ts';
+import { type BerthConfig, parseConfig, withDefaultPostFilters } from '../core/config.ts';
 import { CliError } from './errors.ts';
 import { readTextFile } from './files.ts';
 
@@ -45,7 +45,9 @@ export function decisionConfig(file: LoadedConfig | undefined, name?: string): B
     );
   const raw = file?.config ?? {};
   try {
-    return parseConfig(name === undefined ? raw : { ...raw, schedulerName: name });
+    return withDefaultPostFilters(
+      parseConfig(name === undefined ? raw : { ...raw, schedulerName: name }),
+    );
   } catch (error) {
     throw new CliError((error as Error).message);
   }

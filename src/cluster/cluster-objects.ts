@@ -1,4 +1,5 @@
-// The other API objects plugins read (namespaces, workloads, volumes): kinds, keys, parsed views.
+// The other API objects plugins read (namespaces, workloads, volumes, disruption budgets): kinds, keys, parsed views.
+import { type DisruptionBudget, parseDisruptionBudget } from './disruption-budgets.ts';
 import { isRecord, nonEmptyString, stringEntries } from './fields.ts';
 import { type PodLabelSelector, parseLabelSelector } from './spread-constraints.ts';
 import {
@@ -25,7 +26,8 @@ export type ObjectKind =
   | 'PersistentVolumeClaim'
   | 'PersistentVolume'
   | 'StorageClass'
-  | 'CSINode';
+  | 'CSINode'
+  | 'PodDisruptionBudget';
 
 /** Every object kind, in the order the live runtime starts their watches. */
 export const objectKinds: readonly ObjectKind[] = Object.freeze([
@@ -38,6 +40,7 @@ export const objectKinds: readonly ObjectKind[] = Object.freeze([
   'PersistentVolume',
   'StorageClass',
   'CSINode',
+  'PodDisruptionBudget',
 ]);
 
 const namespaced: ReadonlySet<ObjectKind> = new Set<ObjectKind>([
@@ -46,6 +49,7 @@ const namespaced: ReadonlySet<ObjectKind> = new Set<ObjectKind>([
   'StatefulSet',
   'ReplicationController',
   'PersistentVolumeClaim',
+  'PodDisruptionBudget',
 ]);
 
 /** True for the object kinds that live in a namespace (their key is `namespace/name`). */
@@ -92,7 +96,10 @@ export interface WorkloadInfo {
   selector: PodLabelSelector | undefined;
 }
 
-/** The parsed view each kind is stored as: plain JSON data (snapshots store it as it is). */
+/**
+ * The parsed view each kind is stored as: plain JSON data (snapshots store it as it is),
+ * except a PodDisruptionBudget's `disruptedPods` Set, which snapshots write as a list.
+ */
 export interface ObjectTypes {
   Namespace: NamespaceInfo;
   Service: WorkloadInfo;
@@ -103,6 +110,7 @@ export interface ObjectTypes {
   PersistentVolume: PersistentVolumeInfo;
   StorageClass: StorageClassInfo;
   CSINode: CSINodeInfo;
+  PodDisruptionBudget: DisruptionBudget;
 }
 
 /** The objects of every kind, by key. Written only by the reducer. */
@@ -177,4 +185,5 @@ export const objectParsers: {
   PersistentVolume: parsePersistentVolume,
   StorageClass: parseStorageClass,
   CSINode: parseCSINode,
+  PodDisruptionBudget: parseDisruptionBudget,
 };

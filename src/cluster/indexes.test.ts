@@ -191,11 +191,12 @@ describe('nominated index', () => {
     expect(s.nominated.get('n1')?.get('p-1')).toBe(s.pods.get('p-1')?.info);
   });
 
-  it('moves the pod when its nomination changes, and drops it when cleared', () => {
+  it('moves the pod when its nomination changes; an update without one keeps it', () => {
     const moved = fold(podUp('p', { nominated: 'n1' }), podUp('p', { nominated: 'n2' }));
     expect(nominated(moved)).toEqual({ n2: ['p-1'] });
-    const cleared = fold(podUp('p', { nominated: 'n1' }), podUp('p'));
-    expect(nominated(cleared)).toEqual({});
+    // Only berth writes its pods' nominations; an update racing its status patch keeps it.
+    const kept = fold(podUp('p', { nominated: 'n1' }), podUp('p'));
+    expect(nominated(kept)).toEqual({ n1: ['p-1'] });
   });
 
   it('drops a nominated pod while it is reserved, and takes it back when the reservation is released', () => {

@@ -196,8 +196,11 @@ export interface PodObject {
     nominatedNodeName?: string;
     /** Preemption prefers victims that started last. */
     startTime?: string;
-    /** Only a `PodResizePending` condition is kept (an infeasible resize changes the charge). */
-    conditions?: { type: string; reason?: string }[];
+    /**
+     * Only `PodResizePending` (an infeasible resize changes the charge) and `DisruptionTarget`
+     * (a preemption victim) conditions are kept.
+     */
+    conditions?: { type: string; status?: string; reason?: string }[];
     containerStatuses?: ContainerStatusObject[];
     initContainerStatuses?: ContainerStatusObject[];
     /** Names of the ResourceClaims generated for the pod (DRA). */

@@ -26,6 +26,8 @@ describe('podInfoFromObject', () => {
       nodeName: undefined,
       phase: 'Pending',
       terminating: false,
+      startMs: undefined,
+      preemptedByScheduler: false,
       invalid: undefined,
       requiredNodeAffinity: undefined,
       preferredNodeAffinity: [],
@@ -133,6 +135,57 @@ describe('podInfoFromObject', () => {
 
   it('treats an unparsable creationTimestamp as 0', () => {
     expect(info({ metadata: { name: 'a', creationTimestamp: 'yesterday' } }).creationMs).toBe(0);
+  });
+
+  it.each<[string, unknown, number | undefined]>([
+    ['RFC 3339', '2024-01-02T03:04:05Z', Date.UTC(2024, 0, 2, 3, 4, 5)],
+    [
+      'with a fraction and an offset',
+      '2024-01-02T05:04:05.250+02:00',
+      Date.UTC(2024, 0, 2, 3, 4, 5, 250),
+    ],
+    ['absent', undefined, undefined],
+    ['null', null, undefined],
+    ['unparsable', 'yesterday', undefined],
+    ['a number', 1_700_000_000_000, undefined],
+  ])('reads status.startTime %s', (_case, startTime, want) => {
+    expect(info({ metadata: { name: 'a' }, status: { startTime } }).startMs).toBe(want);
+  });
+
+  const target = (status: unknown, reason: unknown) => ({
+    type: 'DisruptionTarget',
+    status,
+    reason,
+  });
+  it.each<[string, unknown, boolean]>([
+    ['the scheduler’s DisruptionTarget', [target('True', 'PreemptionByScheduler')], true],
+    [
+      'it after other conditions',
+      [{ type: 'Ready', status: 'True' }, 'junk', target('True', 'PreemptionByScheduler')],
+      true,
+    ],
+    ['a False one', [target('False', 'PreemptionByScheduler')], false],
+    ['another reason', [target('True', 'EvictionByEvictionAPI')], false],
+    [
+      'only the first DisruptionTarget counting',
+      [target('True', 'DeletionByTaintManager'), target('True', 'PreemptionByScheduler')],
+      false,
+    ],
+    [
+      'the first DisruptionTarget counting even when a later one is not the scheduler’s',
+      [target('True', 'PreemptionByScheduler'), target('False', 'EvictionByEvictionAPI')],
+      true,
+    ],
+    ['no conditions', undefined, false],
+    ['conditions that are not a list', { type: 'DisruptionTarget' }, false],
+    [
+      'a PreemptionByScheduler reason on another type',
+      [{ type: 'Ready', status: 'True', reason: 'PreemptionByScheduler' }],
+      false,
+    ],
+  ])('reads preemptedByScheduler from %s', (_case, conditions, want) => {
+    const p = info({ metadata: { name: 'a' }, status: { conditions } });
+    expect(p.preemptedByScheduler).toBe(want);
   });
 
   it.each([

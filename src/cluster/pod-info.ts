@@ -17,6 +17,24 @@ export const DEFAULT_SCHEDULER_NAME = 'default-scheduler';
 /** Preemption policy a pod gets when it names none. */
 export const DEFAULT_PREEMPTION_POLICY = 'PreemptLowerPriority';
 
+/** The condition type the scheduler sets on the victims it preempts. */
+export const DISRUPTION_TARGET = 'DisruptionTarget';
+/** The reason of that condition when the scheduler preempted the pod. */
+export const PREEMPTION_BY_SCHEDULER = 'PreemptionByScheduler';
+
+/**
+ * kube's podTerminatingByPreemption, its condition half: the first `DisruptionTarget`
+ * entry of `status.conditions` is `True` with reason `PreemptionByScheduler`. Never throws.
+ */
+export function preemptedBySchedulerCondition(conditions: unknown): boolean {
+  if (!Array.isArray(conditions)) return false;
+  for (const c of conditions) {
+    if (isRecord(c) && c.type === DISRUPTION_TARGET)
+      return c.status === 'True' && c.reason === PREEMPTION_BY_SCHEDULER;
+  }
+  return false;
+}
+
 /** The `namespace/name` key of a pod. */
 export function podKey(namespace: string, name: string): string {
   return `${namespace}/${name}`;
@@ -73,6 +91,8 @@ export function podInfoFromObject(obj: unknown): PodInfo | { rejected: string } 
     nodeName: nonEmptyString(spec.nodeName),
     phase: nonEmptyString(status.phase) ?? 'Pending',
     terminating: deletion !== undefined && deletion !== null && deletion !== '',
+    startMs: parseTimestampMs(status.startTime),
+    preemptedByScheduler: preemptedBySchedulerCondition(status.conditions),
     requests: reqs.requests,
     scalarRequestNames: Object.keys(reqs.requests.scalar).filter(
       (k) => reqs.requests.scalar[k] !== 0,

@@ -214,8 +214,37 @@ function upsertPod(state: ClusterState, raw: unknown, seq: number): ClusterChang
   const replaced =
     holder !== undefined && holder !== info.uid ? removeRecord(state, holder) : undefined;
   const before = state.pods.get(info.uid);
-  const after = setRecord(state, info, chargeFor(info, before?.charge));
+  const after = setRecord(state, keepNomination(info, before), chargeFor(info, before?.charge));
   return { kind: 'pod', uid: info.uid, before, after, replaced };
+}
+
+/**
+ * An update of an unbound pod whose object names no nominated node keeps the nomination
+ * the pod had (kube's nominator does the same): berth's own nomination is decided before
+ * the API's status patch lands, and an update in between must not undo it. A nomination
+ * ends when the pod is bound or gone, when berth clears it, or when the object names
+ * another node.
+ */
+function keepNomination(info: PodInfo, before: PodRecord | undefined): PodInfo {
+  const kept = before?.info.nominatedNodeName;
+  if (kept === undefined || info.nominatedNodeName !== undefined || info.nodeName !== undefined)
+    return info;
+  return { ...info, nominatedNodeName: kept };
+}
+
+/**
+ * Nominates unbound, uncharged pod `uid` to `node` (a preemption's decision), or clears
+ * its nomination (undefined). The pod's record carries it; the nominated index follows.
+ */
+function nominate(state: ClusterState, uid: string, node: string | undefined): ClusterChange {
+  const record = state.pods.get(uid);
+  if (record === undefined || record.charge.kind !== 'none') return NO_CHANGE;
+  const info = record.info;
+  if (info.nodeName !== undefined || info.nominatedNodeName === node) return NO_CHANGE;
+  unindexNomination(state, record);
+  record.info = { ...info, nominatedNodeName: node };
+  indexNomination(state, record);
+  return NO_CHANGE;
 }
 
 function deletePod(state: ClusterState, uid: string): ClusterChange {
@@ -359,6 +388,16 @@ function apply(state: ClusterState, event: BerthEvent, seq: number): ClusterChan
       return isString(event.uid) && isString(event.node) && isAttempt(event.attempt)
         ? forget(state, event.uid, event.node, event.attempt)
         : NO_CHANGE;
+    case 'PodNominated':
+      return isString(event.uid) && isString(event.node)
+        ? nominate(state, event.uid, event.node)
+        : NO_CHANGE;
+    case 'NominationCleared':
+      return isRecord(event.pod) && isString(event.pod.uid)
+        ? nominate(state, event.pod.uid, undefined)
+        : NO_CHANGE;
+    case 'VictimPreempted':
+    case 'PreemptionFailed':
     case 'BindSucceeded':
     case 'BindRequested':
     case 'PodWaiting':

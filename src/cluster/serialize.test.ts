@@ -1,4 +1,4 @@
-// Snapshot round trips of the image fields: node and pod images, and the image index's sizes.
+// Snapshot round trips of the image fields (node and pod images, the image index's sizes) and of preemption's pod fields.
 import { describe, expect, it } from 'vitest';
 import { nodeObject, podObject } from '../../test/support/objects.ts';
 import type { BerthEvent } from '../events/types.ts';
@@ -92,5 +92,43 @@ describe('snapshot of the image fields', () => {
     const badNode = serializeClusterState(history());
     (badNode.nodes[0] as { images?: unknown }).images = 'app:1';
     expect(() => roundTrip(badNode)).toThrow(SnapshotDataError);
+  });
+});
+
+describe('snapshot of preemption’s pod fields', () => {
+  const victim = (): BerthEvent => {
+    const pod = podObject('v', { nodeName: 'n1', deletionTimestamp: '2025-01-01T00:01:00Z' });
+    pod.status = {
+      ...pod.status,
+      startTime: '2025-01-01T00:00:05Z',
+      conditions: [{ type: 'DisruptionTarget', status: 'True', reason: 'PreemptionByScheduler' }],
+    };
+    return { type: 'PodUpserted', pod };
+  };
+
+  it('round-trips startMs and preemptedByScheduler', () => {
+    const live = fold({ type: 'NodeUpserted', node: nodeObject('n1') }, victim(), {
+      type: 'PodUpserted',
+      pod: podObject('w'),
+    });
+    const restored = roundTrip(serializeClusterState(live));
+    const infos = [...restored.pods.values()].map((r) => r.info);
+    expect(infos.map((i) => [i.name, i.startMs, i.preemptedByScheduler])).toEqual([
+      ['v', Date.UTC(2025, 0, 1, 0, 0, 5), true],
+      ['w', undefined, false],
+    ]);
+    expect(serializeClusterState(restored)).toEqual(serializeClusterState(live));
+  });
+
+  it('restores a pod from a snapshot older than the fields as not started and not preempted', () => {
+    const old = JSON.parse(
+      JSON.stringify(serializeClusterState(fold(victim()))),
+    ) as ClusterStateData;
+    for (const p of old.pods) {
+      delete (p.info as { startMs?: unknown }).startMs;
+      delete (p.info as { preemptedByScheduler?: unknown }).preemptedByScheduler;
+    }
+    const info = [...restoreClusterState(old).pods.values()][0]?.info;
+    expect(info).toMatchObject({ startMs: undefined, preemptedByScheduler: false });
   });
 });

@@ -2,6 +2,7 @@
 import type { ResourceKind } from '../events/types.ts';
 import { buildPodAffinityIndex, indexAffinityPod } from './charges.ts';
 import { isObjectKind, type ObjectKind, objectKinds } from './cluster-objects.ts';
+import { disruptionBudgetData, restoreDisruptionBudget } from './disruption-budgets.ts';
 import { emptyRecord, isRecord } from './fields.ts';
 import { NO_IMAGES } from './images.ts';
 import { indexNodeImages, indexNodeLabels, indexNomination } from './indexes.ts';
@@ -76,7 +77,8 @@ export interface ClusterStateData {
   pods: PodData[];
   /**
    * The other watched kinds: per kind, [key, parsed view] pairs in store order (the parsed
-   * views are plain JSON data). Absent in snapshots older than object watches.
+   * views are plain JSON data; a PodDisruptionBudget's `disruptedPods` set is written as a
+   * list, see `disruptionBudgetData`). Absent in snapshots older than object watches.
    */
   objects?: Partial<Record<ObjectKind, [string, unknown][]>>;
   /** Open relists: what each has seen so far. */
@@ -136,7 +138,14 @@ export function serializeClusterState(state: ClusterState): ClusterStateData {
   const objects: NonNullable<ClusterStateData['objects']> = {};
   for (const kind of objectKinds) {
     const store: ReadonlyMap<string, unknown> = state.objects[kind];
-    if (store.size > 0) objects[kind] = Array.from(store);
+    if (store.size === 0) continue;
+    objects[kind] =
+      kind === 'PodDisruptionBudget'
+        ? Array.from(state.objects.PodDisruptionBudget, ([key, b]) => [
+            key,
+            disruptionBudgetData(b),
+          ])
+        : Array.from(store);
   }
   return {
     generation: state.generation,
@@ -195,6 +204,9 @@ function podInfo(j: PodInfo, at: string): PodInfo {
     nodeName: j.nodeName ?? undefined,
     phase: j.phase,
     terminating: j.terminating,
+    // Both absent in snapshots older than preemption's pod fields.
+    startMs: typeof j.startMs === 'number' ? j.startMs : undefined,
+    preemptedByScheduler: j.preemptedByScheduler === true,
     requests: resources(j.requests, `${at}.requests`),
     scalarRequestNames: j.scalarRequestNames.length === 0 ? noStrings : j.scalarRequestNames,
     nonZeroRequests: { milliCPU: j.nonZeroRequests.milliCPU, memory: j.nonZeroRequests.memory },
@@ -275,6 +287,14 @@ function restoreImageIndex(state: ClusterState, sizes: unknown): void {
   for (const [name, summary] of index) if (summary.numNodes === 0) index.delete(name);
 }
 
+/** A parsed view from its snapshot form: the same data, but for a PDB's `disruptedPods` Set. */
+function restoredObject(kind: ObjectKind, data: unknown, at: string): unknown {
+  if (kind !== 'PodDisruptionBudget') return data;
+  const budget = restoreDisruptionBudget(data);
+  if (budget === undefined) throw new SnapshotDataError(`${at} is not a PodDisruptionBudget`);
+  return budget;
+}
+
 function restoreObjects(state: ClusterState, objects: ClusterStateData['objects']): void {
   if (objects === undefined) return;
   for (const kind of Object.keys(objects)) {
@@ -286,7 +306,7 @@ function restoreObjects(state: ClusterState, objects: ClusterStateData['objects'
     pairs.forEach((pair, i) => {
       if (!Array.isArray(pair) || typeof pair[0] !== 'string' || !isRecord(pair[1]))
         throw new SnapshotDataError(`cluster.objects.${kind}[${i}] is not a [key, object] pair`);
-      store.set(pair[0], pair[1]);
+      store.set(pair[0], restoredObject(kind, pair[1], `cluster.objects.${kind}[${i}]`));
     });
   }
 }

@@ -57,6 +57,17 @@ export interface PodInfo {
   phase: string;
   /** `metadata.deletionTimestamp` is set: still counts on its node until deleted. */
   terminating: boolean;
+  /**
+   * `status.startTime` as epoch ms; undefined when absent or unparsable (kube's
+   * GetPodStartTime then takes "now": a pod not started yet counts as the newest).
+   */
+  startMs: number | undefined;
+  /**
+   * The first `status.conditions` entry of type `DisruptionTarget` has status `True` and
+   * reason `PreemptionByScheduler` (the condition half of kube's podTerminatingByPreemption;
+   * the other half is `terminating`).
+   */
+  preemptedByScheduler: boolean;
   /** Effective requests for fit: max(sum app, max init) with sidecars, plus overhead. */
   requests: Resources;
   /**
@@ -218,7 +229,7 @@ export interface ClusterState {
    * and deletes; ImageLocality reads it.
    */
   imageStates: Map<string, ImageStateSummary>;
-  /** The other watched kinds (namespaces, workloads, volumes), parsed, by key. */
+  /** The other watched kinds (namespaces, workloads, volumes, PDBs), parsed, by key. */
   objects: ObjectStore;
   /**
    * The nodes holding pods with pod (anti-)affinity terms and the terms of the pods on live
@@ -247,7 +258,7 @@ export interface ClusterSnapshot {
   readonly nominated: ReadonlyMap<string, ReadonlyMap<string, PodInfo>>;
   /** Image name → size and number of live nodes holding it (see `ClusterState.imageStates`). */
   readonly imageStates: ReadonlyMap<string, Readonly<ImageStateSummary>>;
-  /** The other watched kinds (namespaces, workloads, volumes), parsed, by key. */
+  /** The other watched kinds (namespaces, workloads, volumes, PDBs), parsed, by key. */
   readonly objects: ObjectStoreView;
   /**
    * The nodes (live or absent: check `nodes`) holding pods with pod (anti)-affinity terms,

@@ -22,7 +22,7 @@ export const extensionPoints = [
 export type ExtensionPoint = (typeof extensionPoints)[number];
 
 /** The points whose plugin lists berth reads; the others have no configurable plugin in berth. */
-export type BerthPoint = 'preFilter' | 'filter' | 'score';
+export type BerthPoint = 'preFilter' | 'filter' | 'score' | 'postFilter';
 
 /** A plugin entry of a plugin set: a name and, for score plugins, a weight. */
 export interface PluginEntry {
@@ -73,6 +73,8 @@ const kubePoints: Readonly<Record<string, readonly BerthPoint[]>> = {
   InterPodAffinity: ['preFilter', 'filter', 'score'],
   NodeResourcesBalancedAllocation: ['score'],
   ImageLocality: ['score'],
+  DynamicResources: ['preFilter', 'filter', 'postFilter'],
+  DefaultPreemption: ['postFilter'],
 };
 
 /** Every in-tree plugin name kube 1.34 accepts in a v1 configuration. */
@@ -129,6 +131,7 @@ function berthPointsOf(name: string): ReadonlySet<BerthPoint> {
     if (p?.preFilter !== undefined) has.push('preFilter');
     if (p?.filter !== undefined) has.push('filter');
     if (p?.score !== undefined) has.push('score');
+    if (p?.postFilter !== undefined) has.push('postFilter');
     points = new Set(has);
     berthPoints.set(name, points);
   }

@@ -38,6 +38,7 @@ export interface ResolvedPlugins {
   preFilters: string[];
   filters: string[];
   scores: Required<ScoreConfig>[];
+  postFilters: string[];
 }
 
 const int32 = 2 ** 31 - 1;
@@ -189,13 +190,19 @@ export function resolvePlugins(raw: unknown, path: string): ResolvedPlugins {
   const sets = new Map<ExtensionPoint, PluginSet>();
   for (const point of extensionPoints) sets.set(point, parseSet(obj[point], child(path, point)));
   for (const point of extensionPoints) {
-    if (point === 'multiPoint' || point === 'preFilter' || point === 'filter' || point === 'score')
+    if (
+      point === 'multiPoint' ||
+      point === 'preFilter' ||
+      point === 'filter' ||
+      point === 'score' ||
+      point === 'postFilter'
+    )
       continue;
     const first = sets.get(point)?.enabled[0];
     if (first !== undefined)
       throw new ConfigError(
         child(first.path, 'name'),
-        `berth has no configurable ${point} plugins (it configures multiPoint, preFilter, filter and score)`,
+        `berth has no configurable ${point} plugins (it configures multiPoint, preFilter, filter, postFilter and score)`,
       );
   }
   const get = (point: ExtensionPoint) => sets.get(point) as PluginSet;
@@ -213,5 +220,10 @@ export function resolvePlugins(raw: unknown, path: string): ResolvedPlugins {
       );
     return { name, weight };
   });
-  return { preFilters: pointList('preFilter'), filters: pointList('filter'), scores };
+  return {
+    preFilters: pointList('preFilter'),
+    filters: pointList('filter'),
+    scores,
+    postFilters: pointList('postFilter'),
+  };
 }

@@ -1,6 +1,6 @@
 // Scheduler configuration: what a run is configured with, recorded in the log header.
 import type { Profile } from '../framework/types.ts';
-import { profileFromConfig, type ScoreConfig } from '../plugins/registry.ts';
+import { defaultPostFilters, profileFromConfig, type ScoreConfig } from '../plugins/registry.ts';
 import { type BackoffConfig, defaultBackoff } from '../queue/backoff.ts';
 
 /**
@@ -16,6 +16,8 @@ export interface SchedulingProfile {
     preFilters: string[];
     filters: string[];
     scores: Required<ScoreConfig>[];
+    /** PostFilters (preemption); absent in logs from before berth had them: none. */
+    postFilters?: string[];
     /** Each plugin's args by name, as its factory takes them. */
     pluginArgs: Record<string, unknown>;
   };
@@ -39,6 +41,12 @@ export interface BerthConfig {
    * registry's default, for `schedulerName`.
    */
   profiles?: SchedulingProfile[];
+  /**
+   * The PostFilters of the default profile (when `profiles` is absent). Absent in logs from
+   * before berth had PostFilters, which replay without them (no preemption, messages
+   * without kube's PostFilter part); fresh runs record them.
+   */
+  postFilters?: string[];
 }
 
 /** kube-scheduler's defaults, with berth's scheduler name. */
@@ -48,7 +56,14 @@ export const defaultConfig: BerthConfig = {
   backoff: defaultBackoff,
   maxParkedMs: 5 * 60_000,
   flushIntervalMs: 30_000,
+  postFilters: [...defaultPostFilters],
 };
+
+/** `config` as a fresh run records it: the default PostFilters filled in when absent. */
+export function withDefaultPostFilters(config: BerthConfig): BerthConfig {
+  if (config.profiles !== undefined || config.postFilters !== undefined) return config;
+  return { ...config, postFilters: [...defaultPostFilters] };
+}
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -94,6 +109,9 @@ function parseProfile(raw: unknown, field: string): SchedulingProfile {
       preFilters: stringList(p.preFilters, `${field}.plugins.preFilters`),
       filters: stringList(p.filters, `${field}.plugins.filters`),
       scores: scores.map((s) => ({ name: s.name as string, weight: s.weight as number })),
+      ...(p.postFilters === undefined
+        ? {}
+        : { postFilters: stringList(p.postFilters, `${field}.plugins.postFilters`) }),
       pluginArgs,
     },
   };
@@ -139,13 +157,13 @@ export function profilesOf(config: BerthConfig): ProfileInUse[] {
     return [
       {
         schedulerName: config.schedulerName,
-        profile: profileFromConfig(),
+        profile: profileFromConfig({ postFilters: config.postFilters ?? [] }),
         percentageOfNodesToScore: global,
       },
     ];
   return config.profiles.map((p) => ({
     schedulerName: p.schedulerName,
-    profile: profileFromConfig(p.plugins),
+    profile: profileFromConfig({ ...p.plugins, postFilters: p.plugins.postFilters ?? [] }),
     percentageOfNodesToScore: p.percentageOfNodesToScore ?? global,
   }));
 }
@@ -166,6 +184,15 @@ export function parseConfig(raw: unknown): BerthConfig {
     );
   }
   const profiles = parseProfiles(raw.profiles);
+  const postFilters =
+    raw.postFilters === undefined ? undefined : stringList(raw.postFilters, 'postFilters');
+  if (postFilters !== undefined) {
+    try {
+      profileFromConfig({ postFilters });
+    } catch (error) {
+      throw new Error(`config postFilters: ${(error as Error).message}`);
+    }
+  }
   const name = raw.schedulerName ?? profiles?.[0]?.schedulerName ?? defaultConfig.schedulerName;
   if (typeof name !== 'string' || name === '')
     throw new Error('config schedulerName must be a non-empty string');
@@ -189,5 +216,6 @@ export function parseConfig(raw: unknown): BerthConfig {
       'flushIntervalMs',
     ),
     ...(profiles === undefined ? {} : { profiles }),
+    ...(postFilters === undefined ? {} : { postFilters }),
   };
 }

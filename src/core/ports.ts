@@ -23,6 +23,20 @@ export interface TimerPort {
 export interface EffectPort {
   /** Binds the attempt's pod to `node` (the Binding carries the uid). */
   bind(attempt: AttemptRef, node: string): void;
+  /**
+   * Preemption: evicts `victim` from `node` for `preemptor`'s attempt, as kube's
+   * DefaultPreemption does: status condition DisruptionTarget=True (reason
+   * PreemptionByScheduler, message "<schedulerName>: preempting to accommodate a higher
+   * priority pod"), delete (the victim's uid as precondition; NotFound or a changed uid is
+   * success), then Event Preempted on the victim ("Preempted by pod <uid> on node <node>").
+   * A failure must come back through the log as PreemptionFailed naming the same attempt.
+   */
+  preempt?(preemptor: AttemptRef, schedulerName: string, victim: PodRef, node: string): void;
+  /**
+   * Sets the pod's `status.nominatedNodeName` to `node`, or clears it (undefined). Its
+   * outcome is not an input (the watch shows it); failures are logged.
+   */
+  nominate?(pod: PodRef, node: string | undefined): void;
   /** No node fits: set PodScheduled=False/Unschedulable and emit FailedScheduling. */
   reportUnschedulable?(pod: PodRef, message: string): void;
   /** The pod was bound to `node`: emit the Scheduled Event. */

@@ -293,7 +293,8 @@ describe('Scheduling gates', () => {
       {
         type: 'PodUnschedulable',
         uid: 'gated-1',
-        message: '0/1 nodes are available: 1 Insufficient cpu.',
+        message:
+          '0/1 nodes are available: 1 Insufficient cpu. no new claims to deallocate, preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod.',
       },
     ]);
   });
@@ -427,7 +428,8 @@ describe('Scheduler: required pod anti-affinity (InterPodAffinity)', () => {
       {
         type: 'PodUnschedulable',
         ...attempt('db', 1),
-        message: "0/1 nodes are available: 1 node(s) didn't match pod anti-affinity rules.",
+        message:
+          "0/1 nodes are available: 1 node(s) didn't match pod anti-affinity rules. no new claims to deallocate, preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod.",
       },
     ]);
     expect(h.cpuOn('n1')).toBe(1000);
@@ -509,7 +511,8 @@ describe('Scheduler: what it tells the effect adapter', () => {
     expect(h.effects.unschedulable).toEqual([
       {
         pod: { uid: 'big-1', key: 'default/big' },
-        message: '0/1 nodes are available: 1 Insufficient cpu.',
+        message:
+          '0/1 nodes are available: 1 Insufficient cpu. no new claims to deallocate, preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.',
       },
     ]);
     h.events(deleted('big'));

@@ -6,13 +6,14 @@ import {
   serializeClusterState,
 } from '../cluster/serialize.ts';
 import type { ClusterChange, ClusterState, PodInfo } from '../cluster/types.ts';
-import type { AttemptRef, DecisionEvent, Envelope, InputEvent } from '../events/types.ts';
+import type { AttemptRef, DecisionEvent, Envelope, InputEvent, PodRef } from '../events/types.ts';
 import { type SchedulingContext, scheduleOne } from '../framework/cycle.ts';
-import type { Profile } from '../framework/types.ts';
+import type { Nomination, Profile } from '../framework/types.ts';
 import { changeCouldHelp, pluginsHelpedBy } from '../queue/requeue.ts';
 import { type BerthConfig, type ProfileInUse, profilesOf } from './config.ts';
 import { PodActors } from './pod-actors.ts';
 import type { EffectPort, TimerPort } from './ports.ts';
+import { Preemptions } from './preemptions.ts';
 import {
   type CoreSnapshot,
   SnapshotError,
@@ -43,6 +44,8 @@ type Command =
   | { kind: 'bind'; attempt: AttemptRef; node: string }
   | { kind: 'unschedulable'; uid: string; key: string; message: string }
   | { kind: 'scheduled'; uid: string; key: string; node: string }
+  | { kind: 'preempt'; preemptor: AttemptRef; schedulerName: string; victim: PodRef; node: string }
+  | { kind: 'nominate'; pod: PodRef; node: string | undefined }
   | { kind: 'forget'; uid: string; key: string };
 
 /** Pending pods per queue, as kube-scheduler's `scheduler_pending_pods{queue}` reports them. */
@@ -62,6 +65,8 @@ export interface PendingCounts {
 export class Scheduler {
   private cluster: ClusterState = initialState();
   private readonly pods: PodActors;
+  /** Preemptors waiting for their victims to go. */
+  private preemptions = new Preemptions();
   private readonly outbox: Command[] = [];
   private readonly ctx: SchedulingContext;
   /** The profile of each scheduler name berth answers to; pods naming another are not berth's. */
@@ -130,6 +135,7 @@ export class Scheduler {
       core.rng = trackedRng(snapshot.rng.state);
       core.ctx.rng = core.rng;
       core.pods.load(snapshot);
+      core.preemptions = Preemptions.load(snapshot.preemptions ?? []);
     } catch (err) {
       if (err instanceof SnapshotError || err instanceof SnapshotDataError) throw err;
       // A field of the wrong shape (hand-edited or truncated data): one line, not a trace.
@@ -163,6 +169,7 @@ export class Scheduler {
       rng: { state: this.rng.state() },
       flushDeadline: this.flushDeadline ?? null,
       ...this.pods.snapshot(),
+      preemptions: this.preemptions.snapshot(),
       cluster: serializeClusterState(this.cluster),
     };
   }
@@ -276,8 +283,11 @@ export class Scheduler {
       this.ctx.profile = inUse.profile;
       this.ctx.percentageOfNodesToScore = inUse.percentageOfNodesToScore;
     }
+    this.ctx.now = this.now;
     const result = scheduleOne(pod, this.cluster, this.ctx);
-    if (result.kind === 'Scheduled') {
+    if (result.kind === 'Unschedulable' && result.nomination !== undefined) {
+      this.decidePreemption(ref, result.message, result.nomination);
+    } else if (result.kind === 'Scheduled') {
       this.decide({ type: 'PodReserved', ...ref, node: result.node });
       // Permit: no plugin of the profile waits yet, so every reservation is allowed at once.
       this.decide({ type: 'BindRequested', ...ref, node: result.node });
@@ -288,6 +298,58 @@ export class Scheduler {
     } else {
       this.decide({ type: 'CycleFailed', ...ref, plugin: result.plugin, message: result.message });
     }
+  }
+
+  /**
+   * A preemption made room: the preemptor is nominated, each victim evicted (one waiting at
+   * Permit is rejected instead, as kube does), lower nominations to the node cleared. When
+   * no victim is left to wait for, the preemptor is retried at once.
+   */
+  private decidePreemption(ref: AttemptRef, message: string, n: Nomination): void {
+    this.decide({ type: 'PodNominated', ...ref, node: n.node, message });
+    for (const victim of n.victims) {
+      const waiting = this.pods.inspect(victim.uid);
+      const charge = this.cluster.pods.get(victim.uid)?.charge;
+      if (waiting?.state === 'waiting' && charge?.kind === 'assumed') {
+        this.decide({
+          type: 'PodUnreserved',
+          uid: victim.uid,
+          key: victim.key,
+          attempt: waiting.attempt,
+          node: charge.node,
+          reason: `preempted by ${ref.key} (${ref.uid})`,
+        });
+        continue;
+      }
+      this.decide({
+        type: 'VictimPreempted',
+        ...ref,
+        node: n.node,
+        victim: { uid: victim.uid, key: victim.key },
+      });
+    }
+    for (const p of n.clearNominated)
+      this.decide({
+        type: 'NominationCleared',
+        ...ref,
+        node: n.node,
+        pod: { uid: p.uid, key: p.key },
+      });
+    if (this.preemptions.victimsLeft(ref.uid) === 0) this.victimsGone(ref.uid);
+  }
+
+  /** Every victim of preemptor `uid` is gone: it is scheduled again (after its backoff). */
+  private victimsGone(uid: string): void {
+    this.preemptions.forget(uid);
+    if (this.pods.stateOf(uid) === 'preempting')
+      this.pods.send(uid, { type: 'REQUEUE', now: this.now });
+  }
+
+  /** Pod `uid` left its node or the cluster: if it was a victim, its preemptor may go on. */
+  private noteVictimGone(uid: string): void {
+    const preemptor = this.preemptions.victimGone(uid);
+    if (preemptor !== undefined && this.preemptions.victimsLeft(preemptor) === 0)
+      this.victimsGone(preemptor);
   }
 
   /** Stamps, records and applies one decision. */
@@ -344,6 +406,33 @@ export class Scheduler {
           now: this.now,
         });
         return;
+      case 'PodNominated':
+        this.pods.send(d.uid, {
+          type: 'PREEMPTING',
+          node: d.node,
+          message: d.message,
+          now: this.now,
+        });
+        this.preemptions.start(d.uid, d.node);
+        this.outbox.push({ kind: 'unschedulable', uid: d.uid, key: d.key, message: d.message });
+        this.outbox.push({ kind: 'nominate', pod: { uid: d.uid, key: d.key }, node: d.node });
+        return;
+      case 'VictimPreempted': {
+        const charge = this.cluster.pods.get(d.victim.uid)?.charge;
+        if (charge !== undefined && charge.kind !== 'none' && charge.node === d.node)
+          this.preemptions.addVictim(d.uid, d.victim.uid);
+        this.outbox.push({
+          kind: 'preempt',
+          preemptor: { uid: d.uid, key: d.key, attempt: d.attempt },
+          schedulerName: this.cluster.pods.get(d.uid)?.info.schedulerName ?? '',
+          victim: d.victim,
+          node: d.node,
+        });
+        return;
+      }
+      case 'NominationCleared':
+        this.outbox.push({ kind: 'nominate', pod: d.pod, node: undefined });
+        return;
       default: {
         const unreachable: never = d;
         throw new Error(`unhandled decision ${JSON.stringify(unreachable)}`);
@@ -358,7 +447,11 @@ export class Scheduler {
         if (change.kind === 'pod') this.onPodChange(change);
         return;
       case 'ResyncDone':
-        if (change.kind === 'resync') for (const r of change.removedPods) this.podGone(r.info);
+        if (change.kind !== 'resync') return;
+        for (const r of change.removedPods) {
+          this.noteVictimGone(r.info.uid);
+          this.podGone(r.info);
+        }
         return;
       case 'BindSucceeded':
         this.onBindSucceeded(event.uid, event.key, event.attempt, event.node);
@@ -366,6 +459,16 @@ export class Scheduler {
       case 'BindFailed':
         if (this.isCurrentAttempt(event.uid, event.attempt, 'binding'))
           this.pods.send(event.uid, { type: 'BIND_FAILED', message: event.message, now: this.now });
+        return;
+      case 'PreemptionFailed':
+        if (this.isCurrentAttempt(event.uid, event.attempt, 'preempting')) {
+          this.preemptions.forget(event.uid);
+          this.pods.send(event.uid, {
+            type: 'PREEMPTION_FAILED',
+            message: `evicting ${event.victim.key} from ${event.node}: ${event.message}`,
+            now: this.now,
+          });
+        }
         return;
       case 'TimerFired':
         this.onTimer(event);
@@ -402,6 +505,17 @@ export class Scheduler {
   }
 
   private onPodChange(change: Extract<ClusterChange, { kind: 'pod' }>): void {
+    if (this.preemptions.hasVictims()) {
+      // A victim is gone once it is deleted, replaced, finished or off its node.
+      if (change.replaced !== undefined) this.noteVictimGone(change.replaced.info.uid);
+      const node = this.preemptions.victimNode(change.uid);
+      const after = change.after?.charge;
+      if (
+        node !== undefined &&
+        (after === undefined || after.kind === 'none' || after.node !== node)
+      )
+        this.noteVictimGone(change.uid);
+    }
     if (change.replaced !== undefined) this.podGone(change.replaced.info);
     if (change.after === undefined) {
       if (change.before !== undefined) this.podGone(change.before.info);
@@ -411,6 +525,7 @@ export class Scheduler {
     if (!this.profiles.has(info.schedulerName)) return;
     const uid = info.uid;
     if (info.nodeName !== undefined) {
+      this.preemptions.forget(uid);
       this.pods.send(uid, { type: 'BOUND', node: info.nodeName });
       return;
     }
@@ -436,6 +551,7 @@ export class Scheduler {
   }
 
   private podGone(info: PodInfo): void {
+    this.preemptions.forget(info.uid);
     this.pods.send(info.uid, { type: 'DELETED' });
     this.outbox.push({ kind: 'forget', uid: info.uid, key: info.key });
   }
@@ -511,6 +627,9 @@ export class Scheduler {
         effects.reportUnschedulable?.({ uid: c.uid, key: c.key }, c.message);
       else if (c.kind === 'scheduled')
         effects.reportScheduled?.({ uid: c.uid, key: c.key }, c.node);
+      else if (c.kind === 'preempt')
+        effects.preempt?.(c.preemptor, c.schedulerName, c.victim, c.node);
+      else if (c.kind === 'nominate') effects.nominate?.(c.pod, c.node);
       else effects.forgetPod?.({ uid: c.uid, key: c.key });
     }
   }

@@ -2,6 +2,7 @@
 import type { ClusterStateData } from '../cluster/serialize.ts';
 import { type Rng, seededRng } from '../framework/rng.ts';
 import type { QueuedPod } from '../queue/active-queue.ts';
+import type { PreemptionData } from './preemptions.ts';
 
 /** The snapshot format's version; bumped on any incompatible change. */
 export const snapshotVersion = 1;
@@ -68,6 +69,8 @@ export interface CoreSnapshot extends PodActorsData {
   rng: { state: number };
   /** The unschedulable pool's flush deadline, or null when the flush was never armed. */
   flushDeadline: number | null;
+  /** Preemptors waiting for their victims to go (absent in snapshots from before preemption). */
+  preemptions?: PreemptionData[];
 }
 
 /** Why a snapshot cannot be restored. */
@@ -198,6 +201,7 @@ const topLevelOrder: readonly string[] = [
   'parked',
   'backoffTimers',
   'permitTimers',
+  'preemptions',
   'cluster',
 ];
 

@@ -16,6 +16,12 @@ export function decisionText(d: DecisionEvent): string {
       return `unreserved ${who} ${d.node} ${d.reason}`;
     case 'PodUnschedulable':
       return `unschedulable ${who} ${d.message}`;
+    case 'PodNominated':
+      return `nominated ${who} ${d.node} ${d.message}`;
+    case 'VictimPreempted':
+      return `preempt ${who} ${d.node} ${d.victim.key} ${d.victim.uid}`;
+    case 'NominationCleared':
+      return `unnominate ${who} ${d.node} ${d.pod.key} ${d.pod.uid}`;
     case 'CycleFailed':
       return `error ${who} ${d.plugin}: ${d.message}`;
     default: {
@@ -36,6 +42,8 @@ export function sameDecision(a: DecisionEvent, b: DecisionEvent): boolean {
     case 'PodReserved':
     case 'BindRequested':
       return a.node === (b as typeof a).node;
+    case 'PodNominated':
+      return a.node === (b as typeof a).node && a.message === (b as typeof a).message;
     case 'PodWaiting':
       return a.node === (b as typeof a).node && a.timeoutMs === (b as typeof a).timeoutMs;
     case 'PodUnreserved':

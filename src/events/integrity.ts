@@ -26,6 +26,14 @@ function podRefProblem(e: Fields): string | undefined {
   return undefined;
 }
 
+/** A nested pod reference (`field`: victim, pod) with its uid and key. */
+function podRefField(ref: unknown, field: string): string | undefined {
+  if (typeof ref !== 'object' || ref === null || Array.isArray(ref))
+    return missing(field, 'an object with uid and key', ref);
+  const problem = podRefProblem(ref as Fields);
+  return problem === undefined ? undefined : `${field} ${problem}`;
+}
+
 function attemptProblem(e: Fields): string | undefined {
   const ref = podRefProblem(e);
   if (ref !== undefined) return ref;
@@ -124,6 +132,19 @@ export function eventProblem(event: BerthEvent): string | undefined {
       return attemptProblem(e) ?? stringField(e, 'message');
     case 'CycleFailed':
       return attemptProblem(e) ?? stringField(e, 'plugin') ?? stringField(e, 'message');
+    case 'PodNominated':
+      return attemptProblem(e) ?? nodeField(e) ?? stringField(e, 'message');
+    case 'VictimPreempted':
+      return attemptProblem(e) ?? nodeField(e) ?? podRefField(e.victim, 'victim');
+    case 'NominationCleared':
+      return attemptProblem(e) ?? nodeField(e) ?? podRefField(e.pod, 'pod');
+    case 'PreemptionFailed':
+      return (
+        attemptProblem(e) ??
+        nodeField(e) ??
+        podRefField(e.victim, 'victim') ??
+        stringField(e, 'message')
+      );
     default: {
       const unreachable: never = event;
       return `unknown event type ${JSON.stringify((unreachable as { type: unknown }).type)}`;

@@ -91,6 +91,18 @@ export interface BindFailed extends AttemptRef {
   message: string;
 }
 
+/**
+ * Evicting `victim` from `node` for the preemptor's attempt (`uid`, `attempt`) failed (its
+ * status patch or delete was refused; NotFound counts as success). The preemptor goes back
+ * to the queue.
+ */
+export interface PreemptionFailed extends AttemptRef {
+  type: 'PreemptionFailed';
+  node: string;
+  victim: PodRef;
+  message: string;
+}
+
 /** The per-pod timers: retry after backoff, give up waiting at permit. */
 export type PodTimerId = 'backoff' | 'permit';
 
@@ -132,6 +144,7 @@ export type InputEvent =
   | ResyncDone
   | BindSucceeded
   | BindFailed
+  | PreemptionFailed
   | TimerFired
   | LeadershipChanged;
 
@@ -167,6 +180,36 @@ export interface PodUnschedulable extends AttemptRef {
   message: string;
 }
 
+/**
+ * Decision (PostFilter, preemption): the attempt's pod is nominated to `node`, where its
+ * victims (the VictimPreempted decisions that follow) are evicted; until they are gone it
+ * waits in `preempting`, and pods of lower or equal priority are filtered as if it were
+ * already there.
+ */
+export interface PodNominated extends AttemptRef {
+  type: 'PodNominated';
+  node: string;
+  /** Why the pod did not fit this cycle (kube's FitError message, reported as for PodUnschedulable). */
+  message: string;
+}
+
+/** Decision (preemption): `victim` is evicted from `node` to make room for the attempt's pod. */
+export interface VictimPreempted extends AttemptRef {
+  type: 'VictimPreempted';
+  node: string;
+  victim: PodRef;
+}
+
+/**
+ * Decision (preemption): the nomination of `pod`, of lower priority, to `node` is cleared,
+ * because the attempt's pod (the preemptor) preempted there.
+ */
+export interface NominationCleared extends AttemptRef {
+  type: 'NominationCleared';
+  node: string;
+  pod: PodRef;
+}
+
 /** Decision: the cycle failed with an error in `plugin`; the pod backs off and retries. */
 export interface CycleFailed extends AttemptRef {
   type: 'CycleFailed';
@@ -181,6 +224,9 @@ export type DecisionEvent =
   | BindRequested
   | PodUnreserved
   | PodUnschedulable
+  | PodNominated
+  | VictimPreempted
+  | NominationCleared
   | CycleFailed;
 
 /** Any event in berth's log. */
@@ -200,6 +246,9 @@ export const decisionEventTypes: readonly DecisionEvent['type'][] = Object.freez
   'BindRequested',
   'PodUnreserved',
   'PodUnschedulable',
+  'PodNominated',
+  'VictimPreempted',
+  'NominationCleared',
   'CycleFailed',
 ]);
 
@@ -215,6 +264,7 @@ export const inputEventTypes: readonly InputEvent['type'][] = Object.freeze([
   'ResyncDone',
   'BindSucceeded',
   'BindFailed',
+  'PreemptionFailed',
   'TimerFired',
   'LeadershipChanged',
 ]);

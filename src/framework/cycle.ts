@@ -12,8 +12,17 @@ import {
 import type { Rng } from './rng.ts';
 import { numFeasibleNodesToFind } from './sampling.ts';
 import { prioritizeNodes, selectHost } from './select.ts';
-import type { CycleState, FilterPlugin, PreFilterResult, Profile, Status } from './types.ts';
+import type {
+  CycleState,
+  FilterPlugin,
+  Nomination,
+  PostFilterResult,
+  PreFilterResult,
+  Profile,
+  Status,
+} from './types.ts';
 import { success } from './types.ts';
+import { filterWithNominatedPods, runFilterPlugins } from './what-if.ts';
 
 /** What a cycle needs besides the pod and the snapshot; `cursor` is advanced in place. */
 export interface SchedulingContext {
@@ -23,6 +32,8 @@ export interface SchedulingContext {
   cursor: { next: number };
   /** 0 = adaptive (kube's default); 1–100 = that percentage. */
   percentageOfNodesToScore: number;
+  /** The cycle's logical time (preemption counts a pod without a start time as started now). */
+  now?: number;
 }
 
 /**
@@ -31,7 +42,13 @@ export interface SchedulingContext {
  */
 export type CycleResult =
   | { kind: 'Scheduled'; node: string; evaluated: number; feasible: number }
-  | { kind: 'Unschedulable'; message: string; diagnosis: Diagnosis }
+  | {
+      kind: 'Unschedulable';
+      message: string;
+      diagnosis: Diagnosis;
+      /** A PostFilter (preemption) made room: the pod is nominated there, victims to evict. */
+      nomination?: Nomination;
+    }
   | { kind: 'Error'; plugin: string; message: string };
 
 /**
@@ -53,25 +70,7 @@ function withPlugin(s: Status, plugin: string): Status {
   return s.plugin === undefined ? { code: s.code, reasons: s.reasons, plugin } : s;
 }
 
-/**
- * kube's RunFilterPlugins: the filters in profile order, stopping at the first that does
- * not return Success; that status comes back with its plugin name set.
- */
-export function runFilterPlugins(
-  filters: readonly FilterPlugin[],
-  pod: PodInfo,
-  node: NodeInfo,
-  state: CycleState,
-  running?: Running,
-): Status {
-  for (let i = 0; i < filters.length; i++) {
-    const f = filters[i] as FilterPlugin;
-    if (running !== undefined) running.filterIndex = i;
-    const s = f.filter(pod, node, state);
-    if (s.code !== 'Success') return withPlugin(s, f.name);
-  }
-  return success;
-}
+export { runFilterPlugins };
 
 /** What the PreFilters said: a status, and the nodes they narrowed to (with who narrowed). */
 type PreFilterOutcome = PreFilterResult & {
@@ -154,8 +153,65 @@ function addLeftOutNodes(
   d.unresolvableNodes += leftOut.count;
 }
 
-function unschedulable(numAllNodes: number, diagnosis: Diagnosis): CycleResult {
-  return { kind: 'Unschedulable', message: fitErrorMessage(numAllNodes, diagnosis), diagnosis };
+/** What a failed cycle hands its PostFilters besides the diagnosis. */
+interface FailedCycle {
+  pod: PodInfo;
+  snapshot: ClusterSnapshot;
+  ctx: SchedulingContext;
+  state: CycleState;
+  filters: readonly FilterPlugin[];
+  running: Running;
+}
+
+/**
+ * kube's RunPostFilterPlugins: in order; the first Success (a nomination) or
+ * UnschedulableAndUnresolvable ends it; an Error is thrown (the cycle ends with Error
+ * naming the plugin); otherwise the reasons of all of them, in order.
+ */
+function runPostFilterPlugins(f: FailedCycle, diagnosis: Diagnosis): PostFilterResult {
+  const postFilters = f.ctx.profile.postFilter ?? [];
+  const reasons: string[] = [];
+  for (const pl of postFilters) {
+    f.running.plugin = pl.name;
+    f.running.filters = undefined;
+    const r = pl.postFilter(f.pod, {
+      snapshot: f.snapshot,
+      state: f.state,
+      filters: f.filters,
+      preFilters: f.ctx.profile.preFilter,
+      diagnosis,
+      numAllNodes: f.snapshot.nodeOrder.length,
+      rng: f.ctx.rng,
+      now: f.ctx.now ?? 0,
+    });
+    if (r.code === 'Success' || r.code === 'UnschedulableAndUnresolvable') return r;
+    if (r.code === 'Error') throw new Error(r.reasons.join(', '));
+    reasons.push(...r.reasons);
+  }
+  return { code: 'Unschedulable', reasons };
+}
+
+/**
+ * The pod fits no node: kube's FitError message, after which the PostFilters run; their
+ * reasons follow the message (kube's PostFilterMsg) unless one made room (a nomination).
+ */
+function unschedulable(
+  numAllNodes: number,
+  diagnosis: Diagnosis,
+  failed?: FailedCycle,
+): CycleResult {
+  const message = fitErrorMessage(numAllNodes, diagnosis);
+  if (failed === undefined || (failed.ctx.profile.postFilter ?? []).length === 0)
+    return { kind: 'Unschedulable', message, diagnosis };
+  const post = runPostFilterPlugins(failed, diagnosis);
+  if (post.code === 'Success' && post.nomination !== undefined)
+    return { kind: 'Unschedulable', message, diagnosis, nomination: post.nomination };
+  const postMessage = post.reasons.join(', ');
+  return {
+    kind: 'Unschedulable',
+    message: postMessage === '' ? message : `${message} ${postMessage}`,
+    diagnosis,
+  };
 }
 
 /**
@@ -199,6 +255,12 @@ export function scheduleOne(
   }
 }
 
+/** The live node `pod` is nominated to, if any (kube evaluates it first). */
+function nominatedNode(pod: PodInfo, snapshot: ClusterSnapshot): NodeInfo | undefined {
+  const name = pod.nominatedNodeName;
+  return name === undefined ? undefined : snapshot.nodes.get(name);
+}
+
 function runCycle(
   pod: PodInfo,
   snapshot: ClusterSnapshot,
@@ -216,11 +278,27 @@ function runCycle(
   if (pre.code === 'Error') {
     return { kind: 'Error', plugin: pre.plugin ?? running.plugin, message: pre.reasons.join(', ') };
   }
+  const filters = profile.filter.filter((f) => f.preFilterSkip?.(pod, state) !== true);
+  const failed: FailedCycle = { pod, snapshot, ctx, state, filters, running };
   if (pre.code !== 'Success') {
     const diagnosis = newDiagnosis();
     recordPreFilterStatus(diagnosis, numAllNodes, pre);
     for (const p of pre.narrowedBy ?? []) diagnosis.unschedulablePlugins.add(p);
-    return unschedulable(numAllNodes, diagnosis);
+    return unschedulable(numAllNodes, diagnosis, failed);
+  }
+  // kube tries the node a preemption nominated the pod to first, alone; the cursor stays.
+  const nominated = nominatedNode(pod, snapshot);
+  if (nominated !== undefined) {
+    running.filters = filters;
+    const s = filterWithNominatedPods(filters, profile.preFilter, pod, nominated, state, snapshot);
+    if (s.code === 'Error')
+      return {
+        kind: 'Error',
+        plugin: s.plugin ?? runningPlugin(running),
+        message: s.reasons.join(', '),
+      };
+    if (s.code === 'Success')
+      return { kind: 'Scheduled', node: nominated.name, evaluated: 1, feasible: 1 };
   }
   const order =
     pre.nodeNames === undefined ? snapshot.nodeOrder : narrowedNodes(snapshot, pre.nodeNames);
@@ -237,30 +315,33 @@ function runCycle(
   if (numNodes === 0) {
     const diagnosis = newDiagnosis();
     if (leftOut !== undefined) addLeftOutNodes(diagnosis, leftOut);
-    return unschedulable(numAllNodes, diagnosis);
+    return unschedulable(numAllNodes, diagnosis, failed);
   }
 
   const numToFind =
     profile.score.length === 0 ? 1 : numFeasibleNodesToFind(numNodes, ctx.percentageOfNodesToScore);
-  const filters = profile.filter.filter((f) => f.preFilterSkip?.(pod, state) !== true);
   running.filters = filters;
+  // Pods nominated to a node hold their place there (kube's RunFilterPluginsWithNominatedPods).
+  const honourNominated = snapshot.nominated.size > 0;
   const feasible: NodeInfo[] = [];
   const failedNodes: string[] = [];
   const failedStatuses: Status[] = [];
   const next = Number.isInteger(ctx.cursor.next) && ctx.cursor.next > 0 ? ctx.cursor.next : 0;
   const start = next % numNodes;
-  if (pre.nodeNames === undefined && profile.proveInfeasible !== undefined) {
+  if (pre.nodeNames === undefined && profile.proveInfeasible !== undefined && !honourNominated) {
     // A pod that fits nowhere would walk every node; the proof counts them instead. The
     // walk would have processed every node, leaving the cursor where it started.
     const proven = profile.proveInfeasible(pod, filters, snapshot, state, start);
     if (proven !== undefined) {
       ctx.cursor.next = start;
-      return unschedulable(numAllNodes, proven);
+      return unschedulable(numAllNodes, proven, failed);
     }
   }
   for (let i = 0, at = start; i < numNodes; i++, at = at + 1 === numNodes ? 0 : at + 1) {
     const node = order[at] as NodeInfo;
-    const s = runFilterPlugins(filters, pod, node, state, running);
+    const s = honourNominated
+      ? filterWithNominatedPods(filters, profile.preFilter, pod, node, state, snapshot)
+      : runFilterPlugins(filters, pod, node, state, running);
     if (s.code === 'Error')
       return {
         kind: 'Error',
@@ -283,7 +364,7 @@ function runCycle(
   if (feasible.length === 0) {
     const diagnosis = diagnoseFailedNodes(failedNodes, failedStatuses);
     if (leftOut !== undefined) addLeftOutNodes(diagnosis, leftOut);
-    return unschedulable(numAllNodes, diagnosis);
+    return unschedulable(numAllNodes, diagnosis, failed);
   }
   if (feasible.length === 1) {
     const only = feasible[0] as NodeInfo;

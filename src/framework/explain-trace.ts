@@ -3,6 +3,9 @@ import type { ClusterSnapshot, NodeInfo, PodInfo } from '../cluster/types.ts';
 import type {
   CycleState,
   FilterPlugin,
+  PostFilterArgs,
+  PostFilterPlugin,
+  PostFilterResult,
   PreFilterPlugin,
   PreFilterResult,
   Profile,
@@ -46,9 +49,12 @@ export class CycleTrace {
   readonly scoreSkips = new Map<number, boolean>();
   /** A copy of the cycle state as the first Filter saw it (PreFilter state only). */
   stateAtFilter: CycleState | undefined;
+  /** True while a PostFilter runs: its what-if filter calls are not the walk's. */
+  inPostFilter = false;
 
-  /** Records a filter call. */
+  /** Records a filter call (not while a PostFilter runs). */
   filter(node: string, call: FilterCall): void {
+    if (this.inPostFilter) return;
     const calls = this.filterCalls.get(node);
     if (calls === undefined) this.filterCalls.set(node, [call]);
     else calls.push(call);
@@ -65,6 +71,21 @@ function tracedPreFilter(inner: PreFilterPlugin, trace: CycleTrace): PreFilterPl
       const result = inner.preFilter(pod, state, snapshot);
       trace.preFilters.push({ plugin: inner.name, result });
       return result;
+    },
+    ...(inner.extensions === undefined ? {} : { extensions: inner.extensions }),
+  };
+}
+
+function tracedPostFilter(inner: PostFilterPlugin, trace: CycleTrace): PostFilterPlugin {
+  return {
+    name: inner.name,
+    postFilter(pod: PodInfo, args: PostFilterArgs): PostFilterResult {
+      trace.inPostFilter = true;
+      try {
+        return inner.postFilter(pod, args);
+      } finally {
+        trace.inPostFilter = false;
+      }
     },
   };
 }
@@ -135,6 +156,7 @@ export function tracedProfile(profile: Profile, trace: CycleTrace): Profile {
   const sentinel: FilterPlugin = {
     name: walkSentinelName,
     filter(_pod: PodInfo, node: NodeInfo, state: CycleState): Status {
+      if (trace.inPostFilter) return success;
       trace.visits.push(node.name);
       trace.stateAtFilter ??= new Map(state);
       return success;
@@ -149,6 +171,7 @@ export function tracedProfile(profile: Profile, trace: CycleTrace): Profile {
         weight: w.weight,
       }),
     ),
+    postFilter: (profile.postFilter ?? []).map((p) => tracedPostFilter(p, trace)),
     queueingHints: profile.queueingHints,
   };
 }

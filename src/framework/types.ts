@@ -1,6 +1,7 @@
 // Plugin interfaces and Status, named after kube-scheduler's extension points.
 import type { ClusterChange, ClusterSnapshot, NodeInfo, PodInfo } from '../cluster/types.ts';
 import type { Diagnosis } from './explain.ts';
+import type { Rng } from './rng.ts';
 
 /**
  * Status codes: `Unschedulable` — the node does not fit now but preemption might help;
@@ -32,6 +33,25 @@ export type PreFilterResult = Status & { readonly nodeNames?: ReadonlySet<string
 export type QueueingHint = (change: ClusterChange) => boolean;
 
 /**
+ * kube's PreFilterExtensions: keeps a PreFilter's per-cycle state true when a pod is put on
+ * or taken off a node in a what-if (nominated pods counted during filtering, preemption
+ * victims removed and reprieved). `node` is the what-if copy of the node, already with
+ * `added` in its pods (or `removed` taken out). Only PreFilters whose state counts other
+ * pods (affinity, spreading, volume conflicts) need them.
+ */
+export interface PreFilterExtensions {
+  /** Updates this plugin's entries of `state` for `pod` as if `added` were on `node`. */
+  addPod(pod: PodInfo, state: CycleState, added: PodInfo, node: NodeInfo): void;
+  /** Updates this plugin's entries of `state` for `pod` as if `removed` were gone from `node`. */
+  removePod(pod: PodInfo, state: CycleState, removed: PodInfo, node: NodeInfo): void;
+  /**
+   * Copies this plugin's entries of `from` into `to` (which already holds `from`'s entries
+   * shallowly), deep enough that addPod/removePod on `to` leave `from` as it was.
+   */
+  cloneState(from: CycleState, to: CycleState): void;
+}
+
+/**
  * Runs once per pod per cycle before any Filter; may reject the pod outright, compute
  * per-cycle state for its Filter/Score (in `state`), and narrow the node set. Reads the
  * snapshot, never writes it.
@@ -39,6 +59,8 @@ export type QueueingHint = (change: ClusterChange) => boolean;
 export interface PreFilterPlugin {
   readonly name: string;
   preFilter(pod: PodInfo, state: CycleState, snapshot: ClusterSnapshot): PreFilterResult;
+  /** Present when this PreFilter's state depends on the pods of other nodes. */
+  extensions?: PreFilterExtensions;
   queueingHint?: QueueingHint;
 }
 
@@ -91,6 +113,48 @@ export interface ScorePlugin {
   preScoreSkip?(pod: PodInfo, state: CycleState, snapshot: ClusterSnapshot): boolean;
 }
 
+/** What a PostFilter reads: the failed cycle's state and what it found. */
+export interface PostFilterArgs {
+  snapshot: ClusterSnapshot;
+  /** The cycle state after PreFilter (PostFilters clone it before changing it). */
+  state: CycleState;
+  /** The filters the cycle ran (those whose PreFilter Skip did not hold). */
+  filters: readonly FilterPlugin[];
+  /** The profile's PreFilters, whose extensions follow pods added or removed. */
+  preFilters: readonly PreFilterPlugin[];
+  /** Why each node failed. */
+  diagnosis: Diagnosis;
+  /** Number of nodes in the snapshot. */
+  numAllNodes: number;
+  rng: Rng;
+  /** The cycle's logical time (kube counts a pod without a start time as started now). */
+  now: number;
+}
+
+/** A preemption's outcome: the node the pod is nominated to and what must go for it. */
+export interface Nomination {
+  node: string;
+  /** The pods to evict from `node`, most important first. */
+  victims: readonly PodInfo[];
+  /** Pods of lower priority nominated to `node`, whose nominations are cleared. */
+  clearNominated: readonly PodInfo[];
+}
+
+/**
+ * A PostFilter's answer (kube's PostFilterResult and Status): Success with a nomination
+ * when it made room; otherwise a status whose reasons end up after the FitError message.
+ */
+export type PostFilterResult = Status & { readonly nomination?: Nomination };
+
+/**
+ * Runs when no node fits the pod (kube's PostFilter, e.g. DefaultPreemption): may find a
+ * way to make room. Reads the snapshot and a clone of the cycle state; never writes them.
+ */
+export interface PostFilterPlugin {
+  readonly name: string;
+  postFilter(pod: PodInfo, args: PostFilterArgs): PostFilterResult;
+}
+
 /** A score plugin with its weight in the profile. */
 export interface WeightedScorePlugin {
   plugin: ScorePlugin;
@@ -117,6 +181,8 @@ export interface Profile {
   preFilter: PreFilterPlugin[];
   filter: FilterPlugin[];
   score: WeightedScorePlugin[];
+  /** Run in order when no node fits (kube's PostFilter: DynamicResources, DefaultPreemption). */
+  postFilter?: PostFilterPlugin[];
   /** A shortcut for pods that fit nowhere (the registry's profiles have one). */
   proveInfeasible?: InfeasibilityProof;
   /** Queueing hint by plugin name; a rejecting plugin without one requeues on any change. */

@@ -2,11 +2,13 @@
 import type { PodInfo } from '../cluster/types.ts';
 import type { CycleState, FilterPlugin, PreFilterPlugin, ScorePlugin } from '../framework/types.ts';
 import { name } from './inter-pod-affinity/common.ts';
+import { interPodAffinityExtensions } from './inter-pod-affinity/extensions.ts';
 import { filter, preFilter, preFilterStateKey, skipped } from './inter-pod-affinity/filtering.ts';
 import { interPodAffinityQueueingHint } from './inter-pod-affinity/hints.ts';
 import { type ScoringArgs, scoring } from './inter-pod-affinity/scoring.ts';
 
 export { name } from './inter-pod-affinity/common.ts';
+export { interPodAffinityExtensions } from './inter-pod-affinity/extensions.ts';
 export {
   ErrReasonAffinityRulesNotMatch,
   ErrReasonAntiAffinityRulesNotMatch,
@@ -57,6 +59,8 @@ export function parseArgs(args: unknown): ScoringArgs {
  * anti-affinity terms the pod matches, (2) pods matching all of the pod's required
  * affinity terms, (3) pods matching each of its required anti-affinity terms; kube's Skip
  * (`preFilterSkip`: Filter left out) when (1) is empty and the pod has no required terms.
+ * AddPod/RemovePod (`extensions`): the three counts updated for a pod put on or taken off a
+ * what-if node (nothing when PreFilter was skipped).
  * Filter: UnschedulableAndUnresolvable "node(s) didn't match pod affinity rules" when the
  * node lacks a term's topology key or a term's pair has no matching pod (unless no pod
  * matches anywhere and the pod matches its own terms: the first of a group);
@@ -76,6 +80,7 @@ export function newInterPodAffinity(args?: unknown) {
     name,
     queueingHint: interPodAffinityQueueingHint,
     preFilter,
+    extensions: interPodAffinityExtensions,
     /** kube's PreFilter Skip, as PreFilter found it: Filter would pass every node. */
     preFilterSkip(_pod: PodInfo, state: CycleState): boolean {
       return state.get(preFilterStateKey) === skipped;

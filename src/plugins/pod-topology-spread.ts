@@ -7,6 +7,7 @@ import {
   parseSpreadArgs,
   type SpreadArgs,
 } from './pod-topology-spread/defaults.ts';
+import { podTopologySpreadExtensions } from './pod-topology-spread/extensions.ts';
 import { filter, preFilter, preFilterSkip } from './pod-topology-spread/filtering.ts';
 import { spreadQueueingHint } from './pod-topology-spread/hints.ts';
 import { normalize, preScore, preScoreSkip, score } from './pod-topology-spread/scoring.ts';
@@ -21,6 +22,7 @@ export {
   type SpreadArgs,
   systemDefaultConstraints,
 } from './pod-topology-spread/defaults.ts';
+export { podTopologySpreadExtensions } from './pod-topology-spread/extensions.ts';
 export {
   ErrReasonConstraintsNotMatch,
   ErrReasonNodeLabelNotMatch,
@@ -38,6 +40,8 @@ export { topologyNormalizingWeight } from './pod-topology-spread/scoring.ts';
  * nodes, and the global minimum (0 below minDomains domains). Filter: Unschedulable
  * "node(s) didn't match pod topology spread constraints" when the skew would exceed
  * maxSkew; UnschedulableAndUnresolvable "… (missing required label)" without the key.
+ * AddPod/RemovePod (`extensions`): a pod put on or taken off a what-if node updates its
+ * domains' counts and the global minimums (kube's critical paths).
  * PreScore/Score/normalize: ScheduleAnyway constraints, fewer matching pods scoring higher.
  * Throws an Error naming the field for invalid args.
  */
@@ -51,6 +55,7 @@ function withArgs(args: SpreadArgs) {
     queueingHint: spreadQueueingHint,
     preFilter: (pod: PodInfo, state: CycleState, snapshot: ClusterSnapshot) =>
       preFilter(pod, state, snapshot, args),
+    extensions: podTopologySpreadExtensions,
     /** kube's PreFilter Skip: no DoNotSchedule constraint, every node passes. */
     preFilterSkip,
     filter,

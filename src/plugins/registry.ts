@@ -1,6 +1,7 @@
 // The plugin registry (name → factory) and the profiles built from it.
 import type {
   FilterPlugin,
+  PostFilterPlugin,
   PreFilterPlugin,
   Profile,
   QueueingHint,
@@ -8,6 +9,8 @@ import type {
   WeightedScorePlugin,
 } from '../framework/types.ts';
 import { proveInfeasibleFromCapacity } from './capacity-proof.ts';
+import * as defaultPreemption from './default-preemption.ts';
+import * as dynamicResources from './dynamic-resources.ts';
 import * as imageLocality from './image-locality.ts';
 import * as interPodAffinity from './inter-pod-affinity.ts';
 import * as nodeAffinity from './node-affinity.ts';
@@ -27,7 +30,10 @@ import * as volumeZone from './volume-zone.ts';
 
 /** A plugin instance: any combination of the extension points berth runs. */
 export type Plugin = { readonly name: string } & Partial<
-  Pick<PreFilterPlugin, 'preFilter' | 'queueingHint'> & Pick<FilterPlugin, 'filter'> & ScorePlugin
+  Pick<PreFilterPlugin, 'preFilter' | 'queueingHint'> &
+    Pick<FilterPlugin, 'filter'> &
+    ScorePlugin &
+    Pick<PostFilterPlugin, 'postFilter'>
 >;
 
 /** Creates a plugin from its (optional, plugin-specific) arguments; throws on bad args. */
@@ -54,6 +60,8 @@ export const registry: ReadonlyMap<string, PluginFactory> = new Map<string, Plug
   [podTopologySpread.name, podTopologySpread.newPodTopologySpread],
   [interPodAffinity.name, interPodAffinity.newInterPodAffinity],
   [imageLocality.name, imageLocality.newImageLocality],
+  [dynamicResources.name, dynamicResources.dynamicResources],
+  [defaultPreemption.name, defaultPreemption.defaultPreemption],
 ]);
 
 /** A score plugin entry of a profile configuration. */
@@ -74,6 +82,8 @@ export interface ProfileConfig {
   preFilters?: string[];
   filters?: string[];
   scores?: ScoreConfig[];
+  /** PostFilters, run in order when no node fits (kube: DynamicResources, DefaultPreemption). */
+  postFilters?: string[];
   /** Arguments by plugin name, e.g. `{ NodeResourcesFit: { scoringStrategy: {...} } }`. */
   pluginArgs?: Record<string, unknown>;
 }
@@ -105,6 +115,12 @@ export const defaultFilters: readonly string[] = Object.freeze([
   interPodAffinity.name,
 ]);
 
+/** kube 1.34's default PostFilters, in its order (DynamicResources first, as kube puts it). */
+export const defaultPostFilters: readonly string[] = Object.freeze([
+  dynamicResources.name,
+  defaultPreemption.name,
+]);
+
 /** kube's default score plugins that berth implements, with kube's weights. */
 export const defaultScores: readonly Readonly<Required<ScoreConfig>>[] = Object.freeze([
   Object.freeze({ name: taintToleration.name, weight: 3 }),
@@ -126,6 +142,10 @@ function isFilter(p: Plugin): p is Plugin & FilterPlugin {
 
 function isScore(p: Plugin): p is Plugin & ScorePlugin {
   return p.score !== undefined;
+}
+
+function isPostFilter(p: Plugin): p is Plugin & PostFilterPlugin {
+  return p.postFilter !== undefined;
 }
 
 function knownNames(): string {
@@ -166,7 +186,9 @@ export function profileFromConfig(config: ProfileConfig = {}): Profile {
     config.preFilters ?? defaultPreFilters.filter((n) => filterNames.includes(n));
   const preFilterNames = [...alwaysFirst, ...preFilterList.filter((n) => !alwaysFirst.includes(n))];
   const scoreConfigs = config.scores ?? defaultScores;
+  const postFilterNames = config.postFilters ?? defaultPostFilters;
   checkUnique(preFilterNames, 'preFilters');
+  checkUnique(postFilterNames, 'postFilters');
   checkUnique(filterNames, 'filters');
   checkUnique(
     scoreConfigs.map((s) => s.name),
@@ -192,11 +214,23 @@ export function profileFromConfig(config: ProfileConfig = {}): Profile {
     }
     return { plugin: p, weight };
   });
+  const postFilter: PostFilterPlugin[] = postFilterNames.map((n) => {
+    const p = instance(n, 'postFilters');
+    if (!isPostFilter(p)) throw new Error(`plugin "${n}" has no PostFilter extension point`);
+    return p;
+  });
   const queueingHints = new Map<string, QueueingHint>();
   for (const [pluginName, p] of instances) {
     if (p.queueingHint !== undefined) queueingHints.set(pluginName, p.queueingHint);
   }
-  return { preFilter, filter, score, queueingHints, proveInfeasible: proveInfeasibleFromCapacity };
+  return {
+    preFilter,
+    filter,
+    score,
+    postFilter,
+    queueingHints,
+    proveInfeasible: proveInfeasibleFromCapacity,
+  };
 }
 
 /**

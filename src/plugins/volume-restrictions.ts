@@ -10,13 +10,14 @@ import type {
 import {
   type CycleState,
   type FilterPlugin,
+  type PreFilterExtensions,
   type PreFilterPlugin,
   type QueueingHint,
   type Status,
   status,
   success,
 } from '../framework/types.ts';
-import { isClaimUsed } from './volumes/claim-users.ts';
+import { nodeClaimKeys } from './volumes/claim-users.ts';
 import { claimKey, getClaim, notFound, readWriteOncePod } from './volumes/claims.ts';
 
 /** Name of the plugin in the registry and in profiles. */
@@ -38,12 +39,16 @@ const rwopConflict: Status = Object.freeze(
   status('Unschedulable', name, ErrReasonReadWriteOncePodConflict),
 );
 
-/** What PreFilter leaves for Filter. */
+/** What PreFilter leaves for Filter; AddPod/RemovePod put a new one in its place. */
 export interface PreFilterState {
   /** The pod has a GCE PD, AWS EBS, RBD or iSCSI volume (kube's needsRestrictionsCheck). */
   readonly needsDiskCheck: boolean;
   /** How many of its ReadWriteOncePod claims pods on live nodes already use. */
   readonly conflictingClaims: number;
+  /** Its ReadWriteOncePod claims (by name, in its namespace) → the pods on live nodes using each. */
+  readonly claimUsers: ReadonlyMap<string, number>;
+  /** kube's PreFilter Skip, as PreFilter found it: no disk to check, no claim in use. */
+  readonly skipped: boolean;
 }
 
 type Disk = Extract<
@@ -110,6 +115,44 @@ export function satisfiesDiskConflicts(pod: PodInfo, node: NodeInfo): boolean {
   return true;
 }
 
+/** The distinct names of the claims of `pod`'s PVC volumes. */
+function claimNames(pod: PodInfo): Set<string> {
+  const names = new Set<string>();
+  for (const v of pod.volumes) if (v.type === 'persistentVolumeClaim') names.add(v.claimName);
+  return names;
+}
+
+/** True when `p` has a PVC volume naming `claim` (in its own namespace). */
+function usesClaim(p: PodInfo, claim: string): boolean {
+  for (const v of p.volumes)
+    if (v.type === 'persistentVolumeClaim' && v.claimName === claim) return true;
+  return false;
+}
+
+/**
+ * How many pods charged to live nodes (bound, assumed or terminating) use the claim `claim`
+ * of `pod`'s namespace; a pod naming it twice counts once. kube's IsPVCUsedByPods, counted,
+ * so that RemovePod knows when the last user is gone. Visits only the pods of the nodes
+ * whose claims include it (see `nodeClaimKeys`).
+ */
+export function claimUserCount(snapshot: ClusterSnapshot, pod: PodInfo, claim: string): number {
+  const key = claimKey(pod, claim);
+  let users = 0;
+  for (const node of snapshot.nodeOrder) {
+    if (!nodeClaimKeys(node).has(key)) continue;
+    for (const p of node.pods.values())
+      if (p.namespace === pod.namespace && usesClaim(p, claim)) users++;
+  }
+  return users;
+}
+
+/** How many of the claims have a user. */
+function countConflicts(claimUsers: ReadonlyMap<string, number>): number {
+  let n = 0;
+  for (const users of claimUsers.values()) if (users > 0) n++;
+  return n;
+}
+
 /**
  * PreFilter: every PVC volume's claim must exist (UnschedulableAndUnresolvable
  * `persistentvolumeclaim "X" not found` otherwise); counts the pod's ReadWriteOncePod
@@ -130,11 +173,55 @@ function preFilter(pod: PodInfo, state: CycleState, snapshot: ClusterSnapshot): 
       );
     if (claim.accessModes.includes(readWriteOncePod)) rwop.add(claim.name);
   }
-  let conflictingClaims = 0;
-  for (const claim of rwop) if (isClaimUsed(snapshot, claimKey(pod, claim))) conflictingClaims++;
-  state.set(preFilterStateKey, { needsDiskCheck, conflictingClaims } satisfies PreFilterState);
+  const claimUsers = new Map<string, number>();
+  for (const claim of rwop) claimUsers.set(claim, claimUserCount(snapshot, pod, claim));
+  const conflictingClaims = countConflicts(claimUsers);
+  const skipped = !needsDiskCheck && conflictingClaims === 0;
+  state.set(preFilterStateKey, {
+    needsDiskCheck,
+    conflictingClaims,
+    claimUsers,
+    skipped,
+  } satisfies PreFilterState);
   return success;
 }
+
+/**
+ * kube's updateWithPod: `other` joins (`by` 1) or leaves (−1) the users of the incoming
+ * `pod`'s ReadWriteOncePod claims it names. Unlike kube, which adds its reference count
+ * to one total, a pod of another namespace (naming another claim) counts nothing and a
+ * claim stays in use while it has another user, as a fresh PreFilter would find.
+ */
+function updateWithPod(state: CycleState, pod: PodInfo, other: PodInfo, by: 1 | -1): void {
+  const s = state.get(preFilterStateKey) as PreFilterState | undefined;
+  if (s === undefined || s.skipped || s.claimUsers.size === 0) return;
+  if (other.namespace !== pod.namespace || other.volumes.length === 0) return;
+  let claimUsers: Map<string, number> | undefined;
+  for (const claim of claimNames(other)) {
+    const users = s.claimUsers.get(claim);
+    if (users === undefined) continue;
+    claimUsers ??= new Map(s.claimUsers);
+    claimUsers.set(claim, users + by);
+  }
+  if (claimUsers === undefined) return;
+  const conflictingClaims = countConflicts(claimUsers);
+  state.set(preFilterStateKey, { ...s, claimUsers, conflictingClaims } satisfies PreFilterState);
+}
+
+/**
+ * kube's VolumeRestrictions AddPod/RemovePod (nothing when PreFilter was skipped, as in
+ * kube). They put a new state in place of the old one, never change it, so a clone needs
+ * nothing more than the shallow copy it has.
+ */
+export const volumeRestrictionsExtensions: PreFilterExtensions = {
+  addPod(pod: PodInfo, state: CycleState, added: PodInfo): void {
+    updateWithPod(state, pod, added, 1);
+  },
+  removePod(pod: PodInfo, state: CycleState, removed: PodInfo): void {
+    updateWithPod(state, pod, removed, -1);
+  },
+  cloneState(): void {},
+};
 
 /** A pod that used a volume on a node (or was nominated to one) and is there no more. */
 function releasedVolumes(before: PodRecord | undefined, after: PodRecord | undefined): boolean {
@@ -184,15 +271,18 @@ export const volumeRestrictionsHint: QueueingHint = (change: ClusterChange) => {
  * claims already used by another pod are counted. Filter: Unschedulable "node(s) had no
  * available disk" when a pod on the node holds a conflicting GCE PD / EBS / RBD / iSCSI
  * disk; then Unschedulable (on every node) when a ReadWriteOncePod claim is in use.
+ * AddPod/RemovePod (`extensions`): a pod put on or taken off a node counts as a user of
+ * the claims it names.
  */
 export const volumeRestrictions = {
   name,
   queueingHint: volumeRestrictionsHint,
   preFilter,
+  extensions: volumeRestrictionsExtensions,
   /** kube's PreFilter Skip: no disk to check and no ReadWriteOncePod claim in use. */
   preFilterSkip(_pod: PodInfo, state: CycleState): boolean {
     const s = state.get(preFilterStateKey) as PreFilterState | undefined;
-    return s !== undefined && !s.needsDiskCheck && s.conflictingClaims === 0;
+    return s?.skipped === true;
   },
   filter(pod: PodInfo, node: NodeInfo, state: CycleState): Status {
     const s = state.get(preFilterStateKey) as PreFilterState | undefined;

@@ -18,7 +18,10 @@ import { startRecording } from './recording.ts';
 
 /** An effect adapter that can be drained on shutdown. */
 export interface LiveEffects extends EffectPort {
-  /** Resolves when every bind in flight has settled (reports are not waited for). */
+  /**
+   * Resolves when every scheduling write in flight (binds, preemptions, nominations) has
+   * settled, its result ingested (reports are not waited for).
+   */
   idle?(): Promise<void>;
   /** Makes later commands no-ops. */
   stop?(): void;

@@ -1,6 +1,7 @@
 // Replays a recorded log through the core and checks that every decision comes out the same.
 import { performance } from 'node:perf_hooks';
 import { parseConfig } from '../core/config.ts';
+import type { EffectPort } from '../core/ports.ts';
 import { Scheduler, type SchedulerOptions } from '../core/scheduler.ts';
 import { type CoreSnapshot, diffSnapshots } from '../core/snapshot.ts';
 import { DecisionDigest, decisionText, sameDecision } from '../events/digest.ts';
@@ -42,7 +43,12 @@ export interface ReplayResult {
 }
 
 const noTimers = { armPod: () => {}, disarmPod: () => {}, armFlush: () => {} };
-const noEffects = { bind: () => {} };
+/**
+ * Replay sends nothing: binds, preemptions and nominations are not performed; their results
+ * (BindSucceeded/BindFailed, PreemptionFailed) and the watch updates they caused are read
+ * from the log like every other input.
+ */
+const noEffects: EffectPort = { bind: () => {}, preempt: () => {}, nominate: () => {} };
 
 function textAt(env: Envelope<DecisionEvent>): string {
   return `#${env.seq} ${decisionText(env.event)}`;

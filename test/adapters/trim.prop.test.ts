@@ -135,8 +135,11 @@ function walk(
   }
 }
 
-/** kube's IsPodResizeInfeasible reads the first `PodResizePending` condition's reason. */
-function resizeFact(pod: unknown, facts: Facts): void {
+/**
+ * kube's IsPodResizeInfeasible reads the first `PodResizePending` condition's reason;
+ * preemption's podTerminatingByPreemption the first `DisruptionTarget`'s status and reason.
+ */
+function conditionFacts(pod: unknown, facts: Facts): void {
   if (!isPlainObject(pod) || !isPlainObject(pod.status)) return;
   const conditions = pod.status.conditions;
   if (conditions === undefined) return;
@@ -144,8 +147,14 @@ function resizeFact(pod: unknown, facts: Facts): void {
     facts.set('status.conditions', conditions);
     return;
   }
-  const first = conditions.find((c) => isPlainObject(c) && c.type === 'PodResizePending');
-  if (first !== undefined) facts.set('status.conditions{PodResizePending}.reason', first.reason);
+  const first = (type: string) => conditions.find((c) => isPlainObject(c) && c.type === type);
+  const resize = first('PodResizePending');
+  if (resize !== undefined) facts.set('status.conditions{PodResizePending}.reason', resize.reason);
+  const disruption = first('DisruptionTarget');
+  if (disruption !== undefined) {
+    facts.set('status.conditions{DisruptionTarget}.status', disruption.status);
+    facts.set('status.conditions{DisruptionTarget}.reason', disruption.reason);
+  }
 }
 
 /** Every scheduling-relevant fact of a raw Pod, as a path → value map. */
@@ -153,7 +162,7 @@ function podFacts(pod: unknown): Facts {
   const facts: Facts = new Map();
   for (const p of POD_READS) walk(pod, p.split('.'), '', facts, false);
   for (const p of POD_PRESENCE) walk(pod, p.split('.'), '', facts, true);
-  resizeFact(pod, facts);
+  conditionFacts(pod, facts);
   return facts;
 }
 
@@ -336,9 +345,21 @@ const containerStatus = fc.record(
 );
 const condition = fc.record(
   {
-    type: fc.constantFrom('PodScheduled', 'Ready', 'PodResizePending', 'PodResizeInProgress'),
+    type: fc.constantFrom(
+      'PodScheduled',
+      'Ready',
+      'PodResizePending',
+      'PodResizeInProgress',
+      'DisruptionTarget',
+    ),
     status: fc.constantFrom('True', 'False'),
-    reason: fc.constantFrom('Infeasible', 'Deferred', 'Unschedulable'),
+    reason: fc.constantFrom(
+      'Infeasible',
+      'Deferred',
+      'Unschedulable',
+      'PreemptionByScheduler',
+      'DeletionByTaintManager',
+    ),
     message: name,
     lastTransitionTime: timestamp,
   },
@@ -519,7 +540,22 @@ const junkWithResize = junk.map((j) =>
     ? { ...j, status: { ...j.status, conditions: [{ type: 'PodResizePending', reason: j.kind }] } }
     : j,
 );
-const anyPod = fc.oneof(realisticPod, junk, junkWithResize, fc.anything());
+const junkWithDisruption = junk.map((j) =>
+  isPlainObject(j) && isPlainObject(j.status)
+    ? {
+        ...j,
+        status: {
+          ...j.status,
+          conditions: [
+            j.spec,
+            { type: 'DisruptionTarget', status: j.status.phase, reason: j.kind },
+            { type: 'DisruptionTarget', status: 'True', reason: 'PreemptionByScheduler' },
+          ],
+        },
+      }
+    : j,
+);
+const anyPod = fc.oneof(realisticPod, junk, junkWithResize, junkWithDisruption, fc.anything());
 const anyNode = fc.oneof(realisticNode, junk, fc.anything());
 
 const RUNS = { numRuns: 400 };

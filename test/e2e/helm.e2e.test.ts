@@ -340,7 +340,7 @@ const needed: Access[] = [
   { verb: 'create', resource: 'pods', subresource: 'binding', namespace: appsNs },
   { verb: 'patch', resource: 'pods', subresource: 'status', namespace: appsNs },
   ...['get', 'list', 'watch'].map((verb) => ({ verb, resource: 'nodes' })),
-  // The kinds the plugins read (namespaces, workloads, volumes), cluster-wide.
+  // The kinds the plugins read (namespaces, workloads, volumes, PDBs), cluster-wide.
   ...(
     [
       ['', 'namespaces'],
@@ -352,6 +352,7 @@ const needed: Access[] = [
       ['apps', 'statefulsets'],
       ['storage.k8s.io', 'storageclasses'],
       ['storage.k8s.io', 'csinodes'],
+      ['policy', 'poddisruptionbudgets'],
     ] as const
   ).flatMap(([group, resource]) =>
     ['get', 'list', 'watch'].map((verb) => ({

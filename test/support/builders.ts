@@ -46,6 +46,10 @@ export interface PodInput {
   nodeName?: string;
   phase?: string;
   terminating?: boolean;
+  /** `status.startTime` as epoch ms (undefined: not started). */
+  startMs?: number;
+  /** Carries the scheduler's DisruptionTarget condition (a preemption victim). */
+  preemptedByScheduler?: boolean;
   requests?: Partial<Resources>;
   /** Defaults to `requests` with 0 cpu/memory replaced by 100m / 200Mi (kube's rule, per pod). */
   nonZeroRequests?: Partial<{ milliCPU: number; memory: number }>;
@@ -115,6 +119,8 @@ export function makePod(input: PodInput = {}): PodInfo {
     nodeName: input.nodeName,
     phase: input.phase ?? 'Pending',
     terminating: input.terminating ?? false,
+    startMs: input.startMs,
+    preemptedByScheduler: input.preemptedByScheduler ?? false,
     requests,
     scalarRequestNames: Object.keys(requests.scalar).filter((k) => requests.scalar[k] !== 0),
     nonZeroRequests: {

@@ -8,6 +8,7 @@ import {
   createConfiguration,
   EventsV1Api,
   KubeConfig,
+  PolicyV1Api,
   ServerConfiguration,
   StorageV1Api,
 } from '@kubernetes/client-node';
@@ -115,6 +116,7 @@ export interface KubeClients {
   core: CoreV1Api;
   apps: AppsV1Api;
   storage: StorageV1Api;
+  policy: PolicyV1Api;
   events: EventsV1Api;
   server: string;
 }
@@ -136,6 +138,7 @@ export function makeClients(kc: KubeConfig): KubeClients {
       core: new CoreV1Api(configuration),
       apps: new AppsV1Api(configuration),
       storage: new StorageV1Api(configuration),
+      policy: new PolicyV1Api(configuration),
       events: new EventsV1Api(configuration),
       server,
     };

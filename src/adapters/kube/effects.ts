@@ -1,24 +1,28 @@
-// The Kubernetes effect adapter: binds pods, sets PodScheduled, records Events, rate-limited.
+// The Kubernetes effect adapter: binds, preempts, nominates, sets PodScheduled, records Events.
 import { PatchStrategy, V1MicroTime } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { EffectPort } from '../../core/ports.ts';
 import type { AttemptRef, BindFailureReason, InputEvent, PodRef } from '../../events/types.ts';
 import { describeApiError } from './api-error.ts';
 import type { KubeClients } from './config.ts';
+import { type PreemptionWriter, runNominate, runPreempt, splitKey } from './preemption-effects.ts';
 import { PacedQueue, type TokenBucket } from './rate-limiter.ts';
 import { timeoutOptions } from './request-options.ts';
 
 /** What a KubeEffects is built with. */
 export interface KubeEffectsOptions {
   clients: KubeClients;
-  /** Binds wait for a token here; nothing else takes from it. */
+  /**
+   * Scheduling writes (binds, a victim's condition and delete, nominations) wait for a token
+   * here; reports never take from it.
+   */
   limiter: TokenBucket;
   /**
    * Reports (the PodScheduled status patch and Events) wait for a token here, so that a
    * backlog of reports never delays a bind (kube-scheduler gives Events a client of their own).
    */
   reportLimiter: TokenBucket;
-  /** Where bind results go (they become BindSucceeded/BindFailed in the log). */
+  /** Where results go (BindSucceeded/BindFailed, PreemptionFailed in the log). */
   ingest: (event: InputEvent) => void;
   logger: Logger;
   /** `reportingController` of the Events (default `berth`). */
@@ -53,11 +57,10 @@ const noteLimit = 1024;
 /** Drops are logged at the first one and then every this many, with the running count. */
 const dropLogEvery = 1000;
 
-function splitKey(key: string): { namespace: string; name: string } {
-  const slash = key.indexOf('/');
-  return slash < 0
-    ? { namespace: 'default', name: key }
-    : { namespace: key.slice(0, slash), name: key.slice(slash + 1) };
+/** A v1 ObjectReference to a pod (an Event's `regarding` or `related`). */
+function podReference(pod: PodRef) {
+  const { namespace, name } = splitKey(pod.key);
+  return { apiVersion: 'v1', kind: 'Pod', name, namespace, uid: pod.uid };
 }
 
 function truncateBytes(text: string, limit: number): string {
@@ -74,14 +77,26 @@ function bindFailureReason(code: number | undefined): BindFailureReason {
   return 'Error';
 }
 
+/** The Event's optional parts. */
+interface EventExtras {
+  /** The unschedulable message this Event reports (for the dedupe). */
+  unschedulable?: string;
+  /** The Event's `related` pod (the preemptor of a Preempted Event). */
+  related?: PodRef;
+}
+
 /**
  * Carries out berth's commands against the API server. `bind` reports its outcome through
- * `ingest`, naming the attempt it answers. Reports (condition, Events) are fire-and-forget on
- * their own token bucket and bounded queue, and only logged on failure; neither binds nor
- * shutdown ever wait for them. No method throws or leaves a rejected promise behind.
+ * `ingest`, naming the attempt it answers, and so does a failed `preempt`. Binds, victim
+ * writes and nominations take tokens from `limiter`. Reports (condition, Events) are
+ * fire-and-forget on their own token bucket and bounded queue, and only logged on failure;
+ * neither scheduling writes nor shutdown ever wait for them. No method throws or leaves a
+ * rejected promise behind.
  */
 export class KubeEffects implements EffectPort {
-  private readonly binds = new Set<Promise<void>>();
+  /** Scheduling writes in flight or waiting for a token (binds, preemptions, nominations). */
+  private readonly writes = new Set<Promise<void>>();
+  private readonly preemption: PreemptionWriter;
   private readonly reports: PacedQueue<Report>;
   /** Last unschedulable message per pod uid, oldest first (Map keeps insertion order). */
   private readonly lastUnschedulable = new Map<string, string>();
@@ -100,6 +115,24 @@ export class KubeEffects implements EffectPort {
       run: (report) => this.send(report),
       onDrop: (report) => this.onDrop(report),
     });
+    this.preemption = {
+      clients: opts.clients,
+      limiter: opts.limiter,
+      ingest: opts.ingest,
+      log: this.log,
+      timeoutMs: this.timeoutMs,
+      now: () => this.now(),
+      stopped: () => this.stopped,
+      recordPreempted: (victim, preemptor, node) =>
+        this.recordEvent(
+          victim,
+          'Normal',
+          'Preempted',
+          'Preempting',
+          `Preempted by pod ${preemptor.uid} on node ${node}`,
+          { related: preemptor },
+        ),
+    };
   }
 
   /** Report writes waiting for a token. */
@@ -120,11 +153,27 @@ export class KubeEffects implements EffectPort {
   bind(attempt: AttemptRef, node: string): void {
     if (this.stopped) return;
     const { uid, key, attempt: n } = attempt;
-    const settled = this.runBind({ uid, key, attempt: n }, node).catch((err) => {
-      this.log.error({ err: describeApiError(err).message }, 'unexpected failure in a bind');
-    });
-    this.binds.add(settled);
-    void settled.finally(() => this.binds.delete(settled));
+    this.track('bind', this.runBind({ uid, key, attempt: n }, node));
+  }
+
+  /**
+   * Evicts `victim` from `node` for `preemptor`'s attempt: DisruptionTarget condition, delete
+   * with the victim's uid as precondition, then the `Preempted` Event (a report). A victim
+   * already gone is success; any other failure comes back as PreemptionFailed.
+   */
+  preempt(preemptor: AttemptRef, schedulerName: string, victim: PodRef, node: string): void {
+    if (this.stopped) return;
+    const { uid, key, attempt: n } = preemptor;
+    const ref = { uid, key, attempt: n };
+    const pod = { uid: victim.uid, key: victim.key };
+    this.track('preemption', runPreempt(this.preemption, ref, schedulerName, pod, node));
+  }
+
+  /** Sets (or, with `node` undefined, clears) the pod's nominatedNodeName; failures are logged. */
+  nominate(pod: PodRef, node: string | undefined): void {
+    if (this.stopped) return;
+    const ref = { uid: pod.uid, key: pod.key };
+    this.track('nomination', runNominate(this.preemption, ref, node));
   }
 
   /** Sets PodScheduled=False/Unschedulable and records FailedScheduling, once per message. */
@@ -150,7 +199,9 @@ export class KubeEffects implements EffectPort {
           timeoutOptions(this.timeoutMs, PatchStrategy.StrategicMergePatch),
         ),
     });
-    this.recordEvent(pod, 'Warning', 'FailedScheduling', 'Scheduling', message, message);
+    this.recordEvent(pod, 'Warning', 'FailedScheduling', 'Scheduling', message, {
+      unschedulable: message,
+    });
   }
 
   /** Records the `Scheduled` Event for the pod on `node`. */
@@ -177,29 +228,39 @@ export class KubeEffects implements EffectPort {
   }
 
   /**
-   * Resolves when every bind issued so far (and any issued meanwhile) has settled, its result
-   * ingested. Reports are never waited for.
+   * Resolves when every scheduling write issued so far (and any issued meanwhile: binds,
+   * preemptions, nominations) has settled, its result ingested. Reports are never waited for.
    */
   async idle(): Promise<void> {
-    while (this.binds.size > 0) await Promise.allSettled([...this.binds]);
+    while (this.writes.size > 0) await Promise.allSettled([...this.writes]);
   }
 
-  /** Resolves when binds and reports, queued or in flight, have all settled (for tests). */
+  /** Resolves when every write and report, queued or in flight, has settled (for tests). */
   async settled(): Promise<void> {
     await this.idle();
     await this.reports.settled();
-    if (this.binds.size > 0) await this.settled();
+    if (this.writes.size > 0) await this.settled();
   }
 
   /**
-   * Makes later calls no-ops; binds still waiting for a token are not sent, and queued reports
-   * are dropped (logged with their count). Writes already sent are left to finish.
+   * Makes later calls no-ops; scheduling writes still waiting for a token are not sent (nor
+   * the rest of a preemption), and queued reports are dropped (logged with their count).
+   * Writes already sent are left to finish.
    */
   stop(): void {
     if (this.stopped) return;
     this.stopped = true;
     const dropped = this.reports.close();
     this.log.info({ dropped }, 'stopped; queued reports dropped');
+  }
+
+  /** Keeps `work` in `writes` until it settles; `idle()` waits for it. */
+  private track(what: string, work: Promise<void>): void {
+    const settled = work.catch((err) => {
+      this.log.error({ err: describeApiError(err).message }, `unexpected failure in a ${what}`);
+    });
+    this.writes.add(settled);
+    void settled.finally(() => this.writes.delete(settled));
   }
 
   private get timeoutMs(): number {
@@ -257,7 +318,7 @@ export class KubeEffects implements EffectPort {
     reason: string,
     action: string,
     note: string,
-    unschedulable?: string,
+    extras: EventExtras = {},
   ): void {
     const { namespace, name } = splitKey(pod.key);
     const time = this.now().getTime();
@@ -274,8 +335,10 @@ export class KubeEffects implements EffectPort {
       type,
       note: truncateBytes(note, noteLimit),
       // The uid lets `kubectl describe pod` find the Event, and only for this pod.
-      regarding: { apiVersion: 'v1', kind: 'Pod', name, namespace, uid: pod.uid },
+      regarding: podReference(pod),
+      ...(extras.related === undefined ? {} : { related: podReference(extras.related) }),
     };
+    const unschedulable = extras.unschedulable;
     this.reports.push({
       pod,
       kind: 'event',

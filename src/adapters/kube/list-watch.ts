@@ -96,7 +96,7 @@ export function podSource(clients: KubeClients, opts: SourceOptions = {}): ListW
 
 /** Where each object kind is listed and watched (all namespaces), and how a page is fetched. */
 function objectEndpoint(clients: KubeClients, kind: ObjectKind): [string, PageFetcher] {
-  const { core, apps, storage } = clients;
+  const { core, apps, storage, policy } = clients;
   switch (kind) {
     case 'Namespace':
       return ['/api/v1/namespaces', (p, o) => core.listNamespace(p, o)];
@@ -122,6 +122,11 @@ function objectEndpoint(clients: KubeClients, kind: ObjectKind): [string, PageFe
       return ['/apis/storage.k8s.io/v1/storageclasses', (p, o) => storage.listStorageClass(p, o)];
     case 'CSINode':
       return ['/apis/storage.k8s.io/v1/csinodes', (p, o) => storage.listCSINode(p, o)];
+    case 'PodDisruptionBudget':
+      return [
+        '/apis/policy/v1/poddisruptionbudgets',
+        (p, o) => policy.listPodDisruptionBudgetForAllNamespaces(p, o),
+      ];
   }
 }
 

@@ -87,7 +87,8 @@ function podFacts(obj: unknown): PodFacts | undefined {
  * What it derives (and only that: moves the core makes on cluster events via queueing hints,
  * and flushes of the unschedulable pool, are not in the log and are not counted):
  * - a new unbound pod → `active` (or `unschedulable` when gated, as kube), UnschedulablePodAdd;
- * - its last gate removed → `active`; PodUnschedulable → `unschedulable`; CycleFailed,
+ * - its last gate removed → `active`; PodUnschedulable → `unschedulable`, and so does
+ *   PodNominated (kube's preemptor is an unschedulable attempt, parked like one); CycleFailed,
  *   BindFailed and PodUnreserved → `backoff` (berth's machine goes there); a backoff timer
  *   firing → `active`, BackoffComplete;
  * - an attempt's result: unschedulable or error at the end of its cycle; a reserved attempt
@@ -138,6 +139,7 @@ export class PodTracker {
         this.reserve(event, time, undefined);
         return;
       case 'PodUnschedulable':
+      case 'PodNominated':
         this.attempted(event, time);
         this.sink.incoming('unschedulable', incomingEvents.attemptFailure);
         return;
@@ -153,11 +155,12 @@ export class PodTracker {
   /** A scheduling cycle ended: counts its result unless it reserved (then binding decides). */
   cycle(decisions: readonly Envelope<DecisionEvent>[], seconds: number): void {
     const outcome = decisions.find(({ event: e }) =>
-      ['PodUnschedulable', 'CycleFailed', 'PodReserved'].includes(e.type),
+      ['PodUnschedulable', 'PodNominated', 'CycleFailed', 'PodReserved'].includes(e.type),
     );
     if (outcome === undefined) return;
     const { event, time } = outcome;
-    if (event.type === 'PodUnschedulable') this.sink.attempt('unschedulable', seconds);
+    if (event.type === 'PodUnschedulable' || event.type === 'PodNominated')
+      this.sink.attempt('unschedulable', seconds);
     else if (event.type === 'CycleFailed') this.sink.attempt('error', seconds);
     else this.reserve(event, time, seconds);
   }

@@ -261,9 +261,62 @@ describe('SchedulerMetrics', () => {
     expect(await value('berth_leader')).toBe(1);
   });
 
-  it('exposes the preemption metrics at zero (berth does not preempt yet)', async () => {
+  it('exposes the preemption metrics at zero before any preemption', async () => {
     expect(await value('scheduler_preemption_attempts_total')).toBe(0);
     expect(await value('scheduler_preemption_victims_count')).toBe(0);
+  });
+
+  it('counts a preemption attempt per PostFilter run and observes each nomination’s victims', async () => {
+    for (const name of ['hi', 'mid', 'plain']) feed(0, { type: 'PodUpserted', pod: pods(name) });
+    const victim = (n: number) => ({ uid: `uid-v${n}`, key: `ns/v${n}` });
+    cycle(10, 0.001, [
+      { type: 'PodNominated', ...ref('hi', 2), node: 'n1', message: 'm' },
+      { type: 'VictimPreempted', ...ref('hi', 2), node: 'n1', victim: victim(1) },
+      { type: 'VictimPreempted', ...ref('hi', 2), node: 'n1', victim: victim(2) },
+      { type: 'VictimPreempted', ...ref('hi', 2), node: 'n1', victim: victim(3) },
+      { type: 'NominationCleared', ...ref('hi', 2), node: 'n1', pod: { uid: 'u', key: 'ns/u' } },
+    ]);
+    expect(await value('scheduler_preemption_attempts_total')).toBe(1);
+    expect(await value('scheduler_preemption_victims_count')).toBe(1);
+    expect(await value('scheduler_preemption_victims_sum')).toBe(3);
+    expect(await value('scheduler_preemption_victims_bucket', { le: '2' })).toBe(0);
+    expect(await value('scheduler_preemption_victims_bucket', { le: '4' })).toBe(1);
+    // PostFilter ran and found nothing to preempt: an attempt, no victims observed.
+    const message =
+      '0/2 nodes are available: 2 Insufficient cpu. preemption: 0/2 nodes are available: 2 No preemption victims found for incoming pod.';
+    cycle(20, 0.001, [{ type: 'PodUnschedulable', ...ref('mid', 1), message }]);
+    // PostFilter did not run (e.g. preemptionPolicy Never): no attempt.
+    cycle(30, 0.001, [
+      { type: 'PodUnschedulable', ...ref('plain', 1), message: '0/2 nodes are available.' },
+    ]);
+    expect(await value('scheduler_preemption_attempts_total')).toBe(2);
+    expect(await value('scheduler_preemption_victims_count')).toBe(1);
+    expect(await value('berth_decisions_total', { type: 'VictimPreempted' })).toBe(3);
+  });
+
+  it('counts a nominating attempt as unschedulable, parked in the unschedulable queue, as kube does', async () => {
+    feed(0, { type: 'PodUpserted', pod: pods('hi') });
+    cycle(10, 0.002, [
+      { type: 'PodNominated', ...ref('hi', 1), node: 'n1', message: 'no fit' },
+      {
+        type: 'VictimPreempted',
+        ...ref('hi', 1),
+        node: 'n1',
+        victim: { uid: 'uid-v', key: 'ns/v' },
+      },
+    ]);
+    expect(await value('scheduler_schedule_attempts_total', { result: 'unschedulable' })).toBe(1);
+    expect(
+      await value('scheduler_queue_incoming_pods_total', {
+        queue: 'unschedulable',
+        event: 'ScheduleAttemptFailure',
+      }),
+    ).toBe(1);
+    // Its victims gone, the next attempt binds: the SLI runs from its first queueing.
+    reserveAndBind(500, 0.001, 'hi', 2);
+    feed(510, { type: 'BindSucceeded', ...ref('hi', 2), node: 'n1' });
+    expect(await value('scheduler_pod_scheduling_sli_duration_seconds_sum')).toBeCloseTo(0.51, 9);
+    expect(metrics.trackedPods).toEqual({ pods: 0, keys: 0 });
   });
 
   it('adds the process_* and nodejs_* metrics unless asked not to', async () => {

@@ -10,6 +10,7 @@ import {
   registerKubeSchedulerMetrics,
 } from './kube-instruments.ts';
 import { PodTracker } from './pod-tracker.ts';
+import { preemptionCounts } from './preemption-counts.ts';
 
 /** What the metrics are built from. */
 export interface SchedulerMetricsOptions {
@@ -91,9 +92,15 @@ export class SchedulerMetrics implements LiveObserver {
     this.pods.envelope(env);
   };
 
-  /** A scheduling cycle ran: its decisions and how long it took. */
+  /**
+   * A scheduling cycle ran: its decisions and how long it took. Preemption is counted here,
+   * where a nomination and its victims arrive together.
+   */
   readonly cycle = (decisions: Envelope<DecisionEvent>[], seconds: number): void => {
     this.pods.cycle(decisions, seconds);
+    const preemption = preemptionCounts(decisions);
+    if (preemption.attempts > 0) this.kube.preemptionAttempts.inc(preemption.attempts);
+    for (const victims of preemption.victims) this.kube.preemptionVictims.observe(victims);
   };
 
   /** Leadership changed. */

@@ -46,7 +46,7 @@ describe('parseManifests', () => {
     expect(m.skipped).toEqual([
       'in.yaml: document 2: ConfigMap ignored (berth simulates Nodes, Pods, PriorityClasses, ' +
         'Namespace, Service, ReplicaSet, StatefulSet, ReplicationController, ' +
-        'PersistentVolumeClaim, PersistentVolume, StorageClass, CSINode)',
+        'PersistentVolumeClaim, PersistentVolume, StorageClass, CSINode, PodDisruptionBudget)',
     ]);
   });
 

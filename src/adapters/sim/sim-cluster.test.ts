@@ -1,6 +1,7 @@
-// Pins what the simulated API server serves on a relist: object kinds first, then nodes and pods.
+// Pins what the simulated API server serves: relists, and preemption's writes (evictions, nominations).
 import { describe, expect, it } from 'vitest';
-import { nodeObject } from '../../../test/support/objects.ts';
+import { nodeObject, podObject } from '../../../test/support/objects.ts';
+import type { PodObject } from '../../cluster/objects.ts';
 import type { InputEvent } from '../../events/types.ts';
 import { seededRng } from '../../framework/rng.ts';
 import { SimCluster } from './sim-cluster.ts';
@@ -52,5 +53,124 @@ describe('SimCluster relist', () => {
       kind: 'Service',
       object: { metadata: { name: 'web', namespace: 'a' }, spec: { selector: { app: 'web' } } },
     });
+  });
+});
+
+/** A sim on a manual clock: `advance(ms)` fires what is due, in deadline then scheduling order. */
+function simWith(pods: PodObject[], bindLatencyMs = 5) {
+  let now = 1_000_000;
+  const due: { at: number; n: number; fire: () => void }[] = [];
+  let scheduled = 0;
+  const sim = new SimCluster({
+    nodes: [nodeObject('n1'), nodeObject('n2')],
+    pods,
+    timers: {
+      now: () => now,
+      schedule: (at, fire) => void due.push({ at, n: scheduled++, fire }),
+    },
+    bindLatencyMs,
+    bindFailureRate: 0,
+    rng: seededRng(1),
+  });
+  const seen: InputEvent[] = [];
+  sim.events$.subscribe((e) => seen.push(e));
+  const advance = (ms: number) => {
+    now += ms;
+    for (;;) {
+      due.sort((a, b) => a.at - b.at || a.n - b.n);
+      const next = due[0];
+      if (next === undefined || next.at > now) return;
+      due.shift();
+      next.fire();
+    }
+  };
+  const uidOf = (name: string) =>
+    sim.podObjects().find((p) => p.metadata.name === name)?.metadata.uid as string;
+  return { sim, seen, advance, uidOf };
+}
+
+const lo = (name = 'lo') => podObject(name, { namespace: 'ns', nodeName: 'n1', priority: 1 });
+const preemptor = { uid: 'uid-hi', key: 'ns/hi', attempt: 2 };
+
+describe('SimCluster.preempt', () => {
+  it('after the bind latency, emits the victim terminating then deleted, and forgets it', () => {
+    const t = simWith([lo(), lo('other')]);
+    const uid = t.uidOf('lo');
+    t.sim.preempt(preemptor, 'berth', { uid, key: 'ns/lo' }, 'n1');
+    t.advance(4);
+    expect(t.seen).toEqual([]);
+    t.advance(1);
+    expect(t.seen.map((e) => e.type)).toEqual(['PodUpserted', 'PodDeleted']);
+    const update = t.seen[0] as Extract<InputEvent, { type: 'PodUpserted' }>;
+    expect(update.pod.metadata).toMatchObject({
+      name: 'lo',
+      uid,
+      deletionTimestamp: '1970-01-01T00:16:40Z',
+    });
+    expect(update.pod.spec.nodeName).toBe('n1');
+    expect(t.seen[1]).toEqual({ type: 'PodDeleted', uid, key: 'ns/lo' });
+    expect(t.sim.podObjects().map((p) => p.metadata.name)).toEqual(['other']);
+  });
+
+  it('evicts several victims in the order it was asked to', () => {
+    const t = simWith([lo('a'), lo('b')]);
+    const [a, b] = [t.uidOf('a'), t.uidOf('b')];
+    t.sim.preempt(preemptor, 'berth', { uid: b, key: 'ns/b' }, 'n1');
+    t.sim.preempt(preemptor, 'berth', { uid: a, key: 'ns/a' }, 'n1');
+    t.advance(5);
+    expect(t.seen.map((e) => `${e.type} ${'uid' in e ? e.uid : ''}`.trim())).toEqual([
+      'PodUpserted',
+      `PodDeleted ${b}`,
+      'PodUpserted',
+      `PodDeleted ${a}`,
+    ]);
+  });
+
+  it('emits nothing for a victim already gone or replaced under its name', () => {
+    const t = simWith([lo()]);
+    const old = t.uidOf('lo');
+    t.sim.createPod(lo()); // recreated: deleted, then a new pod of the same name
+    t.seen.length = 0;
+    t.sim.preempt(preemptor, 'berth', { uid: old, key: 'ns/lo' }, 'n1');
+    t.sim.preempt(preemptor, 'berth', { uid: 'uid-none', key: 'ns/none' }, 'n1');
+    t.advance(5);
+    expect(t.seen).toEqual([]);
+    expect(t.sim.podObjects()).toHaveLength(1);
+    expect(t.uidOf('lo')).not.toBe(old);
+  });
+});
+
+describe('SimCluster.nominate', () => {
+  const pending = (name: string) => podObject(name, { namespace: 'ns' });
+
+  it('sets and clears status.nominatedNodeName after the latency, emitting each change once', () => {
+    const t = simWith([pending('hi')]);
+    const ref = { uid: t.uidOf('hi'), key: 'ns/hi' };
+    t.sim.nominate(ref, 'n2');
+    t.advance(5);
+    t.sim.nominate(ref, 'n2'); // no change: no watch event
+    t.advance(5);
+    expect(t.seen).toHaveLength(1);
+    expect((t.seen[0] as { pod: PodObject }).pod.status?.nominatedNodeName).toBe('n2');
+    expect(t.sim.podObjects()[0]?.status?.nominatedNodeName).toBe('n2');
+    t.sim.nominate(ref, undefined);
+    t.advance(5);
+    t.sim.nominate(ref, undefined);
+    t.advance(5);
+    expect(t.seen).toHaveLength(2);
+    expect((t.seen[1] as { pod: PodObject }).pod.status?.nominatedNodeName).toBeUndefined();
+    expect(t.sim.podObjects()[0]?.status).toEqual({});
+  });
+
+  it('leaves a bound, missing or replaced pod alone', () => {
+    const t = simWith([podObject('bound', { namespace: 'ns', nodeName: 'n1' }), pending('p')]);
+    const old = t.uidOf('p');
+    t.sim.createPod(pending('p'));
+    t.seen.length = 0;
+    t.sim.nominate({ uid: t.uidOf('bound'), key: 'ns/bound' }, 'n2');
+    t.sim.nominate({ uid: old, key: 'ns/p' }, 'n2');
+    t.sim.nominate({ uid: 'uid-none', key: 'ns/none' }, 'n2');
+    t.advance(5);
+    expect(t.seen).toEqual([]);
   });
 });

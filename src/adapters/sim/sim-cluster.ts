@@ -1,8 +1,8 @@
-// An in-process cluster: serves nodes and pods as events and applies binds after a latency.
+// An in-process cluster: serves nodes and pods as events and applies binds, evictions and nominations.
 import { type Observable, Subject } from 'rxjs';
 import { objectKinds } from '../../cluster/cluster-objects.ts';
 import type { NodeObject, PodObject } from '../../cluster/objects.ts';
-import type { AttemptRef, InputEvent } from '../../events/types.ts';
+import type { AttemptRef, InputEvent, PodRef } from '../../events/types.ts';
 import type { Rng } from '../../framework/rng.ts';
 import { trimNode, trimObject, trimPod } from '../trim.ts';
 import type { ManifestObject } from './manifests.ts';
@@ -47,7 +47,8 @@ function hasGates(pod: PodObject): boolean {
  * what changes: scripted creations, updates and deletions, and the results of binds
  * (BindSucceeded/BindFailed and the bound pod's watch update, in either order). Like the
  * real one it gives every pod a uid, refuses a Binding whose uid is not the current pod's
- * (Conflict), a Binding of a gated pod (Conflict) or of a missing pod (NotFound).
+ * (Conflict), a Binding of a gated pod (Conflict) or of a missing pod (NotFound). Preemption's
+ * writes (a victim's eviction, a nomination) land after the same latency as binds.
  */
 export class SimCluster {
   private readonly subject = new Subject<InputEvent>();
@@ -152,6 +153,74 @@ export class SimCluster {
   bind(attempt: AttemptRef, node: string): void {
     const { timers, bindLatencyMs } = this.opts;
     timers.schedule(timers.now() + bindLatencyMs, () => this.completeBind(attempt, node));
+  }
+
+  /**
+   * Evicts `victim` after the bind latency, as the API server deletes it: if the pod of that
+   * uid still exists, its update with the DisruptionTarget condition and a deletionTimestamp,
+   * then its deletion. A victim already gone (or replaced under its name) is success: nothing
+   * is emitted. Never fails.
+   */
+  preempt(_preemptor: AttemptRef, schedulerName: string, victim: PodRef, _node: string): void {
+    const { timers, bindLatencyMs } = this.opts;
+    const ref = { uid: victim.uid, key: victim.key };
+    timers.schedule(timers.now() + bindLatencyMs, () => this.evict(ref, schedulerName));
+  }
+
+  /**
+   * Sets (or, with `node` undefined, clears) the pod's `status.nominatedNodeName` after the
+   * bind latency, and emits its update, if the pod of that uid still exists, is unbound and
+   * the value changes (the API sends no watch event for a patch that changes nothing).
+   */
+  nominate(pod: PodRef, node: string | undefined): void {
+    const { timers, bindLatencyMs } = this.opts;
+    const ref = { uid: pod.uid, key: pod.key };
+    timers.schedule(timers.now() + bindLatencyMs, () => this.setNomination(ref, node));
+  }
+
+  private evict(victim: PodRef, schedulerName: string): void {
+    const pod = this.pods.get(victim.key);
+    if (pod === undefined || pod.metadata.uid !== victim.uid) return;
+    const now = this.timestamp();
+    const conditions: unknown = pod.status?.conditions;
+    const others = (Array.isArray(conditions) ? conditions : []).filter(
+      (c: { type?: unknown } | null) => c?.type !== 'DisruptionTarget',
+    );
+    const condition = {
+      type: 'DisruptionTarget',
+      status: 'True',
+      reason: 'PreemptionByScheduler',
+      message: `${schedulerName}: preempting to accommodate a higher priority pod`,
+      lastTransitionTime: now,
+    };
+    const terminating: PodObject = {
+      ...pod,
+      metadata: { ...pod.metadata, deletionTimestamp: pod.metadata.deletionTimestamp ?? now },
+      status: { ...pod.status, conditions: [...others, condition] },
+    };
+    this.pods.delete(victim.key);
+    this.subject.next({ type: 'PodUpserted', pod: trimPod(terminating) });
+    this.subject.next({ type: 'PodDeleted', uid: victim.uid, key: victim.key });
+  }
+
+  private setNomination(ref: PodRef, node: string | undefined): void {
+    const pod = this.pods.get(ref.key);
+    if (pod === undefined || pod.metadata.uid !== ref.uid) return;
+    const bound = pod.spec.nodeName !== undefined && pod.spec.nodeName !== '';
+    if (bound || (pod.status?.nominatedNodeName ?? undefined) === node) return;
+    const { nominatedNodeName: _, ...status } = pod.status ?? {};
+    const updated: PodObject = {
+      ...pod,
+      status: node === undefined ? status : { ...status, nominatedNodeName: node },
+    };
+    this.pods.set(ref.key, updated);
+    this.subject.next({ type: 'PodUpserted', pod: trimPod(updated) });
+  }
+
+  /** The run's logical time as an RFC 3339 timestamp (seconds, as the API writes them). */
+  private timestamp(): string {
+    const seconds = Math.floor(this.opts.timers.now() / 1000);
+    return new Date(seconds * 1000).toISOString().replace('.000Z', 'Z');
   }
 
   private withUid(pod: PodObject): PodObject {

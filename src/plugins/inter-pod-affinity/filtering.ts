@@ -14,7 +14,7 @@ import {
   namespaceLabels,
   termMatches,
 } from './common.ts';
-import { TopologySums } from './topology-sums.ts';
+import { PairCounts } from './pair-counts.ts';
 import { walkExistingAntiAffinityCounts, walkIncomingCounts } from './walk.ts';
 
 /** kube's ErrReasonAffinityRulesNotMatch (UnschedulableAndUnresolvable). */
@@ -45,13 +45,15 @@ export interface PreFilterState {
   /** The incoming pod's required anti-affinity terms, namespaceSelectors merged. */
   readonly antiAffinityTerms: readonly AffinityTerm[];
   /** Pairs → existing pods matching all the incoming pod's affinity terms (once per term). */
-  readonly affinityCounts: TopologySums;
+  readonly affinityCounts: PairCounts;
   /** Pairs → existing pods matching its anti-affinity terms (once per term). */
-  readonly antiAffinityCounts: TopologySums;
+  readonly antiAffinityCounts: PairCounts;
   /** Pairs → existing pods' required anti-affinity terms the incoming pod matches. */
-  readonly existingAntiAffinityCounts: TopologySums;
+  readonly existingAntiAffinityCounts: PairCounts;
   /** kube's podMatchesAllAffinityTerms of the incoming pod against its own terms. */
   readonly matchesOwnAffinity: boolean;
+  /** The labels of the incoming pod's namespace (for other pods' terms, in AddPod/RemovePod). */
+  readonly namespaceLabels: Record<string, string>;
 }
 
 /** PreFilter's Skip: neither the pod nor any existing pod has required terms that apply. */
@@ -62,10 +64,10 @@ export const skipped = 'skipped';
  * anti-affinity terms of pods on live nodes is matched against the pod once, and adds its
  * pair counts (one per member) when it matches. Walks when the snapshot has no current index.
  */
-export function existingAntiAffinityCounts(pod: PodInfo, snapshot: ClusterSnapshot): TopologySums {
+export function existingAntiAffinityCounts(pod: PodInfo, snapshot: ClusterSnapshot): PairCounts {
   const index = currentPodAffinityIndex(snapshot);
-  if (index === undefined) return TopologySums.of(walkExistingAntiAffinityCounts(pod, snapshot));
-  const sums = new TopologySums();
+  if (index === undefined) return PairCounts.of(walkExistingAntiAffinityCounts(pod, snapshot));
+  const sums = PairCounts.empty();
   const nsLabels = namespaceLabels(snapshot, pod.namespace);
   for (const g of index.groups.requiredAntiAffinityTerms.values()) {
     if (g.pairs.size > 0 && termMatches(g.term, pod, nsLabels))
@@ -80,9 +82,9 @@ function indexedIncomingCounts(
   antiAffinityTerms: readonly AffinityTerm[],
   snapshot: ClusterSnapshot,
   index: PodAffinityIndexView,
-): { affinity: TopologySums; antiAffinity: TopologySums } {
-  const affinity = new TopologySums();
-  const antiAffinity = new TopologySums();
+): { affinity: PairCounts; antiAffinity: PairCounts } {
+  const affinity = PairCounts.empty();
+  const antiAffinity = PairCounts.empty();
   if (affinityTerms.length > 0) {
     // A pod matching all the terms counts once per term, on that term's pair.
     const perKey = new Map<string, number>();
@@ -100,14 +102,14 @@ function incomingCounts(
   affinityTerms: readonly AffinityTerm[],
   antiAffinityTerms: readonly AffinityTerm[],
   snapshot: ClusterSnapshot,
-): { affinity: TopologySums; antiAffinity: TopologySums } {
+): { affinity: PairCounts; antiAffinity: PairCounts } {
   const index = currentPodAffinityIndex(snapshot);
   if (index !== undefined)
     return indexedIncomingCounts(affinityTerms, antiAffinityTerms, snapshot, index);
   const walked = walkIncomingCounts(affinityTerms, antiAffinityTerms, snapshot);
   return {
-    affinity: TopologySums.of(walked.affinity),
-    antiAffinity: TopologySums.of(walked.antiAffinity),
+    affinity: PairCounts.of(walked.affinity),
+    antiAffinity: PairCounts.of(walked.antiAffinity),
   };
 }
 
@@ -126,7 +128,7 @@ export function computePreFilterState(
   const antiAffinityTerms = terms.requiredAntiAffinityTerms.map((t) =>
     mergeTermNamespaces(t, namespaces),
   );
-  if (existing.size === 0 && affinityTerms.length === 0 && antiAffinityTerms.length === 0)
+  if (existing.isEmpty() && affinityTerms.length === 0 && antiAffinityTerms.length === 0)
     return skipped;
   const { affinity, antiAffinity } = incomingCounts(affinityTerms, antiAffinityTerms, snapshot);
   return {
@@ -136,6 +138,7 @@ export function computePreFilterState(
     antiAffinityCounts: antiAffinity,
     existingAntiAffinityCounts: existing,
     matchesOwnAffinity: matchesAllTerms(affinityTerms, pod),
+    namespaceLabels: namespaceLabels(snapshot, pod.namespace),
   };
 }
 
@@ -150,12 +153,12 @@ function satisfiesAffinity(s: PreFilterState, node: NodeInfo): boolean {
     if (!Object.hasOwn(node.labels, t.topologyKey)) return false;
     if (s.affinityCounts.at(node, t.topologyKey) <= 0) podsExist = false;
   }
-  return podsExist || (s.affinityCounts.size === 0 && s.matchesOwnAffinity);
+  return podsExist || (s.matchesOwnAffinity && s.affinityCounts.isEmpty());
 }
 
 /** kube's satisfyPodAntiAffinity: no anti-affinity term's pair on this node has a matching pod. */
 function satisfiesAntiAffinity(s: PreFilterState, node: NodeInfo): boolean {
-  if (s.antiAffinityCounts.size === 0) return true;
+  if (s.antiAffinityCounts.isEmpty()) return true;
   for (const t of s.antiAffinityTerms) {
     if (s.antiAffinityCounts.at(node, t.topologyKey) > 0) return false;
   }

@@ -54,3 +54,14 @@ export function countMatchingPods(node: NodeInfo, c: SpreadConstraint, namespace
   }
   return count;
 }
+
+/**
+ * Whether `countMatchingPods` counts pod `p` for `c` (in `namespace`): not terminating, in
+ * that namespace, matched by a selector that is neither empty nor Nothing.
+ */
+export function isCountedPod(c: SpreadConstraint, p: PodInfo, namespace: string): boolean {
+  const sel = c.selector;
+  if (sel.nothing || selectorIsEmpty(sel) || p.terminating || p.namespace !== namespace)
+    return false;
+  return selectorMatches(sel, p.labels);
+}

@@ -3,6 +3,7 @@ import { type SpreadConstraint, selectorMatches } from '../../cluster/spread-con
 import type { ClusterSnapshot, NodeInfo, PodInfo } from '../../cluster/types.ts';
 import { type CycleState, type Status, status, success } from '../../framework/types.ts';
 import { countMatchingPods, hasAllTopologyKeys, matchesInclusionPolicies, name } from './common.ts';
+import { type CriticalPaths, newCriticalPaths, updateCriticalPaths } from './critical-paths.ts';
 import { constraintsFor, type SpreadArgs } from './defaults.ts';
 
 /** kube's ErrReasonConstraintsNotMatch (Unschedulable: preemption may lower a domain's count). */
@@ -21,23 +22,44 @@ const labelMissing: Status = Object.freeze(
 /** The cycle-state key of the PreFilter data (kube's "PreFilter" + plugin name). */
 export const preFilterStateKey = `PreFilter${name}`;
 
-/** What PreFilter leaves for Filter, one entry per DoNotSchedule constraint, aligned. */
+/**
+ * What PreFilter leaves for Filter, one entry per DoNotSchedule constraint, aligned.
+ * AddPod/RemovePod write `changes`, `criticalPaths` and `minMatch` (a clone copies those),
+ * never `counts`, which clones share.
+ */
 export interface PreFilterState {
   readonly constraints: readonly SpreadConstraint[];
-  /** Per constraint: each eligible domain (topology value) → its matching pods. */
+  /** Per constraint: each eligible domain (topology value) → its matching pods, as PreFilter counted. */
   readonly counts: readonly Map<string, number>[];
   /** Per constraint: the global minimum, 0 while fewer than minDomains domains are eligible. */
-  readonly minMatch: readonly number[];
+  readonly minMatch: number[];
   /** Per constraint: 1 when the incoming pod matches the selector itself (selfMatchNum). */
   readonly selfMatch: readonly number[];
+  /** Per constraint: kube's critical paths, `[0]` holding the minimum over the domains. */
+  readonly criticalPaths: CriticalPaths[];
+  /** Per constraint: AddPod/RemovePod's changes to `counts`, by domain; absent before any. */
+  changes?: Map<string, number>[];
+}
+
+/** The matching pods of constraint `i`'s domain `value`, with AddPod/RemovePod's changes. */
+export function matchNum(s: PreFilterState, i: number, value: string): number {
+  const n = (s.counts[i] as Map<string, number>).get(value) ?? 0;
+  const changes = s.changes;
+  return changes === undefined ? n : n + ((changes[i] as Map<string, number>).get(value) ?? 0);
+}
+
+/** kube's minMatchNum: the critical path's count, or 0 below minDomains eligible domains. */
+export function globalMinimum(c: SpreadConstraint, domains: number, paths: CriticalPaths): number {
+  // minDomains ≥ 1, so no eligible domain at all also gives 0.
+  return domains < c.minDomains ? 0 : paths[0].num;
 }
 
 /**
  * kube's calPreFilterState over every node of the snapshot: a node counts only when it has
  * all the constraints' topology keys; then, per constraint whose inclusion policies it
  * passes, its domain is eligible and gains the node's matching pods. The minimum over a
- * constraint's domains is kube's critical path (berth has no AddPod/RemovePod, so the
- * plain minimum is all it needs); with fewer eligible domains than minDomains it is 0.
+ * constraint's domains is kube's critical path; with fewer eligible domains than
+ * minDomains it is 0.
  */
 export function computePreFilterState(
   pod: PodInfo,
@@ -61,16 +83,17 @@ export function computePreFilterState(
   }
   const minMatch: number[] = [];
   const selfMatch: number[] = [];
+  const criticalPaths: CriticalPaths[] = [];
   for (let i = 0; i < n; i++) {
     const c = constraints[i] as SpreadConstraint;
     const m = counts[i] as Map<string, number>;
-    let min = Number.POSITIVE_INFINITY;
-    for (const v of m.values()) if (v < min) min = v;
-    // minDomains ≥ 1, so no eligible domain at all also gives 0.
-    minMatch.push(m.size < c.minDomains ? 0 : min);
+    const paths = newCriticalPaths();
+    for (const [value, num] of m) updateCriticalPaths(paths, value, num);
+    criticalPaths.push(paths);
+    minMatch.push(globalMinimum(c, m.size, paths));
     selfMatch.push(selectorMatches(c.selector, pod.labels) ? 1 : 0);
   }
-  return { constraints, counts, minMatch, selfMatch };
+  return { constraints, counts, minMatch, selfMatch, criticalPaths };
 }
 
 /**
@@ -80,13 +103,12 @@ export function computePreFilterState(
  * else Unschedulable. The first failing constraint decides.
  */
 export function filterNode(s: PreFilterState, node: NodeInfo): Status {
-  const { constraints, counts, minMatch, selfMatch } = s;
+  const { constraints, minMatch, selfMatch } = s;
   for (let i = 0; i < constraints.length; i++) {
     const c = constraints[i] as SpreadConstraint;
     if (!Object.hasOwn(node.labels, c.topologyKey)) return labelMissing;
     const value = node.labels[c.topologyKey] as string;
-    const matchNum = (counts[i] as Map<string, number>).get(value) ?? 0;
-    const skew = matchNum + (selfMatch[i] as number) - (minMatch[i] as number);
+    const skew = matchNum(s, i, value) + (selfMatch[i] as number) - (minMatch[i] as number);
     if (skew > c.maxSkew) return skewRejected;
   }
   return success;

@@ -1,0 +1,401 @@
+// Tests KubeEffects.preempt and .nominate against fake API clients that fail as client-node 1.4 does.
+import {
+  ApiException,
+  type ConfigurationOptions,
+  HttpMethod,
+  RequestContext,
+} from '@kubernetes/client-node';
+import pino from 'pino';
+import { describe, expect, it } from 'vitest';
+import type { AttemptRef, InputEvent, PodRef } from '../../events/types.ts';
+import type { KubeClients } from './config.ts';
+import { KubeEffects, type KubeEffectsOptions } from './effects.ts';
+import { TokenBucket } from './rate-limiter.ts';
+
+type Kind = 'patch' | 'delete' | 'event' | 'bind';
+type Call = {
+  kind: Kind;
+  param: Record<string, unknown>;
+  options: ConfigurationOptions | undefined;
+};
+
+function apiError(code: number, reason: string, message: string) {
+  const body = JSON.stringify({ kind: 'Status', status: 'Failure', message, reason, code });
+  return new ApiException(code, 'Unknown API Status Code!', body, {});
+}
+
+const timeout = () =>
+  Object.assign(new Error('The user aborted a request.'), { name: 'AbortError', type: 'aborted' });
+
+function deferred() {
+  let resolve: () => void = () => {};
+  const promise = new Promise<void>((r) => {
+    resolve = r;
+  });
+  return { promise, resolve };
+}
+
+function flush() {
+  return new Promise<void>((r) => setImmediate(r));
+}
+
+/** A token bucket on a manual clock: `burst` tokens, then one more per `tick()`. */
+function manualBucket(burst = 1) {
+  let now = 0;
+  let fire: (() => void) | undefined;
+  const bucket = new TokenBucket({
+    qps: 1,
+    burst,
+    now: () => now,
+    setTimeout: (f) => {
+      fire = f;
+      return 0;
+    },
+  });
+  return {
+    bucket,
+    async tick() {
+      now += 1000;
+      const f = fire;
+      fire = undefined;
+      f?.();
+      await flush();
+    },
+  };
+}
+
+function within(promise: Promise<unknown>, ms: number) {
+  return Promise.race([
+    promise.then(() => 'settled' as const),
+    new Promise<'pending'>((r) => setTimeout(() => r('pending'), ms)),
+  ]);
+}
+
+const preemptor: AttemptRef = { uid: 'uid-hi', key: 'prod/hi', attempt: 3 };
+const victim: PodRef = { uid: 'uid-lo', key: 'batch/lo' };
+
+function setup(over: Partial<KubeEffectsOptions> = {}) {
+  const calls: Call[] = [];
+  const behaviour: Record<Kind, () => Promise<unknown>> = {
+    patch: async () => ({}),
+    delete: async () => ({}),
+    event: async () => ({}),
+    bind: async () => ({}),
+  };
+  const fake = (kind: Kind) => (param: Record<string, unknown>, options?: ConfigurationOptions) => {
+    calls.push({ kind, param, options });
+    return behaviour[kind]();
+  };
+  const clients = {
+    server: 'https://fake',
+    core: {
+      patchNamespacedPodStatus: fake('patch'),
+      deleteNamespacedPod: fake('delete'),
+      createNamespacedPodBinding: fake('bind'),
+    },
+    events: { createNamespacedEvent: fake('event') },
+  } as unknown as KubeClients;
+  const ingested: InputEvent[] = [];
+  const logLines: Record<string, unknown>[] = [];
+  const logger = pino(
+    { level: 'debug' },
+    { write: (line: string) => void logLines.push(JSON.parse(line) as Record<string, unknown>) },
+  );
+  const effects = new KubeEffects({
+    clients,
+    limiter: new TokenBucket({ qps: 1000, burst: 1000 }),
+    reportLimiter: new TokenBucket({ qps: 1000, burst: 1000 }),
+    ingest: (e) => ingested.push(e),
+    logger,
+    reportingInstance: 'berth-test',
+    schedulerName: 'berth',
+    now: () => new Date('2030-01-02T03:04:05.678Z'),
+    ...over,
+  });
+  const of = (kind: Kind) => calls.filter((c) => c.kind === kind);
+  return { effects, calls, of, behaviour, ingested, logLines };
+}
+
+async function headersAfter(options: ConfigurationOptions | undefined) {
+  const ctx = new RequestContext('https://fake/x', HttpMethod.PATCH);
+  ctx.setHeaderParam('Content-Type', 'application/json-patch+json');
+  for (const m of options?.middleware ?? []) await m.pre(ctx).toPromise();
+  return ctx.getHeaders();
+}
+
+describe('KubeEffects.preempt', () => {
+  it('sets DisruptionTarget, deletes with the uid precondition, then records Preempted, in that order', async () => {
+    const t = setup();
+    t.effects.preempt(preemptor, 'my-scheduler', victim, 'node-a');
+    await t.effects.settled();
+    expect(t.calls.map((c) => c.kind)).toEqual(['patch', 'delete', 'event']);
+    expect(t.of('patch')[0]?.param).toEqual({
+      name: 'lo',
+      namespace: 'batch',
+      body: {
+        metadata: { uid: 'uid-lo' },
+        status: {
+          conditions: [
+            {
+              type: 'DisruptionTarget',
+              status: 'True',
+              reason: 'PreemptionByScheduler',
+              message: 'my-scheduler: preempting to accommodate a higher priority pod',
+              lastTransitionTime: '2030-01-02T03:04:05.678Z',
+            },
+          ],
+        },
+      },
+    });
+    const headers = await headersAfter(t.of('patch')[0]?.options);
+    expect(headers['Content-Type']).toBe('application/strategic-merge-patch+json');
+    expect(t.of('delete')[0]?.param).toEqual({
+      name: 'lo',
+      namespace: 'batch',
+      body: { preconditions: { uid: 'uid-lo' } },
+    });
+    expect(t.of('event')[0]?.param).toMatchObject({
+      namespace: 'batch',
+      body: {
+        apiVersion: 'events.k8s.io/v1',
+        kind: 'Event',
+        type: 'Normal',
+        reason: 'Preempted',
+        action: 'Preempting',
+        note: 'Preempted by pod uid-hi on node node-a',
+        reportingController: 'berth',
+        regarding: { apiVersion: 'v1', kind: 'Pod', name: 'lo', namespace: 'batch', uid: 'uid-lo' },
+        related: { apiVersion: 'v1', kind: 'Pod', name: 'hi', namespace: 'prod', uid: 'uid-hi' },
+      },
+    });
+    expect(t.ingested).toEqual([]);
+    expect(t.logLines.find((l) => l.msg === 'preempted a victim')).toMatchObject({
+      preemptor: 'prod/hi',
+      victim: 'batch/lo',
+      node: 'node-a',
+    });
+  });
+
+  it.each([
+    ['404 NotFound', apiError(404, 'NotFound', 'pods "lo" not found')],
+    [
+      '409 (uid precondition: the name is another pod now)',
+      apiError(
+        409,
+        'Conflict',
+        'Precondition failed: UID in precondition: uid-lo, UID in object meta: uid-new',
+      ),
+    ],
+  ])('counts a delete answered %s as success, without an Event', async (_name, error) => {
+    const t = setup();
+    t.behaviour.delete = () => Promise.reject(error);
+    t.effects.preempt(preemptor, 'berth', victim, 'node-a');
+    await t.effects.settled();
+    expect(t.calls.map((c) => c.kind)).toEqual(['patch', 'delete']);
+    expect(t.ingested).toEqual([]);
+  });
+
+  it.each([
+    ['404 NotFound', apiError(404, 'NotFound', 'pods "lo" not found')],
+    [
+      '422 on the uid (the name is another pod now)',
+      apiError(
+        422,
+        'Invalid',
+        'Pod "lo" is invalid: metadata.uid: Invalid value: "uid-lo": field is immutable',
+      ),
+    ],
+  ])('counts a condition patch answered %s as success: no delete', async (_name, error) => {
+    const t = setup();
+    t.behaviour.patch = () => Promise.reject(error);
+    t.effects.preempt(preemptor, 'berth', victim, 'node-a');
+    await t.effects.settled();
+    expect(t.calls.map((c) => c.kind)).toEqual(['patch']);
+    expect(t.ingested).toEqual([]);
+  });
+
+  it.each([
+    [
+      'the condition patch',
+      'patch',
+      apiError(500, 'InternalError', 'etcdserver: request timed out'),
+      'etcdserver: request timed out',
+      ['patch'],
+    ],
+    [
+      'the delete',
+      'delete',
+      apiError(500, 'InternalError', 'etcdserver: leader changed'),
+      'etcdserver: leader changed',
+      ['patch', 'delete'],
+    ],
+    [
+      'the delete (timed out)',
+      'delete',
+      timeout(),
+      'request aborted (timed out)',
+      ['patch', 'delete'],
+    ],
+    [
+      'the delete (403)',
+      'delete',
+      apiError(403, 'Forbidden', 'pods "lo" is forbidden'),
+      'pods "lo" is forbidden',
+      ['patch', 'delete'],
+    ],
+  ] as const)(
+    'reports a failure of %s as PreemptionFailed of the attempt, naming the victim',
+    async (_name, kind, error, message, sent) => {
+      const t = setup();
+      t.behaviour[kind] = () => Promise.reject(error);
+      t.effects.preempt(preemptor, 'berth', victim, 'node-a');
+      await t.effects.idle();
+      expect(t.ingested).toEqual([
+        {
+          type: 'PreemptionFailed',
+          uid: 'uid-hi',
+          key: 'prod/hi',
+          attempt: 3,
+          node: 'node-a',
+          victim: { uid: 'uid-lo', key: 'batch/lo' },
+          message,
+        },
+      ]);
+      await t.effects.settled();
+      expect(t.calls.map((c) => c.kind)).toEqual(sent);
+      const warn = t.logLines.find((l) => String(l.msg).startsWith('preemption failed'));
+      expect(warn).toMatchObject({
+        level: 40,
+        preemptor: 'prod/hi',
+        attempt: 3,
+        victim: 'batch/lo',
+        node: 'node-a',
+        err: message,
+      });
+    },
+  );
+
+  it('does not trust extra fields of the refs it is given', async () => {
+    const t = setup();
+    t.behaviour.patch = () => Promise.reject(apiError(500, 'InternalError', 'x'));
+    const loose = { ...preemptor, type: 'VictimPreempted', node: 'n', victim } as AttemptRef;
+    t.effects.preempt(loose, 'berth', { ...victim, extra: 1 } as PodRef, 'node-a');
+    await t.effects.idle();
+    expect(t.ingested[0]).toEqual({
+      type: 'PreemptionFailed',
+      uid: 'uid-hi',
+      key: 'prod/hi',
+      attempt: 3,
+      node: 'node-a',
+      victim: { uid: 'uid-lo', key: 'batch/lo' },
+      message: 'x',
+    });
+  });
+
+  it('takes a bind-limiter token per victim write and never waits behind reports', async () => {
+    const binds = manualBucket(1);
+    const reports = manualBucket(1);
+    const t = setup({ limiter: binds.bucket, reportLimiter: reports.bucket });
+    for (let i = 0; i < 50; i++) t.effects.reportScheduled({ uid: `u${i}`, key: `ns/r${i}` }, 'n');
+    await flush();
+    t.effects.preempt(preemptor, 'berth', victim, 'node-a');
+    await flush();
+    expect(t.of('patch')).toHaveLength(1);
+    expect(t.of('delete')).toHaveLength(0);
+    await binds.tick();
+    expect(t.of('delete')).toHaveLength(1);
+    // The Event is a report: it queues behind the other reports, on the report bucket.
+    const reasons = () => t.of('event').map((c) => (c.param.body as { reason: string }).reason);
+    expect(reasons()).toEqual(['Scheduled']);
+    expect(t.effects.queuedReports).toBe(50);
+    for (let i = 0; i < 50; i++) await reports.tick();
+    expect(reasons().at(-1)).toBe('Preempted');
+  });
+
+  it('is waited for by idle() until its result is in', async () => {
+    const t = setup();
+    const del = deferred();
+    t.behaviour.delete = () => del.promise.then(() => Promise.reject(apiError(500, 'X', 'boom')));
+    t.effects.preempt(preemptor, 'berth', victim, 'node-a');
+    await flush();
+    expect(await within(t.effects.idle(), 20)).toBe('pending');
+    del.resolve();
+    expect(await within(t.effects.idle(), 200)).toBe('settled');
+    expect(t.ingested.map((e) => e.type)).toEqual(['PreemptionFailed']);
+  });
+
+  it('sends nothing after stop(): not a new preemption, nor one waiting for a token, nor the rest of one', async () => {
+    const binds = manualBucket(1);
+    const t = setup({ limiter: binds.bucket });
+    const patch = deferred();
+    t.behaviour.patch = () => patch.promise;
+    t.effects.preempt(preemptor, 'berth', victim, 'node-a'); // patch sent, answer pending
+    t.effects.preempt(preemptor, 'berth', { uid: 'uid-2', key: 'batch/two' }, 'node-a'); // waits
+    await flush();
+    t.effects.stop();
+    patch.resolve();
+    t.effects.preempt(preemptor, 'berth', { uid: 'uid-3', key: 'batch/three' }, 'node-a');
+    t.effects.nominate({ uid: 'uid-hi', key: 'prod/hi' }, 'node-a');
+    await binds.tick();
+    await binds.tick();
+    await t.effects.settled();
+    expect(t.calls.map((c) => `${c.kind} ${String(c.param.name)}`)).toEqual(['patch lo']);
+    expect(t.ingested).toEqual([]);
+  });
+});
+
+describe('KubeEffects.nominate', () => {
+  it('sets status.nominatedNodeName with a merge patch carrying the uid', async () => {
+    const t = setup();
+    t.effects.nominate({ uid: 'uid-hi', key: 'prod/hi' }, 'node-a');
+    await t.effects.settled();
+    expect(t.calls.map((c) => c.param)).toEqual([
+      {
+        name: 'hi',
+        namespace: 'prod',
+        body: { metadata: { uid: 'uid-hi' }, status: { nominatedNodeName: 'node-a' } },
+      },
+    ]);
+    const headers = await headersAfter(t.calls[0]?.options);
+    expect(headers['Content-Type']).toBe('application/merge-patch+json');
+  });
+
+  it('clears it with null', async () => {
+    const t = setup();
+    t.effects.nominate({ uid: 'uid-x', key: 'x' }, undefined);
+    await t.effects.settled();
+    expect(t.calls.map((c) => c.param)).toEqual([
+      {
+        name: 'x',
+        namespace: 'default',
+        body: { metadata: { uid: 'uid-x' }, status: { nominatedNodeName: null } },
+      },
+    ]);
+  });
+
+  it('only logs a failure (nothing is ingested)', async () => {
+    const t = setup();
+    t.behaviour.patch = () => Promise.reject(apiError(500, 'InternalError', 'boom'));
+    t.effects.nominate({ uid: 'uid-x', key: 'ns/x' }, undefined);
+    t.effects.nominate({ uid: 'uid-y', key: 'ns/y' }, 'node-b');
+    await t.effects.settled();
+    expect(t.ingested).toEqual([]);
+    expect(t.logLines.filter((l) => l.level === 40)).toMatchObject([
+      { msg: "Cannot clear 'NominatedNodeName' field", pod: 'ns/x', code: 500, err: 'boom' },
+      { msg: "Cannot set 'NominatedNodeName' field", pod: 'ns/y', node: 'node-b' },
+    ]);
+  });
+
+  it('takes its token from the bind limiter', async () => {
+    const binds = manualBucket(1);
+    const t = setup({ limiter: binds.bucket });
+    t.effects.bind({ uid: 'uid-a', key: 'ns/a', attempt: 1 }, 'n');
+    t.effects.nominate({ uid: 'uid-x', key: 'ns/x' }, 'n');
+    await flush();
+    expect(t.calls.map((c) => c.kind)).toEqual(['bind']);
+    expect(await within(t.effects.idle(), 20)).toBe('pending');
+    await binds.tick();
+    expect(t.calls.map((c) => c.kind)).toEqual(['bind', 'patch']);
+    expect(await within(t.effects.idle(), 200)).toBe('settled');
+  });
+});

@@ -1,0 +1,198 @@
+// Preemption's API writes: evicting a victim (DisruptionTarget, delete) and nominating a pod.
+import { PatchStrategy } from '@kubernetes/client-node';
+import type { Logger } from 'pino';
+import type { AttemptRef, InputEvent, PodRef } from '../../events/types.ts';
+import { type ApiFailure, describeApiError } from './api-error.ts';
+import type { KubeClients } from './config.ts';
+import type { TokenBucket } from './rate-limiter.ts';
+import { timeoutOptions } from './request-options.ts';
+
+/** What the preemption writes need from the effect adapter that runs them. */
+export interface PreemptionWriter {
+  clients: KubeClients;
+  /** The bind limiter: victim writes are scheduling work, one token per API call. */
+  limiter: TokenBucket;
+  ingest: (event: InputEvent) => void;
+  log: Logger;
+  timeoutMs: number;
+  now: () => Date;
+  /** True once the adapter was stopped: nothing new may be sent. */
+  stopped: () => boolean;
+  /** Records the `Preempted` Event on `victim` (a report: through the report queue). */
+  recordPreempted: (victim: PodRef, preemptor: PodRef, node: string) => void;
+}
+
+export function splitKey(key: string): { namespace: string; name: string } {
+  const slash = key.indexOf('/');
+  return slash < 0
+    ? { namespace: 'default', name: key }
+    : { namespace: key.slice(0, slash), name: key.slice(slash + 1) };
+}
+
+/**
+ * The write was refused because the pod it names is gone: NotFound, or a uid precondition
+ * that failed (the name now belongs to another pod; a patch carrying `metadata.uid` is
+ * refused with 422 "field is immutable", a delete with 409 "Precondition failed").
+ */
+function podGone(f: ApiFailure): boolean {
+  if (f.code === 404) return true;
+  return (f.code === 409 || f.code === 422) && /\buid\b/i.test(f.message);
+}
+
+/** Runs `call`; undefined on success, else what went wrong. Never rejects. */
+async function attempt(call: () => Promise<unknown>): Promise<ApiFailure | undefined> {
+  try {
+    await call();
+    return undefined;
+  } catch (err) {
+    return describeApiError(err);
+  }
+}
+
+/**
+ * Evicts `victim` from `node` for `preemptor`'s attempt, as kube 1.34's DefaultPreemption
+ * (PreemptPod) does: (1) status condition DisruptionTarget=True, reason
+ * PreemptionByScheduler, by a strategic merge patch of pods/status that carries the victim's
+ * uid (as the kubelet's status patches do), so that it never lands on a pod recreated under
+ * the name; (2) delete with the uid as precondition; (3) the `Preempted` Event. A victim
+ * already gone (NotFound, or another uid under its name) is success, with no Event, as in
+ * kube. Any other failure of (1) or (2) comes back as PreemptionFailed naming the attempt.
+ * Each write waits for a token of the bind limiter; once stopped, nothing more is sent and
+ * nothing is ingested. Never rejects.
+ */
+export async function runPreempt(
+  w: PreemptionWriter,
+  preemptor: AttemptRef,
+  schedulerName: string,
+  victim: PodRef,
+  node: string,
+): Promise<void> {
+  const { namespace, name } = splitKey(victim.key);
+  const options = timeoutOptions(w.timeoutMs, PatchStrategy.StrategicMergePatch);
+  const context = {
+    preemptor: preemptor.key,
+    uid: preemptor.uid,
+    attempt: preemptor.attempt,
+    victim: victim.key,
+    victimUid: victim.uid,
+    node,
+  };
+  const condition = {
+    type: 'DisruptionTarget',
+    status: 'True',
+    reason: 'PreemptionByScheduler',
+    message: `${schedulerName}: preempting to accommodate a higher priority pod`,
+    lastTransitionTime: w.now().toISOString(),
+  };
+  await w.limiter.take();
+  if (w.stopped()) return;
+  const patched = await attempt(() =>
+    w.clients.core.patchNamespacedPodStatus(
+      {
+        name,
+        namespace,
+        body: { metadata: { uid: victim.uid }, status: { conditions: [condition] } },
+      },
+      options,
+    ),
+  );
+  if (patched !== undefined) {
+    if (podGone(patched)) {
+      w.log.debug({ ...context, code: patched.code }, 'preemption victim is already gone');
+      return;
+    }
+    fail(w, preemptor, victim, node, 'could not add the DisruptionTarget condition', patched);
+    return;
+  }
+  await w.limiter.take();
+  if (w.stopped()) return;
+  const deleted = await attempt(() =>
+    w.clients.core.deleteNamespacedPod(
+      { name, namespace, body: { preconditions: { uid: victim.uid } } },
+      timeoutOptions(w.timeoutMs),
+    ),
+  );
+  if (deleted !== undefined) {
+    // With the uid as precondition a 409 can only mean that this victim is gone.
+    if (deleted.code === 404 || deleted.code === 409) {
+      w.log.debug({ ...context, code: deleted.code }, 'preemption victim is already gone');
+      return;
+    }
+    fail(w, preemptor, victim, node, 'could not delete the victim', deleted);
+    return;
+  }
+  w.log.info(context, 'preempted a victim');
+  if (!w.stopped()) w.recordPreempted(victim, preemptor, node);
+}
+
+function fail(
+  w: PreemptionWriter,
+  preemptor: AttemptRef,
+  victim: PodRef,
+  node: string,
+  what: string,
+  f: ApiFailure,
+): void {
+  w.log.warn(
+    {
+      preemptor: preemptor.key,
+      uid: preemptor.uid,
+      attempt: preemptor.attempt,
+      victim: victim.key,
+      victimUid: victim.uid,
+      node,
+      code: f.code,
+      err: f.message,
+    },
+    `preemption failed: ${what}`,
+  );
+  const { uid, key, attempt: n } = preemptor;
+  const event: InputEvent = {
+    type: 'PreemptionFailed',
+    uid,
+    key,
+    attempt: n,
+    node,
+    victim: { uid: victim.uid, key: victim.key },
+    message: f.message,
+  };
+  try {
+    w.ingest(event);
+  } catch (err) {
+    w.log.error(
+      { preemptor: key, err: describeApiError(err).message },
+      'ingesting a preemption result failed',
+    );
+  }
+}
+
+/**
+ * Sets `status.nominatedNodeName` of `pod` to `node`, or clears it (`null` in a merge patch)
+ * when `node` is undefined. The patch carries the pod's uid, so a pod recreated under the
+ * name is left alone. Waits for a bind-limiter token; a failure is only logged (the watch
+ * shows the outcome). Never rejects.
+ */
+export async function runNominate(
+  w: PreemptionWriter,
+  pod: PodRef,
+  node: string | undefined,
+): Promise<void> {
+  const { namespace, name } = splitKey(pod.key);
+  await w.limiter.take();
+  if (w.stopped()) return;
+  const failed = await attempt(() =>
+    w.clients.core.patchNamespacedPodStatus(
+      {
+        name,
+        namespace,
+        body: { metadata: { uid: pod.uid }, status: { nominatedNodeName: node ?? null } },
+      },
+      timeoutOptions(w.timeoutMs, PatchStrategy.MergePatch),
+    ),
+  );
+  if (failed === undefined) return;
+  const fields = { pod: pod.key, uid: pod.uid, node, code: failed.code, err: failed.message };
+  if (podGone(failed)) w.log.debug(fields, 'nominated pod is already gone');
+  else if (node === undefined) w.log.warn(fields, "Cannot clear 'NominatedNodeName' field");
+  else w.log.warn(fields, "Cannot set 'NominatedNodeName' field");
+}

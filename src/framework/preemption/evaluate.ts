@@ -1,0 +1,143 @@
+// kube 1.34's DefaultPreemption (Preempt): eligibility, candidate nodes from a seeded offset, victims, the node.
+import { budgetsOf } from '../../cluster/disruption-budgets.ts';
+import type { NodeInfo, PodInfo } from '../../cluster/types.ts';
+import { fitErrorMessage, newDiagnosis, recordNodeStatus } from '../explain.ts';
+import type { Code, Nomination, PostFilterArgs, PostFilterResult, Status } from '../types.ts';
+import { success } from '../types.ts';
+import { filterWithNominatedPods } from '../what-if.ts';
+import { pickOneNodeForPreemption } from './pick.ts';
+import { mayPreempt, type NodeVictims, selectVictimsOnNode } from './victims.ts';
+
+/** DefaultPreemptionArgs: how many candidate nodes a preemption looks for. */
+export interface PreemptionArgs {
+  /** Percentage of the potential nodes (kube default 10). */
+  minCandidateNodesPercentage: number;
+  /** At least this many, when there are that many (kube default 100). */
+  minCandidateNodesAbsolute: number;
+}
+
+/** kube's defaults. */
+export const defaultPreemptionArgs: PreemptionArgs = Object.freeze({
+  minCandidateNodesPercentage: 10,
+  minCandidateNodesAbsolute: 100,
+});
+
+/** kube's reason for the nodes a preemption did not look at. */
+export const notHelpfulReason = 'Preemption is not helpful for scheduling';
+/** kube's messages for a pod that may not preempt. */
+export const neverPolicyMessage = 'not eligible due to preemptionPolicy=Never.';
+export const terminatingVictimMessage =
+  'not eligible due to a terminating pod on the nominated node.';
+
+/** kube's calculateNumCandidates: a percentage of the potential nodes, at least the absolute. */
+export function numCandidates(potential: number, args: PreemptionArgs): number {
+  const n = Math.floor((potential * args.minCandidateNodesPercentage) / 100);
+  return Math.min(potential, Math.max(n, args.minCandidateNodesAbsolute));
+}
+
+/**
+ * The filter status code of every node in the failed cycle (kube's NodeToStatus): a
+ * rejecting PreFilter gives all nodes its code; nodes a PreFilter left out are
+ * unresolvable; nodes the capacity proof counted without visiting are filtered now.
+ */
+function statusCodes(pod: PodInfo, args: PostFilterArgs): (node: NodeInfo) => Code {
+  const d = args.diagnosis;
+  if (d.preFilterMsg !== undefined) {
+    const code: Code =
+      d.unresolvableNodes >= args.numAllNodes ? 'UnschedulableAndUnresolvable' : 'Unschedulable';
+    return () => code;
+  }
+  const known = d.nodeToStatus;
+  return (node) => {
+    const s = known.get(node.name);
+    if (s !== undefined) return s.code;
+    if (d.summarizedNodes === 0) return 'UnschedulableAndUnresolvable';
+    const { filters, preFilters, state, snapshot } = args;
+    return filterWithNominatedPods(filters, preFilters, pod, node, state, snapshot).code;
+  };
+}
+
+/**
+ * kube's PodEligibleToPreemptOthers: not for preemptionPolicy Never; not while the node the
+ * pod is nominated to still has a lower-priority pod terminating because the scheduler
+ * preempted it (unless that node cannot take the pod anyway). The message when not.
+ */
+function ineligibility(pod: PodInfo, args: PostFilterArgs, code: (n: NodeInfo) => Code) {
+  if (pod.preemptionPolicy === 'Never') return neverPolicyMessage;
+  const name = pod.nominatedNodeName;
+  if (name === undefined) return undefined;
+  const node = args.snapshot.nodes.get(name);
+  if (node === undefined || code(node) === 'UnschedulableAndUnresolvable') return undefined;
+  for (const other of node.pods.values())
+    if (mayPreempt(pod, other) && other.terminating && other.preemptedByScheduler)
+      return terminatingVictimMessage;
+  return undefined;
+}
+
+/** The pods nominated to `node` with lower priority than `pod` (their nominations are cleared). */
+function lowerPriorityNominated(pod: PodInfo, node: string, args: PostFilterArgs): PodInfo[] {
+  const nominated = args.snapshot.nominated.get(node);
+  if (nominated === undefined) return [];
+  return [...nominated.values()].filter((p) => p.priority < pod.priority && p.uid !== pod.uid);
+}
+
+/** "preemption: <message>" as an Unschedulable status. */
+function unschedulable(message: string): PostFilterResult {
+  return {
+    code: 'Unschedulable',
+    reasons: [`preemption: ${message}`],
+    plugin: 'DefaultPreemption',
+  };
+}
+
+/**
+ * Preempts for `pod`, which fits no node (kube 1.34 Evaluator.Preempt with
+ * DefaultPreemption): Success with the nomination (node, victims, lower nominations to
+ * clear), or Unschedulable with kube's "preemption: …" message. Candidates are the nodes
+ * whose failure was Unschedulable, walked from an offset drawn from the seeded generator
+ * until one without budget violations is held and `numCandidates` are (kube checks them
+ * in parallel and stops the same way; berth's walk is sequential, so always the same).
+ */
+export function preempt(pod: PodInfo, args: PostFilterArgs, pa: PreemptionArgs): PostFilterResult {
+  const code = statusCodes(pod, args);
+  const why = ineligibility(pod, args, code);
+  if (why !== undefined) return unschedulable(why);
+  const potential: NodeInfo[] = [];
+  for (const node of args.snapshot.nodeOrder)
+    if (code(node) === 'Unschedulable') potential.push(node);
+  const failed = newDiagnosis();
+  const found: NodeVictims[] = [];
+  if (potential.length > 0) {
+    const offset = args.rng.nextInt(potential.length);
+    const wanted = numCandidates(potential.length, pa);
+    const search = { ...args, budgets: budgetsOf(args.snapshot) };
+    let clean = 0;
+    for (let i = 0; i < potential.length; i++) {
+      const node = potential[(offset + i) % potential.length] as NodeInfo;
+      const result = selectVictimsOnNode(pod, node, search);
+      if ('victims' in result) {
+        found.push(result);
+        if (result.budgetViolations === 0) clean++;
+        if (clean > 0 && found.length >= wanted) break;
+      } else recordNodeStatus(failed, node.name, result as Status);
+    }
+  }
+  if (found.length === 0) {
+    const absent = args.numAllNodes - failed.nodeToStatus.size;
+    if (absent > 0)
+      failed.reasons.set(notHelpfulReason, (failed.reasons.get(notHelpfulReason) ?? 0) + absent);
+    return unschedulable(fitErrorMessage(args.numAllNodes, failed));
+  }
+  // kube lists the candidates without budget violations first.
+  const ordered = [
+    ...found.filter((c) => c.budgetViolations === 0),
+    ...found.filter((c) => c.budgetViolations > 0),
+  ];
+  const best = pickOneNodeForPreemption(ordered, args.now) as NodeVictims;
+  const nomination: Nomination = {
+    node: best.node,
+    victims: best.victims,
+    clearNominated: lowerPriorityNominated(pod, best.node, args),
+  };
+  return { ...success, nomination };
+}
