@@ -4,10 +4,8 @@ import { registry } from '../plugins/registry.ts';
 import { pluginKind } from './kube-plugins.ts';
 import { resolvePluginArgs } from './plugin-args.ts';
 
-/** A plugin with an args type in kube that berth does not have (yet), whichever it is today. */
-const missing =
-  ['DefaultPreemption', 'DynamicResources'].find((n) => pluginKind(n) === 'kube-only') ??
-  'DefaultPreemption';
+/** A plugin berth runs whose kube args (DynamicResourcesArgs) it accepts and does not read. */
+const missing = 'DynamicResources';
 
 const path = 'profiles[0].pluginConfig';
 const one = (name: string, args: unknown) => resolvePluginArgs([{ name, args }], path);

@@ -16,6 +16,9 @@ import {
 } from './read.ts';
 import { interPodAffinityArgs, spreadArgs } from './spread-args.ts';
 
+/** Plugins berth runs whose kube args it accepts and does not read (DynamicResources' filterTimeout). */
+const notRead = new Set(['DynamicResources']);
+
 /** Reads one plugin's args at `path` into its factory's args (undefined: none to pass). */
 type ArgsReader = (raw: unknown, path: string) => unknown;
 
@@ -99,7 +102,7 @@ export function resolvePluginArgs(raw: unknown, path: string): Record<string, un
     const reader =
       readers[name] ??
       (withoutArgs.has(name) ? noArgs(name) : kind === 'berth' ? factoryChecked(name) : undefined);
-    if (reader === undefined) {
+    if (reader === undefined || notRead.has(name)) {
       fields(entry.args, argsPath); // a mapping, not read further: berth does not run it
       return;
     }

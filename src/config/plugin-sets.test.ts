@@ -176,7 +176,7 @@ describe('resolvePlugins: refusals name the path', () => {
       name: 'an enabled plugin at a point berth does not configure',
       plugins: { postFilter: { enabled: [{ name: 'NodeName' }] } },
       error:
-        'config profiles[0].plugins.postFilter.enabled[0].name: berth has no configurable postFilter plugins',
+        'config profiles[0].plugins.postFilter.enabled[0].name: plugin "NodeName" has no postFilter extension point',
     },
     {
       name: 'a weight beyond berth’s 100',

@@ -232,7 +232,10 @@ export class PodActors {
     for (const e of data.activeQ) expect(e.key, 'pending', 'queued pod');
     this.queue.load(data.activeQ);
     this.enqueued = data.enqueued;
-    for (const p of data.parked) expect(p.uid, 'unschedulable', 'parked pod');
+    for (const p of data.parked) {
+      // Preempting pods are parked too (waiting for their victims).
+      if (stateOf(p.uid) !== 'preempting') expect(p.uid, 'unschedulable', 'parked pod');
+    }
     this.parked.load(data.parked.map((p) => [p.uid, { at: p.at, plugins: p.plugins }] as const));
     for (const t of data.backoffTimers) {
       expect(t.uid, 'backoff', 'backoff timer of');

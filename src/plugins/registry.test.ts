@@ -31,6 +31,8 @@ const preferring: PodAffinityTerms = {
 describe('registry', () => {
   it('knows every plugin by its kube name', () => {
     expect([...registry.keys()].sort()).toEqual([
+      'DefaultPreemption',
+      'DynamicResources',
       'ImageLocality',
       'InterPodAffinity',
       'NodeAffinity',
@@ -140,6 +142,7 @@ describe('profileFromConfig', () => {
   it('collects the queueing hint of every plugin it instantiates, by name', () => {
     const p = defaultProfile();
     expect([...p.queueingHints.keys()].sort()).toEqual([
+      'DefaultPreemption',
       'InterPodAffinity',
       'NodeAffinity',
       'NodeName',
@@ -165,6 +168,7 @@ describe('profileFromConfig', () => {
     expect(p.queueingHints.get('UnsupportedConstraints')).toBe(never);
     const onlyFit = profileFromConfig({ filters: ['NodeResourcesFit'], scores: [] });
     expect([...onlyFit.queueingHints.keys()].sort()).toEqual([
+      'DefaultPreemption',
       'NodeResourcesFit',
       'PodValidity',
       'UnsupportedConstraints',
@@ -212,9 +216,9 @@ describe('profileFromConfig', () => {
   }[] = [
     {
       name: 'an unknown plugin, listing the known ones',
-      config: { filters: ['DynamicResources'] },
+      config: { filters: ['PrioritySort'] },
       message:
-        /unknown plugin "DynamicResources" in filters; known plugins: ImageLocality, InterPodAffinity, NodeAffinity, NodeName/,
+        /unknown plugin "PrioritySort" in filters; known plugins: DefaultPreemption, DynamicResources, ImageLocality, InterPodAffinity, NodeAffinity, NodeName/,
     },
     {
       name: 'a score-only plugin listed as a filter',

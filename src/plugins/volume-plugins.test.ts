@@ -17,7 +17,7 @@ import { scheduleOne } from '../framework/cycle.ts';
 import { seededRng } from '../framework/rng.ts';
 import type { FilterPlugin, PreFilterPlugin, Profile } from '../framework/types.ts';
 import { nodeVolumeLimits } from './node-volume-limits.ts';
-import { defaultProfile } from './registry.ts';
+import { profileFromConfig } from './registry.ts';
 import { volumeBinding } from './volume-binding.ts';
 import { volumeRestrictions } from './volume-restrictions.ts';
 import { volumeZone } from './volume-zone.ts';
@@ -26,7 +26,8 @@ const volumePlugins = [volumeRestrictions, nodeVolumeLimits, volumeBinding, volu
 
 /** The default profile with the volume plugins where kube 1.34 runs them (before PodTopologySpread). */
 function profileWithVolumes(): Profile {
-  const p = defaultProfile();
+  // Without PostFilters: these tests read the filters' part of the message.
+  const p = profileFromConfig({ postFilters: [] });
   const insert = <T extends { name: string }>(list: T[], add: T[]): T[] => {
     const at = list.findIndex((x) => x.name === 'PodTopologySpread');
     return [

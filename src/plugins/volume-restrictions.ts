@@ -155,8 +155,8 @@ function countConflicts(claimUsers: ReadonlyMap<string, number>): number {
 
 /**
  * PreFilter: every PVC volume's claim must exist (UnschedulableAndUnresolvable
- * `persistentvolumeclaim "X" not found` otherwise); counts the pod's ReadWriteOncePod
- * claims that a pod on a live node already uses (see `isClaimUsed` for the cost).
+ * `persistentvolumeclaim "X" not found` otherwise); counts the users of each of the pod's
+ * ReadWriteOncePod claims among the pods on live nodes (see `claimUserCount` for the cost).
  */
 function preFilter(pod: PodInfo, state: CycleState, snapshot: ClusterSnapshot): Status {
   let needsDiskCheck = false;

@@ -123,7 +123,7 @@ describe('LiveScheduler', () => {
     expect(result.matches).toBe(true);
     expect(result.summary.placements).toEqual({ 'default/a': 'n1' });
     expect(result.summary.pending['default/b']).toBe(
-      '0/1 nodes are available: 1 Insufficient cpu.',
+      '0/1 nodes are available: 1 Insufficient cpu. no new claims to deallocate, preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod.',
     );
   });
 });

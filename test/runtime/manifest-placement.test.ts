@@ -19,7 +19,8 @@ function run(seed: number) {
     nodes,
     pods,
     seed,
-    config: defaultConfig,
+    // Without PostFilters: this fixture pins the filters (its priorities would preempt).
+    config: { ...defaultConfig, postFilters: [] },
     bindLatencyMs: 5,
     bindFailureRate: 0,
   });
@@ -102,7 +103,8 @@ function simOnOneNode(pods: PodObject[], opts: Partial<SimulationOptions> = {}) 
     nodes: [node1],
     pods,
     seed: 1,
-    config: defaultConfig,
+    // Without PostFilters: this fixture pins the filters (its priorities would preempt).
+    config: { ...defaultConfig, postFilters: [] },
     bindLatencyMs: 5,
     bindFailureRate: 0,
     ...opts,

@@ -1,11 +1,15 @@
 // Properties of whole simulated runs, checked by oracles independent of berth's plugins and reducer.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { defaultConfig } from '../../src/core/config.ts';
 import { parseLog } from '../../src/events/reader.ts';
 import { replay } from '../../src/runtime/replay.ts';
 import { simulate } from '../../src/runtime/simulate.ts';
-import { type CheckedRun, checkedRun, type RunProperty } from '../support/checked-run.ts';
+import {
+  type CheckedRun,
+  checkedRun,
+  fitOnlyConfig,
+  type RunProperty,
+} from '../support/checked-run.ts';
 import { runScenario } from '../support/generators.ts';
 import { nodeObject, podObject, type RunScenario } from '../support/run-models.ts';
 
@@ -94,7 +98,7 @@ describe('runs over generated clusters and scripts (oracles: brute-force fit, AP
           nodes: quiet.nodes.map(nodeObject),
           pods: quiet.pods.map(podObject),
           seed: quiet.seed,
-          config: defaultConfig,
+          config: fitOnlyConfig,
           bindLatencyMs: quiet.bindLatencyMs,
           bindFailureRate: 0,
           inspect: (phase, env) => {
@@ -138,7 +142,7 @@ describe('runs over generated clusters and scripts (oracles: brute-force fit, AP
         },
       ],
       seed: 1,
-      config: defaultConfig,
+      config: fitOnlyConfig,
       bindLatencyMs: 1,
       bindFailureRate: 0,
       record: (l) => lines.push(l),

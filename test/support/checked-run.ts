@@ -285,15 +285,22 @@ class RunChecker {
   }
 }
 
+/**
+ * The config the fit oracles check against: kube's default profile without PostFilters. The
+ * brute-force fit oracle does not model nominations (room a preemption holds for its pod),
+ * so preemption has properties of its own (test/runtime/preemption.prop.test.ts).
+ */
+export const fitOnlyConfig = { ...defaultConfig, postFilters: [] };
+
 /** Simulates `scenario` with the oracles watching; returns its summary, log and violations. */
-export function checkedRun(scenario: RunScenario): CheckedRun {
+export function checkedRun(scenario: RunScenario, config = fitOnlyConfig): CheckedRun {
   const checker = new RunChecker(scenario);
   const lines: string[] = [];
   const summary = simulate({
     nodes: scenario.nodes.map(nodeObject),
     pods: scenario.pods.map(podObject),
     seed: scenario.seed,
-    config: defaultConfig,
+    config,
     bindLatencyMs: scenario.bindLatencyMs,
     bindFailureRate: scenario.bindFailureRate,
     watchFirstRate: scenario.watchFirstRate,
