@@ -117,6 +117,8 @@ function readConditions(value: unknown): unknown {
 const podShape = {
   metadata: {
     ...meta,
+    /** kube writes it as the observedGeneration of the conditions it sets. */
+    generation: true,
     ownerReferences: each({
       apiVersion: true,
       kind: true,

@@ -155,6 +155,8 @@ export interface ObjectMeta {
   creationTimestamp?: string;
   deletionTimestamp?: string;
   /** Pods only. */
+  generation?: number;
+  /** Pods only. */
   ownerReferences?: OwnerReference[];
 }
 

@@ -88,6 +88,10 @@ export function podInfoFromObject(obj: unknown): PodInfo | { rejected: string } 
       typeof spec.priority === 'number' && Number.isFinite(spec.priority) ? spec.priority : 0,
     preemptionPolicy: nonEmptyString(spec.preemptionPolicy) ?? DEFAULT_PREEMPTION_POLICY,
     creationMs,
+    generation:
+      typeof meta.generation === 'number' && Number.isSafeInteger(meta.generation)
+        ? meta.generation
+        : 0,
     nodeName: nonEmptyString(spec.nodeName),
     phase: nonEmptyString(status.phase) ?? 'Pending',
     terminating: deletion !== undefined && deletion !== null && deletion !== '',

@@ -201,6 +201,8 @@ function podInfo(j: PodInfo, at: string): PodInfo {
     priority: j.priority,
     preemptionPolicy: j.preemptionPolicy,
     creationMs: j.creationMs,
+    // Absent in snapshots older than observedGeneration.
+    generation: typeof j.generation === 'number' ? j.generation : 0,
     nodeName: j.nodeName ?? undefined,
     phase: j.phase,
     terminating: j.terminating,

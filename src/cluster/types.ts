@@ -51,6 +51,11 @@ export interface PodInfo {
   preemptionPolicy: string;
   /** `metadata.creationTimestamp` as epoch ms, 0 when absent or unparsable. */
   creationMs: number;
+  /**
+   * `metadata.generation` (0 when absent): kube 1.34 writes it as the `observedGeneration`
+   * of the conditions it sets on the pod (PodScheduled, DisruptionTarget).
+   */
+  generation: number;
   /** `spec.nodeName`: set once the pod is bound (by anyone). */
   nodeName: string | undefined;
   /** `status.phase`, `Pending` when absent. */

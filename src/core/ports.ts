@@ -31,14 +31,24 @@ export interface EffectPort {
    * success), then Event Preempted on the victim ("Preempted by pod <uid> on node <node>").
    * A failure must come back through the log as PreemptionFailed naming the same attempt.
    */
-  preempt?(preemptor: AttemptRef, schedulerName: string, victim: PodRef, node: string): void;
+  preempt?(
+    preemptor: AttemptRef,
+    schedulerName: string,
+    victim: PodRef,
+    node: string,
+    observedGeneration?: number,
+  ): void;
   /**
    * Sets the pod's `status.nominatedNodeName` to `node`, or clears it (undefined). Its
    * outcome is not an input (the watch shows it); failures are logged.
    */
   nominate?(pod: PodRef, node: string | undefined): void;
-  /** No node fits: set PodScheduled=False/Unschedulable and emit FailedScheduling. */
-  reportUnschedulable?(pod: PodRef, message: string): void;
+  /**
+   * No node fits: set PodScheduled=False/Unschedulable and emit FailedScheduling. A positive
+   * `observedGeneration` (the pod's metadata.generation) goes on the condition, as kube 1.34
+   * writes it (PodObservedGenerationTracking); so does preempt's on DisruptionTarget.
+   */
+  reportUnschedulable?(pod: PodRef, message: string, observedGeneration?: number): void;
   /** The pod was bound to `node`: emit the Scheduled Event. */
   reportScheduled?(pod: PodRef, node: string): void;
   /** The pod is gone (deleted, or replaced under its name): forget what was reported. */

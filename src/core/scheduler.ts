@@ -42,9 +42,16 @@ export interface SchedulerOptions {
 /** A command for the effect adapter, queued while an envelope is applied and sent after. */
 type Command =
   | { kind: 'bind'; attempt: AttemptRef; node: string }
-  | { kind: 'unschedulable'; uid: string; key: string; message: string }
+  | { kind: 'unschedulable'; uid: string; key: string; message: string; generation: number }
   | { kind: 'scheduled'; uid: string; key: string; node: string }
-  | { kind: 'preempt'; preemptor: AttemptRef; schedulerName: string; victim: PodRef; node: string }
+  | {
+      kind: 'preempt';
+      preemptor: AttemptRef;
+      schedulerName: string;
+      victim: PodRef;
+      node: string;
+      generation: number;
+    }
   | { kind: 'nominate'; pod: PodRef; node: string | undefined }
   | { kind: 'forget'; uid: string; key: string };
 
@@ -352,6 +359,11 @@ export class Scheduler {
       this.victimsGone(preemptor);
   }
 
+  /** Pod `uid`'s metadata.generation as last seen (0 when unknown). */
+  private generationOf(uid: string): number {
+    return this.cluster.pods.get(uid)?.info.generation ?? 0;
+  }
+
   /** Stamps, records and applies one decision. */
   private decide(decision: DecisionEvent, plugins: readonly string[] = []): void {
     const env: Envelope<DecisionEvent> = { seq: this.seq + 1, time: this.now, event: decision };
@@ -397,7 +409,13 @@ export class Scheduler {
           plugins,
           now: this.now,
         });
-        this.outbox.push({ kind: 'unschedulable', uid: d.uid, key: d.key, message: d.message });
+        this.outbox.push({
+          kind: 'unschedulable',
+          uid: d.uid,
+          key: d.key,
+          message: d.message,
+          generation: this.generationOf(d.uid),
+        });
         return;
       case 'CycleFailed':
         this.pods.send(d.uid, {
@@ -414,7 +432,13 @@ export class Scheduler {
           now: this.now,
         });
         this.preemptions.start(d.uid, d.node);
-        this.outbox.push({ kind: 'unschedulable', uid: d.uid, key: d.key, message: d.message });
+        this.outbox.push({
+          kind: 'unschedulable',
+          uid: d.uid,
+          key: d.key,
+          message: d.message,
+          generation: this.generationOf(d.uid),
+        });
         this.outbox.push({ kind: 'nominate', pod: { uid: d.uid, key: d.key }, node: d.node });
         return;
       case 'VictimPreempted': {
@@ -427,6 +451,7 @@ export class Scheduler {
           schedulerName: this.cluster.pods.get(d.uid)?.info.schedulerName ?? '',
           victim: d.victim,
           node: d.node,
+          generation: this.generationOf(d.victim.uid),
         });
         return;
       }
@@ -624,11 +649,11 @@ export class Scheduler {
     for (const c of commands) {
       if (c.kind === 'bind') effects.bind(c.attempt, c.node);
       else if (c.kind === 'unschedulable')
-        effects.reportUnschedulable?.({ uid: c.uid, key: c.key }, c.message);
+        effects.reportUnschedulable?.({ uid: c.uid, key: c.key }, c.message, c.generation);
       else if (c.kind === 'scheduled')
         effects.reportScheduled?.({ uid: c.uid, key: c.key }, c.node);
       else if (c.kind === 'preempt')
-        effects.preempt?.(c.preemptor, c.schedulerName, c.victim, c.node);
+        effects.preempt?.(c.preemptor, c.schedulerName, c.victim, c.node, c.generation);
       else if (c.kind === 'nominate') effects.nominate?.(c.pod, c.node);
       else effects.forgetPod?.({ uid: c.uid, key: c.key });
     }

@@ -4,9 +4,16 @@ import type { Envelope } from './types.ts';
 /**
  * Version of the log format; bumped on any incompatible change. 2: pods are identified by
  * uid, decisions are lists naming their attempt (reserve, permit, bind), the trim keeps
- * every field a default plugin reads.
+ * every field a default plugin reads. 3: preemption (PodNominated, VictimPreempted,
+ * NominationCleared, PreemptionFailed) and the PostFilters in the header's config.
  */
-export const logFormatVersion = 2;
+export const logFormatVersion = 3;
+
+/**
+ * The oldest format this berth replays: a format 2 log has no PostFilters in its config and
+ * replays without them, as it was recorded.
+ */
+export const oldestReadableFormat = 2;
 
 /** First line of every log (and of every segment): what produced it and how to replay it. */
 export interface LogHeader {

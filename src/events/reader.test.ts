@@ -117,7 +117,7 @@ describe('log format', () => {
       'a future format',
       `${JSON.stringify({ ...header, format: 99 })}\n`,
       1,
-      `unsupported log format 99: this berth reads format ${logFormatVersion}.`,
+      `unsupported log format 99: this berth reads formats 2–${logFormatVersion}.`,
     ],
   ])('rejects %s', (_name, text, line, message) => {
     expect(() => parseLog(text)).toThrowError(new LogError(line, message));
@@ -126,7 +126,7 @@ describe('log format', () => {
   it('refuses a format 1 log with a message naming both formats and the berth that wrote it', () => {
     const old = `${JSON.stringify({ ...header, format: 1, berthVersion: '0.0.9' })}\n`;
     expect(() => parseLog(old)).toThrowError(
-      /^line 1: unsupported log format 1: this berth reads format 2\. .*namespace\/name.*0\.0\.9/,
+      /^line 1: unsupported log format 1: this berth reads formats 2–3\. .*namespace\/name.*0\.0\.9/,
     );
   });
 

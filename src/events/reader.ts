@@ -6,6 +6,7 @@ import {
   type LogDigest,
   type LogHeader,
   logFormatVersion,
+  oldestReadableFormat,
   type SegmentEnd,
   type SnapshotLine,
 } from './log-format.ts';
@@ -71,14 +72,15 @@ function checkHeader(value: unknown): LogHeader {
   if (!isObject(value) || value.kind !== 'header') {
     throw new LogError(1, 'the first line is not a berth log header');
   }
-  if (value.format !== logFormatVersion) {
+  const format = value.format;
+  if (typeof format !== 'number' || format < oldestReadableFormat || format > logFormatVersion) {
     const older =
-      typeof value.format === 'number' && value.format < logFormatVersion
+      typeof value.format === 'number' && value.format < oldestReadableFormat
         ? ` A format ${value.format} log names pods by namespace/name and records one decision per cycle; it cannot be replayed by this berth (record the run again, or replay it with the berth version that wrote it: ${String(value.berthVersion ?? 'unknown')}).`
         : '';
     throw new LogError(
       1,
-      `unsupported log format ${String(value.format)}: this berth reads format ${logFormatVersion}.${older}`,
+      `unsupported log format ${String(value.format)}: this berth reads formats ${oldestReadableFormat}–${logFormatVersion}.${older}`,
     );
   }
   if (typeof value.seed !== 'number' || !Number.isInteger(value.seed)) {

@@ -116,6 +116,7 @@ export function makePod(input: PodInput = {}): PodInfo {
     priority: input.priority ?? 0,
     preemptionPolicy: input.preemptionPolicy ?? 'PreemptLowerPriority',
     creationMs: input.creationMs ?? 0,
+    generation: 0,
     nodeName: input.nodeName,
     phase: input.phase ?? 'Pending',
     terminating: input.terminating ?? false,

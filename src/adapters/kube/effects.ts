@@ -5,7 +5,13 @@ import type { EffectPort } from '../../core/ports.ts';
 import type { AttemptRef, BindFailureReason, InputEvent, PodRef } from '../../events/types.ts';
 import { describeApiError } from './api-error.ts';
 import type { KubeClients } from './config.ts';
-import { type PreemptionWriter, runNominate, runPreempt, splitKey } from './preemption-effects.ts';
+import {
+  generationField,
+  type PreemptionWriter,
+  runNominate,
+  runPreempt,
+  splitKey,
+} from './preemption-effects.ts';
 import { PacedQueue, type TokenBucket } from './rate-limiter.ts';
 import { timeoutOptions } from './request-options.ts';
 
@@ -161,12 +167,21 @@ export class KubeEffects implements EffectPort {
    * with the victim's uid as precondition, then the `Preempted` Event (a report). A victim
    * already gone is success; any other failure comes back as PreemptionFailed.
    */
-  preempt(preemptor: AttemptRef, schedulerName: string, victim: PodRef, node: string): void {
+  preempt(
+    preemptor: AttemptRef,
+    schedulerName: string,
+    victim: PodRef,
+    node: string,
+    observedGeneration?: number,
+  ): void {
     if (this.stopped) return;
     const { uid, key, attempt: n } = preemptor;
     const ref = { uid, key, attempt: n };
     const pod = { uid: victim.uid, key: victim.key };
-    this.track('preemption', runPreempt(this.preemption, ref, schedulerName, pod, node));
+    this.track(
+      'preemption',
+      runPreempt(this.preemption, ref, schedulerName, pod, node, observedGeneration),
+    );
   }
 
   /** Sets (or, with `node` undefined, clears) the pod's nominatedNodeName; failures are logged. */
@@ -177,12 +192,13 @@ export class KubeEffects implements EffectPort {
   }
 
   /** Sets PodScheduled=False/Unschedulable and records FailedScheduling, once per message. */
-  reportUnschedulable(pod: PodRef, message: string): void {
+  reportUnschedulable(pod: PodRef, message: string, observedGeneration?: number): void {
     if (this.stopped || this.lastUnschedulable.get(pod.uid) === message) return;
     this.remember(pod.uid, message);
     const { namespace, name } = splitKey(pod.key);
     const condition = {
       type: 'PodScheduled',
+      ...generationField(observedGeneration),
       status: 'False',
       reason: 'Unschedulable',
       message,

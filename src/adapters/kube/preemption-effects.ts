@@ -22,6 +22,14 @@ export interface PreemptionWriter {
   recordPreempted: (victim: PodRef, preemptor: PodRef, node: string) => void;
 }
 
+/**
+ * `observedGeneration` for a condition berth writes, as kube 1.34 sets it from the pod's
+ * metadata.generation; nothing when unknown (0, or an older log).
+ */
+export function generationField(generation: number | undefined): { observedGeneration?: number } {
+  return generation !== undefined && generation > 0 ? { observedGeneration: generation } : {};
+}
+
 export function splitKey(key: string): { namespace: string; name: string } {
   const slash = key.indexOf('/');
   return slash < 0
@@ -66,6 +74,7 @@ export async function runPreempt(
   schedulerName: string,
   victim: PodRef,
   node: string,
+  observedGeneration?: number,
 ): Promise<void> {
   const { namespace, name } = splitKey(victim.key);
   const options = timeoutOptions(w.timeoutMs, PatchStrategy.StrategicMergePatch);
@@ -79,6 +88,7 @@ export async function runPreempt(
   };
   const condition = {
     type: 'DisruptionTarget',
+    ...generationField(observedGeneration),
     status: 'True',
     reason: 'PreemptionByScheduler',
     message: `${schedulerName}: preempting to accommodate a higher priority pod`,
