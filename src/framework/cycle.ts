@@ -155,6 +155,8 @@ function addLeftOutNodes(
 
 /** What a failed cycle hands its PostFilters besides the diagnosis. */
 interface FailedCycle {
+  /** False when a PreFilter stopped the PreFilter loop (see PostFilterArgs). */
+  preFiltersCompleted: boolean;
   pod: PodInfo;
   snapshot: ClusterSnapshot;
   ctx: SchedulingContext;
@@ -180,12 +182,14 @@ function runPostFilterPlugins(f: FailedCycle, diagnosis: Diagnosis): PostFilterR
       filters: f.filters,
       preFilters: f.ctx.profile.preFilter,
       diagnosis,
+      preFiltersCompleted: f.preFiltersCompleted,
       numAllNodes: f.snapshot.nodeOrder.length,
       rng: f.ctx.rng,
       now: f.ctx.now ?? 0,
     });
-    if (r.code === 'Success' || r.code === 'UnschedulableAndUnresolvable') return r;
-    if (r.code === 'Error') throw new Error(r.reasons.join(', '));
+    // An Error ends them too: kube keeps the pod unschedulable and puts the error's text
+    // where the PostFilters' reasons go.
+    if (r.code !== 'Unschedulable') return r;
     reasons.push(...r.reasons);
   }
   return { code: 'Unschedulable', reasons };
@@ -255,6 +259,12 @@ export function scheduleOne(
   }
 }
 
+/** berth's own PreFilters (no kube counterpart): their refusals run no PostFilter. */
+const berthPreFilters: ReadonlySet<string> = new Set(['PodValidity', 'UnsupportedConstraints']);
+
+/** How berth's reasons for what it cannot do yet begin (no kube scheduler would refuse). */
+const berthRefusal = 'berth does not ';
+
 /** The live node `pod` is nominated to, if any (kube evaluates it first). */
 function nominatedNode(pod: PodInfo, snapshot: ClusterSnapshot): NodeInfo | undefined {
   const name = pod.nominatedNodeName;
@@ -279,12 +289,27 @@ function runCycle(
     return { kind: 'Error', plugin: pre.plugin ?? running.plugin, message: pre.reasons.join(', ') };
   }
   const filters = profile.filter.filter((f) => f.preFilterSkip?.(pod, state) !== true);
-  const failed: FailedCycle = { pod, snapshot, ctx, state, filters, running };
+  const completed = pre.code === 'Success' || pre.code === 'Unschedulable';
+  const failed: FailedCycle = {
+    preFiltersCompleted: completed,
+    pod,
+    snapshot,
+    ctx,
+    state,
+    filters,
+    running,
+  };
   if (pre.code !== 'Success') {
     const diagnosis = newDiagnosis();
     recordPreFilterStatus(diagnosis, numAllNodes, pre);
     for (const p of pre.narrowedBy ?? []) diagnosis.unschedulablePlugins.add(p);
-    return unschedulable(numAllNodes, diagnosis, failed);
+    // A pod berth's own PreFilters refuse (invalid, or asking what berth cannot check), or
+    // that a plugin refuses for what berth does not do yet (e.g. provision a volume), would
+    // not be refused by kube: no PostFilter part, the message is the reason alone.
+    const own =
+      (pre.plugin !== undefined && berthPreFilters.has(pre.plugin)) ||
+      pre.reasons.some((r) => r.startsWith(berthRefusal));
+    return unschedulable(numAllNodes, diagnosis, own ? undefined : failed);
   }
   // kube tries the node a preemption nominated the pod to first, alone; the cursor stays.
   const nominated = nominatedNode(pod, snapshot);

@@ -124,6 +124,12 @@ export interface PostFilterArgs {
   preFilters: readonly PreFilterPlugin[];
   /** Why each node failed. */
   diagnosis: Diagnosis;
+  /**
+   * False when a PreFilter ended the PreFilter loop early (UnschedulableAndUnresolvable, or
+   * an empty narrowing), as kube stops it: the PreFilters after it never ran, so their
+   * state is missing (kube's DynamicResources then answers Error "not found").
+   */
+  preFiltersCompleted: boolean;
   /** Number of nodes in the snapshot. */
   numAllNodes: number;
   rng: Rng;

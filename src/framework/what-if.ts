@@ -1,5 +1,10 @@
 // Filtering a pod on a what-if node: nominated pods counted where they are nominated, pods added or taken off.
-import { addPodToCopy, copyNode, removePodFromCopy } from '../cluster/node-what-if.ts';
+import {
+  addPodToCopy,
+  copyNode,
+  copyNodeInto,
+  removePodFromCopy,
+} from '../cluster/node-what-if.ts';
 import type { ClusterSnapshot, NodeInfo, PodInfo } from '../cluster/types.ts';
 import type { CycleState, FilterPlugin, PreFilterPlugin, Status } from './types.ts';
 import { success } from './types.ts';
@@ -80,6 +85,8 @@ export function nominatedPodsToHonour(
   return out;
 }
 
+let scratch: NodeInfo | undefined;
+
 /**
  * kube's RunFilterPluginsWithNominatedPods: when pods of equal or higher priority are
  * nominated to `node`, `pod` must pass the filters both with them on the node (so it does
@@ -97,7 +104,9 @@ export function filterWithNominatedPods(
   const nominated =
     snapshot.nominated.size === 0 ? [] : nominatedPodsToHonour(pod, node.name, snapshot);
   if (nominated.length === 0) return runFilterPlugins(filters, pod, node, state);
-  const copy = copyNode(node);
+  // One scratch copy serves every call (none nests, and filters keep no node they saw).
+  scratch = scratch === undefined ? copyNode(node) : copyNodeInto(scratch, node);
+  const copy = scratch;
   const withNominated = cloneCycleState(preFilters, state);
   for (const other of nominated) addPodWhatIf(preFilters, pod, withNominated, other, copy);
   const s = runFilterPlugins(filters, pod, copy, withNominated);

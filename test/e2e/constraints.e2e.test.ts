@@ -249,10 +249,9 @@ describe('selectors, affinity and taints on real nodes', () => {
         process.stderr.write(
           `[e2e] ${name}: berth: ${berthMessage}\n[e2e] ${name}: kube-scheduler: ${kubeMessage}\n`,
         );
-        // kube-scheduler appends what its PostFilter plugins (DRA, preemption) said after the
-        // filters' sentence; berth has no PostFilter yet, so compare the filters' sentence.
-        const filtersSentence = kubeMessage?.replace(/\. .*$/, '.');
-        expect(berthMessage, name).toBe(filtersSentence);
+        // The whole message: the filters' sentence and what the PostFilters (DynamicResources,
+        // DefaultPreemption) said after it.
+        expect(berthMessage, name).toBe(kubeMessage);
       }
     } finally {
       await scheduler.stop();

@@ -102,7 +102,8 @@ describe('berth explain on a live cluster', () => {
     });
     expect(doc.explanation.outcome).toEqual({
       kind: 'Unschedulable',
-      message: '0/3 nodes are available: 1 node(s) had untolerated taint(s), 2 Insufficient cpu.',
+      message:
+        '0/3 nodes are available: 1 node(s) had untolerated taint(s), 2 Insufficient cpu. no new claims to deallocate, preemption: 0/3 nodes are available: 1 No preemption victims found for incoming pod, 2 Preemption is not helpful for scheduling.',
       reasons: { 'Insufficient cpu': 2, 'node(s) had untolerated taint(s)': 1 },
     });
     expect(doc.explanation.nodes.map((n: { node: string }) => n.node).sort()).toEqual([

@@ -20,7 +20,9 @@ describe('golden logs', () => {
   it('include logs of the current format, of an older readable one and of an unreadable one', () => {
     const texts = logs.map((f) => readFileSync(join(dir, f), 'utf8'));
     expect(texts.filter((t) => formatOf(t) === logFormatVersion).length).toBeGreaterThanOrEqual(1);
-    expect(texts.filter((t) => formatOf(t) === oldestReadableFormat).length).toBeGreaterThanOrEqual(2);
+    expect(texts.filter((t) => formatOf(t) === oldestReadableFormat).length).toBeGreaterThanOrEqual(
+      2,
+    );
     expect(texts.some((t) => Number(formatOf(t)) < oldestReadableFormat)).toBe(true);
   });
 

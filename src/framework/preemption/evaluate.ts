@@ -4,7 +4,7 @@ import type { NodeInfo, PodInfo } from '../../cluster/types.ts';
 import { fitErrorMessage, newDiagnosis, recordNodeStatus } from '../explain.ts';
 import type { Code, Nomination, PostFilterArgs, PostFilterResult, Status } from '../types.ts';
 import { success } from '../types.ts';
-import { filterWithNominatedPods } from '../what-if.ts';
+import { filterWithNominatedPods, nominatedPodsToHonour } from '../what-if.ts';
 import { pickOneNodeForPreemption } from './pick.ts';
 import { mayPreempt, type NodeVictims, selectVictimsOnNode } from './victims.ts';
 
@@ -74,6 +74,41 @@ function ineligibility(pod: PodInfo, args: PostFilterArgs, code: (n: NodeInfo) =
   return undefined;
 }
 
+const nodeResourcesFit = 'NodeResourcesFit';
+
+/**
+ * A necessary condition for `node` to be a candidate, by NodeResourcesFit's arithmetic
+ * alone: with every pod of lower priority gone and the nominated pods of equal or higher
+ * priority added, `pod`'s cpu, memory, ephemeral storage and pod slot fit. When false,
+ * victim selection on the node is bound to fail (NodeResourcesFit rejects even its first
+ * check), so the walk skips it without copying anything. O(pods on the node).
+ */
+function resourcesMayFreeUp(pod: PodInfo, node: NodeInfo, args: PostFilterArgs): boolean {
+  if (node.invalid !== undefined) return true;
+  let cpu = node.freeMilliCPU;
+  let memory = node.freeMemory;
+  let storage = node.freeEphemeralStorage;
+  let slots = node.freePods;
+  for (const other of node.pods.values()) {
+    if (!mayPreempt(pod, other)) continue;
+    cpu += other.requests.milliCPU;
+    memory += other.requests.memory;
+    storage += other.requests.ephemeralStorage;
+    slots++;
+  }
+  for (const other of nominatedPodsToHonour(pod, node.name, args.snapshot)) {
+    cpu -= other.requests.milliCPU;
+    memory -= other.requests.memory;
+    storage -= other.requests.ephemeralStorage;
+    slots--;
+  }
+  const r = pod.requests;
+  if (slots < 1) return false;
+  if (r.milliCPU > 0 && r.milliCPU > cpu) return false;
+  if (r.memory > 0 && r.memory > memory) return false;
+  return !(r.ephemeralStorage > 0 && r.ephemeralStorage > storage);
+}
+
 /** The pods nominated to `node` with lower priority than `pod` (their nominations are cleared). */
 function lowerPriorityNominated(pod: PodInfo, node: string, args: PostFilterArgs): PodInfo[] {
   const nominated = args.snapshot.nominated.get(node);
@@ -111,9 +146,16 @@ export function preempt(pod: PodInfo, args: PostFilterArgs, pa: PreemptionArgs):
     const offset = args.rng.nextInt(potential.length);
     const wanted = numCandidates(potential.length, pa);
     const search = { ...args, budgets: budgetsOf(args.snapshot) };
+    const bounded = args.filters.some((f) => f.name === nodeResourcesFit);
+    // Nodes the resource bound rules out; their exact statuses matter only if no node is a candidate.
+    const ruledOut: NodeInfo[] = [];
     let clean = 0;
     for (let i = 0; i < potential.length; i++) {
       const node = potential[(offset + i) % potential.length] as NodeInfo;
+      if (bounded && !resourcesMayFreeUp(pod, node, args)) {
+        ruledOut.push(node);
+        continue;
+      }
       const result = selectVictimsOnNode(pod, node, search);
       if ('victims' in result) {
         found.push(result);
@@ -121,6 +163,11 @@ export function preempt(pod: PodInfo, args: PostFilterArgs, pa: PreemptionArgs):
         if (clean > 0 && found.length >= wanted) break;
       } else recordNodeStatus(failed, node.name, result as Status);
     }
+    if (found.length === 0)
+      for (const node of ruledOut) {
+        const result = selectVictimsOnNode(pod, node, search);
+        if (!('victims' in result)) recordNodeStatus(failed, node.name, result as Status);
+      }
   }
   if (found.length === 0) {
     const absent = args.numAllNodes - failed.nodeToStatus.size;

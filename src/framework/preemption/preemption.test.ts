@@ -276,6 +276,30 @@ describe('DefaultPreemption: eligibility', () => {
     expect(higher).toMatchObject({ kind: 'Scheduled', node: 'n1' });
   });
 
+  it('says "not found" after a PreFilter that stopped the loop (kube DynamicResources has no state), and preempts nobody', () => {
+    const s = cluster(['n1'], [{ name: 'low', cpu: '4', priority: 1, node: 'n1' }]);
+    const base = defaultProfile();
+    const stopper = {
+      name: 'Stopper',
+      preFilter: () => ({
+        code: 'UnschedulableAndUnresolvable' as const,
+        reasons: ['stopped here'],
+        plugin: 'Stopper',
+      }),
+    };
+    const r = scheduleOne(preemptor({ name: 'hi', cpu: '1', priority: 10 }), s, {
+      profile: { ...base, preFilter: [...base.preFilter, stopper] },
+      rng: seededRng(1),
+      cursor: { next: 0 },
+      percentageOfNodesToScore: 0,
+    });
+    expect(r).toMatchObject({
+      kind: 'Unschedulable',
+      message: '0/1 nodes are available: stopped here. not found',
+    });
+    expect(r.kind === 'Unschedulable' && r.nomination).toBeUndefined();
+  });
+
   it('runs no PostFilter in a profile without them (logs from before preemption)', () => {
     const s = cluster(['n1'], [{ name: 'low', cpu: '4', priority: 1, node: 'n1' }]);
     const r = scheduleOne(preemptor({ name: 'hi', cpu: '1', priority: 10 }), s, {

@@ -233,9 +233,9 @@ export function filtersSentence(message: string): string {
 }
 
 /**
- * Whether berth's PodScheduled message says what kube-scheduler's does. berth has no
- * PostFilter yet, so a berth message without a suffix is held to kube's filters' sentence;
- * once berth writes a suffix, the whole messages must be equal.
+ * Whether berth's PodScheduled message says what kube-scheduler's does: the whole message,
+ * PostFilter part included (a berth message without one, from a profile without
+ * PostFilters, is held to kube's filters' sentence).
  */
 export function sameMessage(kube: string | undefined, berth: string | undefined): boolean {
   if (kube === undefined || berth === undefined) return kube === berth;

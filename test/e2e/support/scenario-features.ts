@@ -56,7 +56,7 @@ export const priorityClasses: readonly { name: string; value: number }[] = [
   { name: 'diff-low', value: 10 },
   { name: 'diff-mid', value: 100 },
   { name: 'diff-high', value: 1000 },
-  // Residents outrank every pending pod, so kube's preemption never finds a victim (berth has none).
+  // Residents outrank every pending pod, so kube's preemption never finds a victim (nor berth's).
   { name: 'diff-resident', value: 1_000_000 },
 ];
 
