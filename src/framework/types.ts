@@ -49,6 +49,11 @@ export interface PreFilterExtensions {
    * shallowly), deep enough that addPod/removePod on `to` leave `from` as it was.
    */
   cloneState(from: CycleState, to: CycleState): void;
+  /**
+   * False when addPod/removePod would change nothing in `state` (this cycle's PreFilter was
+   * skipped for the pod): the framework may then leave the state alone. Absent: true.
+   */
+  tracks?(state: CycleState): boolean;
 }
 
 /**

@@ -39,6 +39,8 @@ export function runFilterPlugins(
  * (kube's CycleState.Clone()): a new map, each extended PreFilter's entries copied deep.
  */
 export function cloneCycleState(preFilters: ExtendedPreFilters, state: CycleState): CycleState {
+  // Nothing follows added or removed pods this cycle: nothing will change the state.
+  if (!anyTracking(preFilters, state)) return state;
   const copy: CycleState = new Map(state);
   for (const pl of preFilters) pl.extensions?.cloneState(state, copy);
   return copy;
@@ -88,6 +90,44 @@ export function nominatedPodsToHonour(
 let scratch: NodeInfo | undefined;
 
 /**
+ * Whether some PreFilter's state follows pods added to or removed from a node in this cycle
+ * (kube calls every PreFilter's extensions; those of a skipped PreFilter change nothing).
+ */
+export function anyTracking(preFilters: readonly PreFilterPlugin[], state: CycleState): boolean {
+  for (const pl of preFilters)
+    if (pl.extensions !== undefined && pl.extensions.tracks?.(state) !== false) return true;
+  return false;
+}
+
+/** A live node with the nominated pods it honours added, kept while neither changes. */
+interface NominatedCopy {
+  generation: number;
+  nominated: readonly PodInfo[];
+  copy: NodeInfo;
+}
+
+// Derived data only, keyed by the live NodeInfo object: an entry is used only while the node's
+// generation and the nominated pods (same objects, same order) are those it was made from.
+const nominatedCopies = new WeakMap<NodeInfo, NominatedCopy>();
+
+function sameList(a: readonly PodInfo[], b: readonly PodInfo[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** `node` (a live one) with `nominated` added, made once and reused while both hold. */
+function nominatedCopy(node: NodeInfo, nominated: readonly PodInfo[]): NodeInfo {
+  const hit = nominatedCopies.get(node);
+  if (hit !== undefined && hit.generation === node.generation && sameList(hit.nominated, nominated))
+    return hit.copy;
+  const copy = copyNode(node);
+  for (const other of nominated) addPodToCopy(copy, other);
+  nominatedCopies.set(node, { generation: node.generation, nominated, copy });
+  return copy;
+}
+
+/**
  * kube's RunFilterPluginsWithNominatedPods: when pods of equal or higher priority are
  * nominated to `node`, `pod` must pass the filters both with them on the node (so it does
  * not take the room their preemption freed) and without them (so affinity to them is not
@@ -104,6 +144,19 @@ export function filterWithNominatedPods(
   const nominated =
     snapshot.nominated.size === 0 ? [] : nominatedPodsToHonour(pod, node.name, snapshot);
   if (nominated.length === 0) return runFilterPlugins(filters, pod, node, state);
+  if (!anyTracking(preFilters, state)) {
+    // No PreFilter state follows added pods: only the node changes. A live node's copy is
+    // cached; a what-if node (negative generation) is copied into the scratch.
+    let copy: NodeInfo;
+    if (node.generation >= 0) copy = nominatedCopy(node, nominated);
+    else {
+      scratch = scratch === undefined ? copyNode(node) : copyNodeInto(scratch, node);
+      copy = scratch;
+      for (const other of nominated) addPodToCopy(copy, other);
+    }
+    const s = runFilterPlugins(filters, pod, copy, state);
+    return s.code !== 'Success' ? s : runFilterPlugins(filters, pod, node, state);
+  }
   // One scratch copy serves every call (none nests, and filters keep no node they saw).
   scratch = scratch === undefined ? copyNode(node) : copyNodeInto(scratch, node);
   const copy = scratch;

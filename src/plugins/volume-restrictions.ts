@@ -214,6 +214,10 @@ function updateWithPod(state: CycleState, pod: PodInfo, other: PodInfo, by: 1 | 
  * nothing more than the shallow copy it has.
  */
 export const volumeRestrictionsExtensions: PreFilterExtensions = {
+  tracks(state: CycleState): boolean {
+    const s = state.get(preFilterStateKey) as PreFilterState | undefined;
+    return s !== undefined && !s.skipped && s.claimUsers.size > 0;
+  },
   addPod(pod: PodInfo, state: CycleState, added: PodInfo): void {
     updateWithPod(state, pod, added, 1);
   },

@@ -41,6 +41,7 @@ function updateWithPod(
  * plugin): a pod added with anti-affinity against the incoming pod is then not seen.
  */
 export const interPodAffinityExtensions: PreFilterExtensions = {
+  tracks: (state) => stateOf(state) !== undefined,
   addPod(pod: PodInfo, state: CycleState, added: PodInfo, node: NodeInfo): void {
     const s = stateOf(state);
     if (s !== undefined) updateWithPod(s, pod, added, node, 1);

@@ -53,6 +53,7 @@ function stateOf(state: CycleState): PreFilterState | undefined {
  * counts and copies only what the updates write: the changes, paths and minimums.
  */
 export const podTopologySpreadExtensions: PreFilterExtensions = {
+  tracks: (state) => stateOf(state) !== undefined,
   addPod(pod: PodInfo, state: CycleState, added: PodInfo, node: NodeInfo): void {
     const s = stateOf(state);
     if (s !== undefined) updateWithPod(s, pod, added, node, 1);
