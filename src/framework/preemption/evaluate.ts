@@ -4,7 +4,7 @@ import type { NodeInfo, PodInfo } from '../../cluster/types.ts';
 import { fitErrorMessage, newDiagnosis, recordNodeStatus } from '../explain.ts';
 import type { Code, Nomination, PostFilterArgs, PostFilterResult, Status } from '../types.ts';
 import { success } from '../types.ts';
-import { filterWithNominatedPods, nominatedPodsToHonour } from '../what-if.ts';
+import { filterWithNominatedPods } from '../what-if.ts';
 import { pickOneNodeForPreemption } from './pick.ts';
 import { mayPreempt, type NodeVictims, selectVictimsOnNode } from './victims.ts';
 
@@ -96,12 +96,16 @@ function resourcesMayFreeUp(pod: PodInfo, node: NodeInfo, args: PostFilterArgs):
     storage += other.requests.ephemeralStorage;
     slots++;
   }
-  for (const other of nominatedPodsToHonour(pod, node.name, args.snapshot)) {
-    cpu -= other.requests.milliCPU;
-    memory -= other.requests.memory;
-    storage -= other.requests.ephemeralStorage;
-    slots--;
-  }
+  const nominated = args.snapshot.nominated.get(node.name);
+  if (nominated !== undefined)
+    for (const other of nominated.values()) {
+      // The pods kube's addGENominatedPods would add (nominatedPodsToHonour, unallocated).
+      if (other.uid === pod.uid || other.priority < pod.priority) continue;
+      cpu -= other.requests.milliCPU;
+      memory -= other.requests.memory;
+      storage -= other.requests.ephemeralStorage;
+      slots--;
+    }
   const r = pod.requests;
   if (slots < 1) return false;
   if (r.milliCPU > 0 && r.milliCPU > cpu) return false;

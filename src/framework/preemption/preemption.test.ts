@@ -1,4 +1,5 @@
 // Table-driven tests of DefaultPreemption from kube's documented rules: victims, reprieve, PDBs, node choice, eligibility.
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { nodeObject, podObject } from '../../../test/support/objects.ts';
 import { podInfoFromObject } from '../../cluster/pod-info.ts';
@@ -312,5 +313,79 @@ describe('DefaultPreemption: eligibility', () => {
       kind: 'Unschedulable',
       message: '0/1 nodes are available: 1 Insufficient cpu.',
     });
+  });
+});
+
+describe('DefaultPreemption: the resource bound of the candidate walk', () => {
+  // The walk skips nodes where NodeResourcesFit's arithmetic alone rules preemption out. With
+  // the same filter under another name the bound is off: every outcome must be the same.
+  const renamedFit = (): ReturnType<typeof defaultProfile> => {
+    const p = defaultProfile();
+    return {
+      ...p,
+      filter: p.filter.map((f) =>
+        f.name === 'NodeResourcesFit'
+          ? { name: 'FitUnderAnotherName', filter: f.filter.bind(f) }
+          : f,
+      ),
+    };
+  };
+  const podArb = (name: string, node: string | undefined) =>
+    fc
+      .record({
+        cpu: fc.integer({ min: 1, max: 4 }),
+        priority: fc.integer({ min: 0, max: 3 }),
+        nominated: fc.boolean(),
+      })
+      .map((p) => ({
+        name,
+        cpu: String(p.cpu),
+        priority: p.priority,
+        ...(node === undefined ? {} : { node }),
+        ...(node === undefined && p.nominated ? { nominated: 'n0' } : {}),
+      }));
+  it('changes no outcome (message, node, victims)', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 4 }),
+        fc.array(fc.tuple(fc.integer({ min: 0, max: 3 }), fc.boolean()), { maxLength: 10 }),
+        fc.record({
+          cpu: fc.integer({ min: 1, max: 5 }),
+          priority: fc.integer({ min: 0, max: 4 }),
+        }),
+        fc.integer({ min: 1, max: 50 }),
+        (nodeCount, placed, want, seed) => {
+          const nodes = Array.from({ length: nodeCount }, (_, i) => `n${i}`);
+          const pods = placed.map(
+            ([n, bound], i) =>
+              fc.sample(podArb(`p${i}`, bound ? nodes[n % nodeCount] : undefined), {
+                seed: seed + i,
+                numRuns: 1,
+              })[0] as PodSpec,
+          );
+          const s = cluster(nodes, pods);
+          const pod = preemptor({ name: 'hi', cpu: String(want.cpu), priority: want.priority });
+          const ctx = (profile: ReturnType<typeof defaultProfile>) => ({
+            profile,
+            rng: seededRng(seed),
+            cursor: { next: 0 },
+            percentageOfNodesToScore: 0,
+            now: 0,
+          });
+          const a = scheduleOne(pod, s, ctx(defaultProfile()));
+          const b = scheduleOne(pod, s, ctx(renamedFit()));
+          const view = (r: CycleResult) =>
+            r.kind === 'Unschedulable'
+              ? {
+                  message: r.message,
+                  node: r.nomination?.node,
+                  victims: r.nomination?.victims.map((v) => v.name),
+                }
+              : r;
+          expect(view(a)).toEqual(view(b));
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 });
