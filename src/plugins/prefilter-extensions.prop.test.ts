@@ -3,8 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { nodeObject, podObject } from '../../test/support/objects.ts';
 import { claimObject } from '../../test/support/volumes.ts';
-import { indexAffinityPod } from '../cluster/charges.ts';
-import { newNodeInfo, refreshHeadroom } from '../cluster/node-info.ts';
+import { addPodToCopy, copyNode, removePodFromCopy } from '../cluster/node-what-if.ts';
 import type { PodObject } from '../cluster/objects.ts';
 import { podInfoFromObject } from '../cluster/pod-info.ts';
 import { evolve, initialState } from '../cluster/reducer.ts';
@@ -237,50 +236,6 @@ function build(events: readonly BerthEvent[], walk: boolean): ClusterSnapshot {
   return walk ? { ...state, podAffinityIndex: undefined } : state;
 }
 
-/** Test-local what-if copy of a node: own pod maps and sums, the object part shared. */
-function copyOf(node: NodeInfo): NodeInfo {
-  const copy = newNodeInfo({
-    name: node.name,
-    labels: node.labels,
-    taints: node.taints,
-    unschedulable: node.unschedulable,
-    allocatable: node.allocatable,
-    invalid: node.invalid,
-    images: node.images,
-  });
-  copy.requested = { ...node.requested, scalar: { ...node.requested.scalar } };
-  copy.nonZeroRequested = { ...node.nonZeroRequested };
-  copy.pods = new Map(node.pods);
-  copy.podsWithAffinity = new Map(node.podsWithAffinity);
-  copy.podsWithRequiredAntiAffinity = new Map(node.podsWithRequiredAntiAffinity);
-  copy.generation = node.generation;
-  refreshHeadroom(copy);
-  return copy;
-}
-
-function charge(copy: NodeInfo, pod: PodInfo, sign: 1 | -1): void {
-  const r = copy.requested;
-  r.milliCPU += sign * pod.requests.milliCPU;
-  r.memory += sign * pod.requests.memory;
-  r.ephemeralStorage += sign * pod.requests.ephemeralStorage;
-  copy.nonZeroRequested.milliCPU += sign * pod.nonZeroRequests.milliCPU;
-  copy.nonZeroRequested.memory += sign * pod.nonZeroRequests.memory;
-  refreshHeadroom(copy);
-}
-
-function addToCopy(copy: NodeInfo, pod: PodInfo): void {
-  copy.pods.set(pod.uid, pod);
-  indexAffinityPod(copy, pod.uid, pod);
-  charge(copy, pod, 1);
-}
-
-function removeFromCopy(copy: NodeInfo, pod: PodInfo): void {
-  copy.pods.delete(pod.uid);
-  copy.podsWithAffinity.delete(pod.uid);
-  copy.podsWithRequiredAntiAffinity.delete(pod.uid);
-  charge(copy, pod, -1);
-}
-
 /** PreFilter of every plugin into one cycle state. */
 function preFilterAll(pod: PodInfo, snapshot: ClusterSnapshot): CycleState {
   const state: CycleState = new Map();
@@ -380,9 +335,9 @@ function check(pod: PodInfo, events: readonly BerthEvent[], walk: boolean, w: Wh
   const state = preFilterAll(pod, before);
   const expectedBefore = filterEvery(pod, before, state);
   const victimsOff = cloneAll(state);
-  const copy = copyOf(before.nodes.get(w.node) as NodeInfo);
+  const copy = copyNode(before.nodes.get(w.node) as NodeInfo);
   for (const p of w.removed) {
-    removeFromCopy(copy, p);
+    removePodFromCopy(copy, p);
     for (const pl of plugins) pl.extensions?.removePod(pod, victimsOff, p, copy);
   }
   const midState = preFilterAll(pod, mid);
@@ -392,9 +347,9 @@ function check(pod: PodInfo, events: readonly BerthEvent[], walk: boolean, w: Wh
 
   const addAll = () => {
     const to = cloneAll(victimsOff);
-    const toCopy = copyOf(copy);
+    const toCopy = copyNode(copy);
     for (const p of [...(addedInfos as PodInfo[]), ...w.reprieved]) {
-      addToCopy(toCopy, p);
+      addPodToCopy(toCopy, p);
       for (const pl of plugins) pl.extensions?.addPod(pod, to, p, toCopy);
     }
     return { to, toCopy };
@@ -425,7 +380,7 @@ function check(pod: PodInfo, events: readonly BerthEvent[], walk: boolean, w: Wh
   // Taking the added pods off again gives back the cluster without them.
   const undone = addAll();
   for (const p of [...(addedInfos as PodInfo[]), ...w.reprieved]) {
-    removeFromCopy(undone.toCopy, p);
+    removePodFromCopy(undone.toCopy, p);
     for (const pl of plugins) pl.extensions?.removePod(pod, undone.to, p, undone.toCopy);
   }
   expect(filterEvery(pod, before, undone.to, undone.toCopy)).toEqual(expectedMid);
