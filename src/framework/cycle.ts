@@ -166,9 +166,10 @@ interface FailedCycle {
 }
 
 /**
- * kube's RunPostFilterPlugins: in order; the first Success (a nomination) or
- * UnschedulableAndUnresolvable ends it; an Error is thrown (the cycle ends with Error
- * naming the plugin); otherwise the reasons of all of them, in order.
+ * kube's RunPostFilterPlugins: in order; the first Success (a nomination),
+ * UnschedulableAndUnresolvable or Error ends it (an Error's text becomes the PostFilter
+ * part of the message, the pod stays unschedulable, as kube does); otherwise the reasons
+ * of all of them, in order. A PostFilter that throws ends the cycle with Error naming it.
  */
 function runPostFilterPlugins(f: FailedCycle, diagnosis: Diagnosis): PostFilterResult {
   const postFilters = f.ctx.profile.postFilter ?? [];
