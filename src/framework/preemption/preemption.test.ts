@@ -2,13 +2,15 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { nodeObject, podObject } from '../../../test/support/objects.ts';
+import { budgetsOf } from '../../cluster/disruption-budgets.ts';
 import { podInfoFromObject } from '../../cluster/pod-info.ts';
 import { initialState, reduce } from '../../cluster/reducer.ts';
-import type { ClusterState, PodInfo } from '../../cluster/types.ts';
+import type { ClusterState, NodeInfo, PodInfo } from '../../cluster/types.ts';
 import type { BerthEvent } from '../../events/types.ts';
 import { defaultProfile, profileFromConfig } from '../../plugins/registry.ts';
 import { type CycleResult, scheduleOne } from '../cycle.ts';
 import { seededRng } from '../rng.ts';
+import { selectVictimsOnNode } from './victims.ts';
 
 /** A pod of `priority` asking `cpu`, optionally bound and started at `started` (ms). */
 interface PodSpec {
@@ -387,5 +389,77 @@ describe('DefaultPreemption: the resource bound of the candidate walk', () => {
       ),
       { numRuns: 300 },
     );
+  });
+});
+
+describe('DefaultPreemption: PodDisruptionBudgets over generated clusters', () => {
+  /** Victims and budget violations on `node`, or undefined when it is no candidate. */
+  function victimsOn(s: ClusterState, pod: PodInfo, node: string) {
+    const profile = defaultProfile();
+    const state = new Map<string, unknown>();
+    for (const pl of profile.preFilter) pl.preFilter(pod, state, s);
+    const filters = profile.filter.filter((f) => f.preFilterSkip?.(pod, state) !== true);
+    const r = selectVictimsOnNode(pod, s.nodes.get(node) as NodeInfo, {
+      snapshot: s,
+      state,
+      filters,
+      preFilters: profile.preFilter,
+      budgets: budgetsOf(s),
+      now: 0,
+    });
+    return 'victims' in r ? r : undefined;
+  }
+
+  it('violates a budget only when every candidate node would', () => {
+    let violating = 0;
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 2, max: 4 }),
+        fc.array(
+          fc.record({
+            node: fc.nat(3),
+            cpu: fc.integer({ min: 1, max: 3 }),
+            priority: fc.integer({ min: 0, max: 3 }),
+            app: fc.constantFrom('a', 'b', 'c'),
+          }),
+          { maxLength: 10 },
+        ),
+        fc.tuple(fc.integer({ min: 0, max: 2 }), fc.integer({ min: 0, max: 2 })),
+        fc.record({
+          cpu: fc.integer({ min: 1, max: 4 }),
+          priority: fc.integer({ min: 1, max: 5 }),
+        }),
+        (nodeCount, placed, [allowA, allowB], want) => {
+          const nodes = Array.from({ length: nodeCount }, (_, i) => `n${i}`);
+          const pods = placed.map((p, i) => ({
+            name: `p${i}`,
+            cpu: String(p.cpu),
+            priority: p.priority,
+            node: nodes[p.node % nodeCount] as string,
+            labels: { app: p.app },
+          }));
+          const s = cluster(nodes, pods, [
+            pdb('pa', { app: 'a' }, allowA),
+            pdb('pb', { app: 'b' }, allowB),
+          ]);
+          const pod = preemptor({ name: 'hi', cpu: String(want.cpu), priority: want.priority });
+          const r = run(s, pod);
+          if (r.kind !== 'Unschedulable' || r.nomination === undefined) return;
+          const chosen = victimsOn(s, pod, r.nomination.node);
+          expect(chosen?.victims.map((v) => v.name)).toEqual(
+            r.nomination.victims.map((v) => v.name),
+          );
+          if ((chosen?.budgetViolations ?? 0) === 0) return;
+          violating++;
+          for (const other of nodes) {
+            const c = victimsOn(s, pod, other);
+            if (c !== undefined) expect(c.budgetViolations, other).toBeGreaterThan(0);
+          }
+        },
+      ),
+      { numRuns: 400 },
+    );
+    // Some generated clusters must force a violation, or this proves nothing.
+    expect(violating).toBeGreaterThan(0);
   });
 });
