@@ -18,7 +18,7 @@ import { runInNewContext } from 'node:vm';
 import { trimNode, trimPod } from '../src/adapters/trim.ts';
 import type { NodeObject, PodObject } from '../src/cluster/objects.ts';
 import { defaultConfig } from '../src/core/config.ts';
-import type { EffectPort, TimerPort } from '../src/core/ports.ts';
+import type { EffectPort } from '../src/core/ports.ts';
 import { Scheduler } from '../src/core/scheduler.ts';
 import type {
   AttemptRef,
@@ -26,9 +26,8 @@ import type {
   Envelope,
   InputEvent,
   PodRef,
-  PodTimerId,
 } from '../src/events/types.ts';
-import { VirtualClock } from '../src/runtime/virtual-clock.ts';
+import { VirtualClock, virtualTimerPort } from '../src/runtime/virtual-clock.ts';
 
 /** kube scheduler_perf thresholds (pods/s) printed beside the figures; see bench/README.md. */
 const kubeFloors = {
@@ -322,32 +321,9 @@ function run(size: Size): Result {
     if (problems.length < 50) problems.push(msg);
   };
 
-  // Timers exactly as src/runtime/simulate.ts arms them: fired timers come back as TimerFired.
-  const timerIds = new Map<string, number>();
-  const timerKey = (uid: string, timer: PodTimerId) => `${timer} ${uid}`;
+  // Timers as src/runtime/simulate.ts arms them: fired timers come back as TimerFired.
   let ingest: (event: InputEvent) => void = () => {};
-  const timers: TimerPort = {
-    armPod: (pod, timer, deadline) => {
-      const k = timerKey(pod.uid, timer);
-      const previous = timerIds.get(k);
-      if (previous !== undefined) clock.cancel(previous);
-      const ref = { uid: pod.uid, key: pod.key };
-      const id = clock.schedule(deadline, () => {
-        timerIds.delete(k);
-        ingest({ type: 'TimerFired', timer, ...ref });
-      });
-      timerIds.set(k, id);
-    },
-    disarmPod: (uid, timer) => {
-      const k = timerKey(uid, timer);
-      const id = timerIds.get(k);
-      if (id !== undefined) clock.cancel(id);
-      timerIds.delete(k);
-    },
-    armFlush: (deadline) => {
-      clock.schedule(deadline, () => ingest({ type: 'TimerFired', timer: 'flush' }), true);
-    },
-  };
+  const timers = virtualTimerPort(clock, (event) => ingest(event));
 
   const api = new EmulatedApi(clock, apiLatencyMs, (e) => ingest(e));
   const core = new Scheduler({ config: defaultConfig, seed: 42, timers, effects: api });

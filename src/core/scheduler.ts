@@ -359,6 +359,17 @@ export class Scheduler {
       this.victimsGone(preemptor);
   }
 
+  /** Queues the PodScheduled=False report (and FailedScheduling Event) of pod `uid`. */
+  private reportUnschedulable(uid: string, key: string, message: string): void {
+    this.outbox.push({
+      kind: 'unschedulable',
+      uid,
+      key,
+      message,
+      generation: this.generationOf(uid),
+    });
+  }
+
   /** Pod `uid`'s metadata.generation as last seen (0 when unknown). */
   private generationOf(uid: string): number {
     return this.cluster.pods.get(uid)?.info.generation ?? 0;
@@ -409,13 +420,7 @@ export class Scheduler {
           plugins,
           now: this.now,
         });
-        this.outbox.push({
-          kind: 'unschedulable',
-          uid: d.uid,
-          key: d.key,
-          message: d.message,
-          generation: this.generationOf(d.uid),
-        });
+        this.reportUnschedulable(d.uid, d.key, d.message);
         return;
       case 'CycleFailed':
         this.pods.send(d.uid, {
@@ -432,13 +437,7 @@ export class Scheduler {
           now: this.now,
         });
         this.preemptions.start(d.uid, d.node);
-        this.outbox.push({
-          kind: 'unschedulable',
-          uid: d.uid,
-          key: d.key,
-          message: d.message,
-          generation: this.generationOf(d.uid),
-        });
+        this.reportUnschedulable(d.uid, d.key, d.message);
         this.outbox.push({ kind: 'nominate', pod: { uid: d.uid, key: d.key }, node: d.node });
         return;
       case 'VictimPreempted': {

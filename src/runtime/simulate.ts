@@ -6,15 +6,14 @@ import { SimCluster } from '../adapters/sim/sim-cluster.ts';
 import type { NodeObject, PodObject } from '../cluster/objects.ts';
 import type { ClusterState } from '../cluster/types.ts';
 import type { BerthConfig } from '../core/config.ts';
-import type { TimerPort } from '../core/ports.ts';
 import { Scheduler } from '../core/scheduler.ts';
 import type { LineSink } from '../events/recorder.ts';
-import type { Envelope, InputEvent, PodTimerId } from '../events/types.ts';
+import type { Envelope, InputEvent } from '../events/types.ts';
 import { seededRng } from '../framework/rng.ts';
 import { connectSources } from './pipeline.ts';
 import { startRecording } from './recording.ts';
 import { type RunSummary, SummaryTracker } from './summary.ts';
-import { VirtualClock } from './virtual-clock.ts';
+import { VirtualClock, virtualTimerPort } from './virtual-clock.ts';
 
 /** A simulation's inputs. */
 export interface SimulationOptions {
@@ -77,30 +76,7 @@ export function simulate(opts: SimulationOptions): RunSummary {
     if (scheduler !== undefined) opts.inspect?.('before', env, scheduler.state);
   };
   const firings = new Subject<InputEvent>();
-  const timerIds = new Map<string, number>();
-  const timerKey = (uid: string, timer: PodTimerId) => `${timer} ${uid}`;
-  const timers: TimerPort = {
-    armPod: (pod, timer, deadline) => {
-      const k = timerKey(pod.uid, timer);
-      const previous = timerIds.get(k);
-      if (previous !== undefined) clock.cancel(previous);
-      const ref = { uid: pod.uid, key: pod.key };
-      const id = clock.schedule(deadline, () => {
-        timerIds.delete(k);
-        firings.next({ type: 'TimerFired', timer, ...ref });
-      });
-      timerIds.set(k, id);
-    },
-    disarmPod: (uid, timer) => {
-      const k = timerKey(uid, timer);
-      const id = timerIds.get(k);
-      if (id !== undefined) clock.cancel(id);
-      timerIds.delete(k);
-    },
-    armFlush: (deadline) => {
-      clock.schedule(deadline, () => firings.next({ type: 'TimerFired', timer: 'flush' }), true);
-    },
-  };
+  const timers = virtualTimerPort(clock, (event) => firings.next(event));
   const sim = new SimCluster({
     nodes: opts.nodes,
     pods: opts.pods,

@@ -1,4 +1,6 @@
 // A discrete-event clock: timers fire in deadline order when the driver advances time.
+import type { TimerPort } from '../core/ports.ts';
+import type { InputEvent, PodTimerId } from '../events/types.ts';
 
 interface Timer {
   id: number;
@@ -97,4 +99,38 @@ export class VirtualClock {
       i = p;
     }
   }
+}
+
+/**
+ * The core's TimerPort on `clock`: a pod timer fires as TimerFired (keyed by pod and timer;
+ * arming again replaces it), the flush as a background timer. Each firing goes to `fired`.
+ */
+export function virtualTimerPort(
+  clock: VirtualClock,
+  fired: (event: InputEvent) => void,
+): TimerPort {
+  const timerIds = new Map<string, number>();
+  const timerKey = (uid: string, timer: PodTimerId) => `${timer} ${uid}`;
+  return {
+    armPod: (pod, timer, deadline) => {
+      const k = timerKey(pod.uid, timer);
+      const previous = timerIds.get(k);
+      if (previous !== undefined) clock.cancel(previous);
+      const ref = { uid: pod.uid, key: pod.key };
+      const id = clock.schedule(deadline, () => {
+        timerIds.delete(k);
+        fired({ type: 'TimerFired', timer, ...ref });
+      });
+      timerIds.set(k, id);
+    },
+    disarmPod: (uid, timer) => {
+      const k = timerKey(uid, timer);
+      const id = timerIds.get(k);
+      if (id !== undefined) clock.cancel(id);
+      timerIds.delete(k);
+    },
+    armFlush: (deadline) => {
+      clock.schedule(deadline, () => fired({ type: 'TimerFired', timer: 'flush' }), true);
+    },
+  };
 }

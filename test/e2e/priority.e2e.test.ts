@@ -1,12 +1,10 @@
-// Priority preemption on a real control plane: berth's victims, nominations, events and messages against kube-scheduler 1.34's on the same scenario.
-import { spawn } from 'node:child_process';
-import { createWriteStream, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Api } from './support/api.ts';
 import { type BerthRun, berthCommand, startBerth } from './support/berth.ts';
-import { type Cluster, useCluster } from './support/cluster.ts';
+import { useCluster } from './support/cluster.ts';
 import { readRecord, recordEvents } from './support/invariants.ts';
+import { startKubeScheduler } from './support/kube-scheduler.ts';
 import type { EventJson } from './support/kubectl.ts';
 import { namespace, toYaml } from './support/manifests.ts';
 import {
@@ -98,48 +96,6 @@ function preemptedEvents(o: Outcome, victim: string) {
         e.note,
       ),
     }));
-}
-
-/**
- * kube-scheduler as support/kube-scheduler.ts starts it (same config: qps 50, no leader
- * election, no serving port), but with -v=2, so its log names each preemption and victim.
- */
-function startVerboseKubeScheduler(cluster: Cluster): { stop(): Promise<void>; logPath: string } {
-  const config = join(cluster.dir, 'kube-scheduler-priority.yaml');
-  writeFileSync(
-    config,
-    [
-      'apiVersion: kubescheduler.config.k8s.io/v1',
-      'kind: KubeSchedulerConfiguration',
-      'clientConnection:',
-      `  kubeconfig: ${cluster.kubeconfig}`,
-      '  qps: 50',
-      '  burst: 100',
-      'leaderElection:',
-      '  leaderElect: false',
-      '',
-    ].join('\n'),
-  );
-  const logPath = join(cluster.dir, 'kube-scheduler-priority.log');
-  const out = createWriteStream(logPath);
-  const child = spawn(
-    join(cluster.binDir, 'kube-scheduler'),
-    [`--config=${config}`, '--secure-port=0', '-v=2'],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  child.stdout?.pipe(out);
-  child.stderr?.pipe(out);
-  const exited = new Promise<void>((resolve) => child.on('close', () => resolve()));
-  return {
-    logPath,
-    async stop() {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
-      await exited;
-      clearTimeout(timer);
-    },
-  };
 }
 
 function log(line: string): void {
@@ -294,7 +250,7 @@ describe('priority preemption: berth against kube-scheduler 1.34 on the same sce
 
   it('kube-scheduler (the oracle) runs the scenario', async () => {
     const k = c().kubectl;
-    const ks = startVerboseKubeScheduler(c());
+    const ks = startKubeScheduler(c(), { name: 'kube-scheduler-priority', verbosity: 2 });
     try {
       kube = await runScenario(kubeNs, kubeName, async () => ({ checkAlive() {} }));
     } finally {

@@ -3,41 +3,24 @@ import {
   ApiException,
   type ConfigurationOptions,
   FetchError,
-  HttpMethod,
-  RequestContext,
   V1MicroTime,
 } from '@kubernetes/client-node';
 import pino from 'pino';
 import { describe, expect, it, vi } from 'vitest';
+import {
+  apiError,
+  deferred,
+  flush,
+  headersAfter,
+  manualBucket,
+  within,
+} from '../../../test/support/kube-api-doubles.ts';
 import type { AttemptRef, InputEvent, PodRef } from '../../events/types.ts';
 import type { KubeClients } from './config.ts';
 import { KubeEffects, type KubeEffectsOptions } from './effects.ts';
 import { TokenBucket } from './rate-limiter.ts';
 
 type Call = { param: Record<string, unknown>; options: ConfigurationOptions | undefined };
-
-function status(code: number, reason: string, message: string) {
-  return JSON.stringify({
-    kind: 'Status',
-    apiVersion: 'v1',
-    status: 'Failure',
-    message,
-    reason,
-    code,
-  });
-}
-
-function apiError(code: number, reason: string, message: string) {
-  return new ApiException(code, 'Unknown API Status Code!', status(code, reason, message), {});
-}
-
-function deferred() {
-  let resolve: () => void = () => {};
-  const promise = new Promise<void>((r) => {
-    resolve = r;
-  });
-  return { promise, resolve };
-}
 
 /** A pod in `ns` named `name`; its uid defaults to `uid-<name>`. */
 function pod(key: string, uid = `uid-${key.split('/')[1] ?? key}`): PodRef {
@@ -46,44 +29,6 @@ function pod(key: string, uid = `uid-${key.split('/')[1] ?? key}`): PodRef {
 
 function attempt(key: string, n = 1, uid?: string): AttemptRef {
   return { ...pod(key, uid), attempt: n };
-}
-
-/** Lets every callback already due run (fake API calls resolve at once). */
-function flush() {
-  return new Promise<void>((r) => setImmediate(r));
-}
-
-/** A 1-qps token bucket on a manual clock: `burst` tokens, then one more per `tick()`. */
-function manualBucket(burst = 1) {
-  let now = 0;
-  let fire: (() => void) | undefined;
-  const bucket = new TokenBucket({
-    qps: 1,
-    burst,
-    now: () => now,
-    setTimeout: (f) => {
-      fire = f;
-      return 0;
-    },
-  });
-  return {
-    bucket,
-    async tick() {
-      now += 1000;
-      const f = fire;
-      fire = undefined;
-      f?.();
-      await flush();
-    },
-  };
-}
-
-/** Resolves to 'settled' if `promise` settles within `ms` (real time), else to 'pending'. */
-function within(promise: Promise<unknown>, ms: number) {
-  return Promise.race([
-    promise.then(() => 'settled' as const),
-    new Promise<'pending'>((r) => setTimeout(() => r('pending'), ms)),
-  ]);
 }
 
 function setup(over: Partial<KubeEffectsOptions> = {}) {
@@ -137,14 +82,6 @@ function setup(over: Partial<KubeEffectsOptions> = {}) {
   });
   const notes = () => calls.event.map((c) => (c.param.body as { note: string }).note);
   return { effects, calls, behaviour, ingested, logLines, notes };
-}
-
-/** Runs the per-call middleware of `options` on a request and returns its headers. */
-async function headersAfter(options: ConfigurationOptions | undefined) {
-  const ctx = new RequestContext('https://fake/x', HttpMethod.PATCH);
-  ctx.setHeaderParam('Content-Type', 'application/json-patch+json');
-  for (const m of options?.middleware ?? []) await m.pre(ctx).toPromise();
-  return ctx.getHeaders();
 }
 
 describe('KubeEffects.bind', () => {

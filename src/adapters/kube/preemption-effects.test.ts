@@ -1,12 +1,15 @@
 // Tests KubeEffects.preempt and .nominate against fake API clients that fail as client-node 1.4 does.
-import {
-  ApiException,
-  type ConfigurationOptions,
-  HttpMethod,
-  RequestContext,
-} from '@kubernetes/client-node';
+import type { ConfigurationOptions } from '@kubernetes/client-node';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
+import {
+  apiError,
+  deferred,
+  flush,
+  headersAfter,
+  manualBucket,
+  within,
+} from '../../../test/support/kube-api-doubles.ts';
 import type { AttemptRef, InputEvent, PodRef } from '../../events/types.ts';
 import type { KubeClients } from './config.ts';
 import { KubeEffects, type KubeEffectsOptions } from './effects.ts';
@@ -19,57 +22,8 @@ type Call = {
   options: ConfigurationOptions | undefined;
 };
 
-function apiError(code: number, reason: string, message: string) {
-  const body = JSON.stringify({ kind: 'Status', status: 'Failure', message, reason, code });
-  return new ApiException(code, 'Unknown API Status Code!', body, {});
-}
-
 const timeout = () =>
   Object.assign(new Error('The user aborted a request.'), { name: 'AbortError', type: 'aborted' });
-
-function deferred() {
-  let resolve: () => void = () => {};
-  const promise = new Promise<void>((r) => {
-    resolve = r;
-  });
-  return { promise, resolve };
-}
-
-function flush() {
-  return new Promise<void>((r) => setImmediate(r));
-}
-
-/** A token bucket on a manual clock: `burst` tokens, then one more per `tick()`. */
-function manualBucket(burst = 1) {
-  let now = 0;
-  let fire: (() => void) | undefined;
-  const bucket = new TokenBucket({
-    qps: 1,
-    burst,
-    now: () => now,
-    setTimeout: (f) => {
-      fire = f;
-      return 0;
-    },
-  });
-  return {
-    bucket,
-    async tick() {
-      now += 1000;
-      const f = fire;
-      fire = undefined;
-      f?.();
-      await flush();
-    },
-  };
-}
-
-function within(promise: Promise<unknown>, ms: number) {
-  return Promise.race([
-    promise.then(() => 'settled' as const),
-    new Promise<'pending'>((r) => setTimeout(() => r('pending'), ms)),
-  ]);
-}
 
 const preemptor: AttemptRef = { uid: 'uid-hi', key: 'prod/hi', attempt: 3 };
 const victim: PodRef = { uid: 'uid-lo', key: 'batch/lo' };
@@ -114,13 +68,6 @@ function setup(over: Partial<KubeEffectsOptions> = {}) {
   });
   const of = (kind: Kind) => calls.filter((c) => c.kind === kind);
   return { effects, calls, of, behaviour, ingested, logLines };
-}
-
-async function headersAfter(options: ConfigurationOptions | undefined) {
-  const ctx = new RequestContext('https://fake/x', HttpMethod.PATCH);
-  ctx.setHeaderParam('Content-Type', 'application/json-patch+json');
-  for (const m of options?.middleware ?? []) await m.pre(ctx).toPromise();
-  return ctx.getHeaders();
 }
 
 describe('KubeEffects.preempt', () => {

@@ -47,6 +47,22 @@ function podGone(f: ApiFailure): boolean {
   return (f.code === 409 || f.code === 422) && /\buid\b/i.test(f.message);
 }
 
+/** What `write` answers when berth stopped while it waited for a token: nothing was sent. */
+const notSent = 'not sent';
+
+/**
+ * Takes a bind-limiter token, then runs `call` unless the writer stopped meanwhile:
+ * undefined on success, `notSent`, or what went wrong. Never rejects.
+ */
+async function write(
+  w: PreemptionWriter,
+  call: () => Promise<unknown>,
+): Promise<ApiFailure | undefined | typeof notSent> {
+  await w.limiter.take();
+  if (w.stopped()) return notSent;
+  return attempt(call);
+}
+
 /** Runs `call`; undefined on success, else what went wrong. Never rejects. */
 async function attempt(call: () => Promise<unknown>): Promise<ApiFailure | undefined> {
   try {
@@ -94,9 +110,7 @@ export async function runPreempt(
     message: `${schedulerName}: preempting to accommodate a higher priority pod`,
     lastTransitionTime: w.now().toISOString(),
   };
-  await w.limiter.take();
-  if (w.stopped()) return;
-  const patched = await attempt(() =>
+  const patched = await write(w, () =>
     w.clients.core.patchNamespacedPodStatus(
       {
         name,
@@ -106,6 +120,7 @@ export async function runPreempt(
       options,
     ),
   );
+  if (patched === notSent) return;
   if (patched !== undefined) {
     if (podGone(patched)) {
       w.log.debug({ ...context, code: patched.code }, 'preemption victim is already gone');
@@ -114,14 +129,13 @@ export async function runPreempt(
     fail(w, preemptor, victim, node, 'could not add the DisruptionTarget condition', patched);
     return;
   }
-  await w.limiter.take();
-  if (w.stopped()) return;
-  const deleted = await attempt(() =>
+  const deleted = await write(w, () =>
     w.clients.core.deleteNamespacedPod(
       { name, namespace, body: { preconditions: { uid: victim.uid } } },
       timeoutOptions(w.timeoutMs),
     ),
   );
+  if (deleted === notSent) return;
   if (deleted !== undefined) {
     // With the uid as precondition a 409 can only mean that this victim is gone.
     if (deleted.code === 404 || deleted.code === 409) {
@@ -188,9 +202,7 @@ export async function runNominate(
   node: string | undefined,
 ): Promise<void> {
   const { namespace, name } = splitKey(pod.key);
-  await w.limiter.take();
-  if (w.stopped()) return;
-  const failed = await attempt(() =>
+  const failed = await write(w, () =>
     w.clients.core.patchNamespacedPodStatus(
       {
         name,
@@ -200,7 +212,7 @@ export async function runNominate(
       timeoutOptions(w.timeoutMs, PatchStrategy.MergePatch),
     ),
   );
-  if (failed === undefined) return;
+  if (failed === undefined || failed === notSent) return;
   const fields = { pod: pod.key, uid: pod.uid, node, code: failed.code, err: failed.message };
   if (podGone(failed)) w.log.debug(fields, 'nominated pod is already gone');
   else if (node === undefined) w.log.warn(fields, "Cannot clear 'NominatedNodeName' field");

@@ -40,6 +40,8 @@ export interface KubeSchedulerOptions {
   percentageOfNodesToScore?: number;
   /** Base name of the config and log files in the cluster dir (default `kube-scheduler`). */
   name?: string;
+  /** klog verbosity (`-v`), e.g. 2 to log each preemption and victim; default kube's. */
+  verbosity?: number;
 }
 
 /** A TCP port on 127.0.0.1 that was free a moment ago (the kernel's pick). */
@@ -129,7 +131,11 @@ export function startKubeScheduler(
   const log = createWriteStream(logPath);
   const child: ChildProcess = spawn(
     join(cluster.binDir, 'kube-scheduler'),
-    [`--config=${configPath}`, ...servingFlags(cluster, opts.securePort)],
+    [
+      `--config=${configPath}`,
+      ...servingFlags(cluster, opts.securePort),
+      ...(opts.verbosity === undefined ? [] : [`-v=${opts.verbosity}`]),
+    ],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   child.stdout?.pipe(log);

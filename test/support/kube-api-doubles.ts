@@ -1,0 +1,78 @@
+// Test doubles for the Kubernetes effect adapters: API errors, a manual token bucket, promise helpers.
+import {
+  ApiException,
+  type ConfigurationOptions,
+  HttpMethod,
+  RequestContext,
+} from '@kubernetes/client-node';
+import { TokenBucket } from '../../src/adapters/kube/rate-limiter.ts';
+
+/** The ApiException client-node throws for an API `Status` failure with `code`. */
+export function apiError(code: number, reason: string, message: string): ApiException<string> {
+  const body = JSON.stringify({
+    kind: 'Status',
+    apiVersion: 'v1',
+    status: 'Failure',
+    message,
+    reason,
+    code,
+  });
+  return new ApiException(code, 'Unknown API Status Code!', body, {});
+}
+
+/** A promise and the function that resolves it. */
+export function deferred(): { promise: Promise<void>; resolve: () => void } {
+  let resolve: () => void = () => {};
+  const promise = new Promise<void>((r) => {
+    resolve = r;
+  });
+  return { promise, resolve };
+}
+
+/** Lets every callback already due run (fake API calls resolve at once). */
+export function flush(): Promise<void> {
+  return new Promise<void>((r) => setImmediate(r));
+}
+
+/** A 1-qps token bucket on a manual clock: `burst` tokens, then one more per `tick()`. */
+export function manualBucket(burst = 1): { bucket: TokenBucket; tick(): Promise<void> } {
+  let now = 0;
+  let fire: (() => void) | undefined;
+  const bucket = new TokenBucket({
+    qps: 1,
+    burst,
+    now: () => now,
+    setTimeout: (f) => {
+      fire = f;
+      return 0;
+    },
+  });
+  return {
+    bucket,
+    async tick() {
+      now += 1000;
+      const f = fire;
+      fire = undefined;
+      f?.();
+      await flush();
+    },
+  };
+}
+
+/** Resolves to 'settled' if `promise` settles within `ms` (real time), else to 'pending'. */
+export function within(promise: Promise<unknown>, ms: number): Promise<'settled' | 'pending'> {
+  return Promise.race([
+    promise.then(() => 'settled' as const),
+    new Promise<'pending'>((r) => setTimeout(() => r('pending'), ms)),
+  ]);
+}
+
+/** Runs the per-call middleware of `options` on a request and returns its headers. */
+export async function headersAfter(
+  options: ConfigurationOptions | undefined,
+): Promise<Record<string, string>> {
+  const ctx = new RequestContext('https://fake/x', HttpMethod.PATCH);
+  ctx.setHeaderParam('Content-Type', 'application/json-patch+json');
+  for (const m of options?.middleware ?? []) await m.pre(ctx).toPromise();
+  return ctx.getHeaders();
+}
