@@ -1,9 +1,13 @@
 // Exports machines for people: XState JSON (Stately visualizer) and Mermaid stateDiagram-v2.
 import type { AnyStateMachine } from 'xstate';
 import { podMachine } from './pod.machine.ts';
+import { podGroupMachine } from './pod-group.machine.ts';
 
 /** Every machine berth runs, by export name. */
-export const machines: Record<string, AnyStateMachine> = { pod: podMachine };
+export const machines: Record<string, AnyStateMachine> = {
+  pod: podMachine,
+  'pod-group': podGroupMachine,
+};
 
 interface StateJson {
   key: string;

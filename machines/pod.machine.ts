@@ -21,6 +21,7 @@ export interface PodContext {
 export type PodEvent =
   | { type: 'GATED' }
   | { type: 'UNGATED' }
+  /** A scheduling cycle (or its group's gang step) takes the pod. */
   | { type: 'SCHEDULE' }
   /** Reserved on `node`; Permit's verdict says whether it binds now or waits. */
   | { type: 'RESERVED'; node: string; permit: 'allow' | 'wait' }
@@ -231,11 +232,14 @@ export const podMachine = setup({
       exit: 'unpark',
       on: {
         REQUEUE: [{ guard: 'backoffExpired', target: 'pending' }, { target: 'backoff' }],
+        // A gang step takes every waiting member of its group at once.
+        SCHEDULE: { target: 'filtering', actions: 'countAttempt' },
       },
     },
     backoff: {
       description: 'Waiting out 1 s × 2^(attempts−1), capped, before retrying.',
       after: { backoff: { target: 'pending' } },
+      on: { SCHEDULE: { target: 'filtering', actions: 'countAttempt' } },
     },
     bound: { type: 'final', description: 'Seen bound to a node; the machine stops.' },
     deleted: { type: 'final', description: 'Deleted while in flight; the machine stops.' },

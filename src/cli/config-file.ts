@@ -2,7 +2,7 @@
 import { parseAllDocuments } from 'yaml';
 import { type LoadedConfig, readConfigDocuments } from '../config/config-file.ts';
 import { ConfigError } from '../config/read.ts';
-import { type BerthConfig, parseConfig, withDefaultPostFilters } from '../core/config.ts';
+import { type BerthConfig, parseConfig, withFreshRunDefaults } from '../core/config.ts';
 import { CliError } from './errors.ts';
 import { readTextFile } from './files.ts';
 
@@ -45,7 +45,7 @@ export function decisionConfig(file: LoadedConfig | undefined, name?: string): B
     );
   const raw = file?.config ?? {};
   try {
-    return withDefaultPostFilters(
+    return withFreshRunDefaults(
       parseConfig(name === undefined ? raw : { ...raw, schedulerName: name }),
     );
   } catch (error) {

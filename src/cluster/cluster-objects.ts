@@ -1,6 +1,7 @@
-// The other API objects plugins read (namespaces, workloads, volumes, disruption budgets): kinds, keys, parsed views.
+// The other API objects berth reads (namespaces, workloads, volumes, disruption budgets, pod groups): kinds, keys, parsed views.
 import { type DisruptionBudget, parseDisruptionBudget } from './disruption-budgets.ts';
 import { isRecord, nonEmptyString, stringEntries } from './fields.ts';
+import { type PodGroupInfo, parsePodGroup } from './pod-groups.ts';
 import { type PodLabelSelector, parseLabelSelector } from './spread-constraints.ts';
 import {
   type CSINodeInfo,
@@ -27,7 +28,8 @@ export type ObjectKind =
   | 'PersistentVolume'
   | 'StorageClass'
   | 'CSINode'
-  | 'PodDisruptionBudget';
+  | 'PodDisruptionBudget'
+  | 'PodGroup';
 
 /** Every object kind, in the order the live runtime starts their watches. */
 export const objectKinds: readonly ObjectKind[] = Object.freeze([
@@ -41,6 +43,7 @@ export const objectKinds: readonly ObjectKind[] = Object.freeze([
   'StorageClass',
   'CSINode',
   'PodDisruptionBudget',
+  'PodGroup',
 ]);
 
 const namespaced: ReadonlySet<ObjectKind> = new Set<ObjectKind>([
@@ -50,7 +53,14 @@ const namespaced: ReadonlySet<ObjectKind> = new Set<ObjectKind>([
   'ReplicationController',
   'PersistentVolumeClaim',
   'PodDisruptionBudget',
+  'PodGroup',
 ]);
+
+/**
+ * The kinds served by a CustomResourceDefinition that may not be installed: berth runs
+ * without them (their relist ends `unavailable`) and says what that holds up.
+ */
+export const optionalObjectKinds: ReadonlySet<ObjectKind> = new Set<ObjectKind>(['PodGroup']);
 
 /** True for the object kinds that live in a namespace (their key is `namespace/name`). */
 export function isNamespacedKind(kind: ObjectKind): boolean {
@@ -111,6 +121,7 @@ export interface ObjectTypes {
   StorageClass: StorageClassInfo;
   CSINode: CSINodeInfo;
   PodDisruptionBudget: DisruptionBudget;
+  PodGroup: PodGroupInfo;
 }
 
 /** The objects of every kind, by key. Written only by the reducer. */
@@ -186,4 +197,5 @@ export const objectParsers: {
   StorageClass: parseStorageClass,
   CSINode: parseCSINode,
   PodDisruptionBudget: parseDisruptionBudget,
+  PodGroup: parsePodGroup,
 };

@@ -15,6 +15,7 @@ import {
   type ObjectKind,
   objectKeyOf,
   objectParsers,
+  optionalObjectKinds,
 } from './cluster-objects.ts';
 import { isRecord } from './fields.ts';
 import {
@@ -60,6 +61,7 @@ export function initialState(): ClusterState {
     nominated: new Map(),
     imageStates: new Map(),
     objects: emptyObjectStore(),
+    unavailable: {},
     resync: {},
     rejected: [],
     rejectedTotal: 0,
@@ -326,11 +328,23 @@ function finishObjectResync(
   return first;
 }
 
-function finishResync(state: ClusterState, kind: ResourceKind): ClusterChange {
+function finishResync(
+  state: ClusterState,
+  kind: ResourceKind,
+  unavailable: string | undefined,
+): ClusterChange {
   const seen = state.resync[kind];
   if (seen === undefined) return NO_CHANGE;
   delete state.resync[kind];
-  if (isObjectKind(kind)) return finishObjectResync(state, kind, seen);
+  if (isObjectKind(kind)) {
+    // Only an optional kind may be unavailable; for another the field means nothing.
+    if (unavailable !== undefined && optionalObjectKinds.has(kind)) {
+      state.unavailable[kind] = unavailable;
+      return finishObjectResync(state, kind, new Set());
+    }
+    delete state.unavailable[kind];
+    return finishObjectResync(state, kind, seen);
+  }
   const removedNodes: string[] = [];
   const removedPods: PodRecord[] = [];
   if (kind === 'Node') {
@@ -378,7 +392,13 @@ function apply(state: ClusterState, event: BerthEvent, seq: number): ClusterChan
       if (isKind(event.kind)) state.resync[event.kind] = new Set();
       return NO_CHANGE;
     case 'ResyncDone':
-      return isKind(event.kind) ? finishResync(state, event.kind) : NO_CHANGE;
+      return isKind(event.kind)
+        ? finishResync(
+            state,
+            event.kind,
+            isString(event.unavailable) ? event.unavailable : undefined,
+          )
+        : NO_CHANGE;
     case 'PodReserved':
       return isString(event.uid) && isString(event.node) && isAttempt(event.attempt)
         ? assume(state, event.uid, event.node, event.attempt)

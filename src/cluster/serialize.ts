@@ -81,6 +81,8 @@ export interface ClusterStateData {
    * list, see `disruptionBudgetData`). Absent in snapshots older than object watches.
    */
   objects?: Partial<Record<ObjectKind, [string, unknown][]>>;
+  /** Optional kinds the API server does not serve, with its message; absent in older snapshots. */
+  unavailable?: Partial<Record<ObjectKind, string>>;
   /** Open relists: what each has seen so far. */
   resync: Partial<Record<ResourceKind, string[]>>;
   rejected: RejectedObject[];
@@ -155,6 +157,9 @@ export function serializeClusterState(state: ClusterState): ClusterStateData {
     imageSizes: Array.from(state.imageStates, ([name, s]): [string, number] => [name, s.size]),
     pods,
     objects,
+    ...(Object.keys(state.unavailable).length === 0
+      ? {}
+      : { unavailable: { ...state.unavailable } }),
     resync,
     rejected: state.rejected.map((r) => ({ ...r })),
     rejectedTotal: state.rejectedTotal,
@@ -366,6 +371,11 @@ export function restoreClusterState(data: ClusterStateData): ClusterState {
   state.generation = data.generation;
   state.podAffinityIndex = buildPodAffinityIndex(state);
   restoreObjects(state, data.objects);
+  for (const [kind, message] of Object.entries(data.unavailable ?? {})) {
+    if (!isObjectKind(kind) || typeof message !== 'string')
+      throw new SnapshotDataError(`cluster.unavailable.${kind} is not an object kind's message`);
+    state.unavailable[kind] = message;
+  }
   for (const kind of Object.keys(data.resync)) {
     const seen = data.resync[kind as ResourceKind];
     if (kind !== 'Node' && kind !== 'Pod' && !isObjectKind(kind))

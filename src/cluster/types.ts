@@ -242,6 +242,11 @@ export interface ClusterState {
    * (absent before), rebuilt on restore.
    */
   podAffinityIndex?: PodAffinityIndex;
+  /**
+   * Optional kinds the API server does not serve (their last relist ended `unavailable`),
+   * with its message; a later relist that succeeds removes the entry.
+   */
+  unavailable: Partial<Record<ObjectKind, string>>;
   /** Open relists: resource kind to identities (node names, pod uids, keys) seen since it began. */
   resync: Partial<Record<'Node' | 'Pod' | ObjectKind, Set<string>>>;
   /** The last few objects rejected outright (bounded), and how many in total. */

@@ -47,7 +47,26 @@ export interface BerthConfig {
    * without kube's PostFilter part); fresh runs record them.
    */
   postFilters?: string[];
+  /**
+   * Gang scheduling of pods that join a PodGroup (label `scheduling.x-k8s.io/pod-group`).
+   * Absent in logs from before berth had it: such pods were scheduled one by one, and
+   * replay does the same; fresh runs record it.
+   */
+  gangs?: GangConfig;
 }
+
+/** How berth schedules pod groups. */
+export interface GangConfig {
+  /**
+   * How long a group may stay partially placed (some members reserved and waiting) before
+   * its reservations are released, when its PodGroup sets no `scheduleTimeoutSeconds`
+   * (Coscheduling's default: 60 s).
+   */
+  scheduleTimeoutMs: number;
+}
+
+/** berth's gang scheduling defaults. */
+export const defaultGangConfig: GangConfig = { scheduleTimeoutMs: 60_000 };
 
 /** kube-scheduler's defaults, with berth's scheduler name. */
 export const defaultConfig: BerthConfig = {
@@ -57,12 +76,20 @@ export const defaultConfig: BerthConfig = {
   maxParkedMs: 5 * 60_000,
   flushIntervalMs: 30_000,
   postFilters: [...defaultPostFilters],
+  gangs: defaultGangConfig,
 };
 
-/** `config` as a fresh run records it: the default PostFilters filled in when absent. */
-export function withDefaultPostFilters(config: BerthConfig): BerthConfig {
-  if (config.profiles !== undefined || config.postFilters !== undefined) return config;
-  return { ...config, postFilters: [...defaultPostFilters] };
+/**
+ * `config` as a fresh run records it: the default PostFilters filled in when absent, and
+ * gang scheduling on with its defaults when not configured.
+ */
+export function withFreshRunDefaults(config: BerthConfig): BerthConfig {
+  const postFilters =
+    config.profiles !== undefined || config.postFilters !== undefined
+      ? {}
+      : { postFilters: [...defaultPostFilters] };
+  const gangs = config.gangs !== undefined ? {} : { gangs: defaultGangConfig };
+  return { ...config, ...postFilters, ...gangs };
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -193,6 +220,7 @@ export function parseConfig(raw: unknown): BerthConfig {
       throw new Error(`config postFilters: ${(error as Error).message}`);
     }
   }
+  const gangs = parseGangs(raw.gangs);
   const name = raw.schedulerName ?? profiles?.[0]?.schedulerName ?? defaultConfig.schedulerName;
   if (typeof name !== 'string' || name === '')
     throw new Error('config schedulerName must be a non-empty string');
@@ -217,5 +245,18 @@ export function parseConfig(raw: unknown): BerthConfig {
     ),
     ...(profiles === undefined ? {} : { profiles }),
     ...(postFilters === undefined ? {} : { postFilters }),
+    ...(gangs === undefined ? {} : { gangs }),
+  };
+}
+
+function parseGangs(raw: unknown): GangConfig | undefined {
+  if (raw === undefined) return undefined;
+  if (!isObject(raw)) throw new Error('config gangs must be an object');
+  return {
+    scheduleTimeoutMs: positive(
+      raw.scheduleTimeoutMs,
+      defaultGangConfig.scheduleTimeoutMs,
+      'gangs.scheduleTimeoutMs',
+    ),
   };
 }

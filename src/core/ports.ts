@@ -53,4 +53,35 @@ export interface EffectPort {
   reportScheduled?(pod: PodRef, node: string): void;
   /** The pod is gone (deleted, or replaced under its name): forget what was reported. */
   forgetPod?(pod: PodRef): void;
+  /**
+   * A pod group's standing changed: write its PodGroup `status` (phase, counts,
+   * scheduleStartTime) and, when `report.event` is set, emit that Event about the PodGroup.
+   * A report, never an input: the latest report of a group supersedes an unsent one.
+   */
+  reportGroup?(report: GroupReport): void;
+}
+
+/** The phases of a scheduler-plugins PodGroup's `status.phase` that berth writes. */
+export type GroupPhase = 'Pending' | 'Scheduling' | 'Scheduled' | 'Running' | 'Finished' | 'Failed';
+
+/** A pod group's status as berth reports it on its PodGroup object. */
+export interface GroupReport {
+  /** The PodGroup's `namespace/name`. */
+  key: string;
+  /**
+   * Pending: too few members, or not placed yet. Scheduling: placed (reserved), binds in
+   * flight. Scheduled: `minMember` members bound. Running: `minMember` members running.
+   * Finished: `minMember` members succeeded. Failed: a member failed.
+   */
+  phase: GroupPhase;
+  /** Members bound to a node. */
+  scheduled: number;
+  /** Members in phase Running / Succeeded / Failed. */
+  running: number;
+  succeeded: number;
+  failed: number;
+  /** When the group's scheduling began (its first gang step), epoch ms; absent before. */
+  scheduleStartMs?: number;
+  /** An Event to emit about the PodGroup (e.g. reason `GangTimeout`, type Warning). */
+  event?: { type: 'Normal' | 'Warning'; reason: string; message: string };
 }

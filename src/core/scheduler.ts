@@ -1,4 +1,6 @@
 // The Scheduler: folds inputs into cluster state, drives pod machines, and makes decisions.
+
+import { podGroupKeyOf } from '../cluster/pod-groups.ts';
 import { initialState, NO_CHANGE, reduce } from '../cluster/reducer.ts';
 import {
   restoreClusterState,
@@ -7,12 +9,14 @@ import {
 } from '../cluster/serialize.ts';
 import type { ClusterChange, ClusterState, PodInfo } from '../cluster/types.ts';
 import type { AttemptRef, DecisionEvent, Envelope, InputEvent, PodRef } from '../events/types.ts';
-import { type SchedulingContext, scheduleOne } from '../framework/cycle.ts';
+import { type CycleResult, type SchedulingContext, scheduleOne } from '../framework/cycle.ts';
 import type { Nomination, Profile } from '../framework/types.ts';
 import { changeCouldHelp, pluginsHelpedBy } from '../queue/requeue.ts';
 import { type BerthConfig, type ProfileInUse, profilesOf } from './config.ts';
+import { blockedMessage, byGangOrder, missingMinResources, tryGroup } from './gang-step.ts';
+import { Gangs } from './gangs.ts';
 import { PodActors } from './pod-actors.ts';
-import type { EffectPort, TimerPort } from './ports.ts';
+import type { EffectPort, GroupReport, TimerPort } from './ports.ts';
 import { Preemptions } from './preemptions.ts';
 import {
   type CoreSnapshot,
@@ -53,6 +57,7 @@ type Command =
       generation: number;
     }
   | { kind: 'nominate'; pod: PodRef; node: string | undefined }
+  | { kind: 'group'; report: GroupReport }
   | { kind: 'forget'; uid: string; key: string };
 
 /** Pending pods per queue, as kube-scheduler's `scheduler_pending_pods{queue}` reports them. */
@@ -74,6 +79,10 @@ export class Scheduler {
   private readonly pods: PodActors;
   /** Preemptors waiting for their victims to go. */
   private preemptions = new Preemptions();
+  /** Pod groups: members, machines, status reports (gang scheduling on when configured). */
+  private readonly gangs = new Gangs();
+  /** Events to add to groups' next status reports, by group. */
+  private readonly groupEvents = new Map<string, NonNullable<GroupReport['event']>>();
   private readonly outbox: Command[] = [];
   private readonly ctx: SchedulingContext;
   /** The profile of each scheduler name berth answers to; pods naming another are not berth's. */
@@ -102,6 +111,12 @@ export class Scheduler {
               percentageOfNodesToScore: config.percentageOfNodesToScore,
             },
           ];
+    // Members waiting for their group (quorum, PodGroup) are parked under 'Coscheduling'.
+    for (const p of inUse)
+      p.profile = {
+        ...p.profile,
+        queueingHints: new Map([...p.profile.queueingHints, ['Coscheduling', groupCouldMove]]),
+      };
     this.profiles = new Map(inUse.map((p) => [p.schedulerName, p]));
     const first = inUse[0] as ProfileInUse;
     // One walk cursor and one generator for every profile, as kube's scheduler has.
@@ -143,6 +158,8 @@ export class Scheduler {
       core.ctx.rng = core.rng;
       core.pods.load(snapshot);
       core.preemptions = Preemptions.load(snapshot.preemptions ?? []);
+      core.gangs.rebuild(core.cluster, (info) => core.isGangMember(info));
+      core.gangs.load(snapshot.groups ?? []);
     } catch (err) {
       if (err instanceof SnapshotError || err instanceof SnapshotDataError) throw err;
       // A field of the wrong shape (hand-edited or truncated data): one line, not a trace.
@@ -177,6 +194,7 @@ export class Scheduler {
       flushDeadline: this.flushDeadline ?? null,
       ...this.pods.snapshot(),
       preemptions: this.preemptions.snapshot(),
+      groups: this.gangs.snapshot(),
       cluster: serializeClusterState(this.cluster),
     };
   }
@@ -252,8 +270,13 @@ export class Scheduler {
       if (record === undefined || !this.pods.has(uid)) continue;
       this.busy = true;
       try {
-        this.pods.send(uid, { type: 'SCHEDULE' });
-        this.decideCycle(record.info);
+        const group = this.groupOf(record.info);
+        if (group === undefined) {
+          this.pods.send(uid, { type: 'SCHEDULE' });
+          this.decideCycle(record.info);
+        } else {
+          this.decideGroup(group, record.info);
+        }
       } finally {
         this.busy = false;
       }
@@ -282,16 +305,25 @@ export class Scheduler {
     return this.pods.inspect(uid)?.state;
   }
 
-  private decideCycle(pod: PodInfo): void {
-    const attempt = this.pods.attemptOf(pod.uid) ?? 0;
-    const ref: AttemptRef = { uid: pod.uid, key: pod.key, attempt };
+  /** One cycle for `pod` with its profile, against the current state. */
+  private cycleFor(pod: PodInfo): CycleResult {
     const inUse = this.profiles.get(pod.schedulerName);
     if (inUse !== undefined) {
       this.ctx.profile = inUse.profile;
       this.ctx.percentageOfNodesToScore = inUse.percentageOfNodesToScore;
     }
     this.ctx.now = this.now;
-    const result = scheduleOne(pod, this.cluster, this.ctx);
+    return scheduleOne(pod, this.cluster, this.ctx);
+  }
+
+  /** The attempt of pod `pod` its machine is on now. */
+  private refOf(pod: PodInfo): AttemptRef {
+    return { uid: pod.uid, key: pod.key, attempt: this.pods.attemptOf(pod.uid) ?? 0 };
+  }
+
+  private decideCycle(pod: PodInfo): void {
+    const ref = this.refOf(pod);
+    const result = this.cycleFor(pod);
     if (result.kind === 'Unschedulable' && result.nomination !== undefined) {
       this.decidePreemption(ref, result.message, result.nomination);
     } else if (result.kind === 'Scheduled') {
@@ -305,6 +337,155 @@ export class Scheduler {
     } else {
       this.decide({ type: 'CycleFailed', ...ref, plugin: result.plugin, message: result.message });
     }
+  }
+
+  /** The group pod `info` joins when gang scheduling is on and it is one of berth's, else undefined. */
+  private groupOf(info: PodInfo): string | undefined {
+    return this.opts.config.gangs === undefined ? undefined : podGroupKeyOf(info);
+  }
+
+  /** True when pod `info` is a member of a group berth schedules (one of its profiles' pods). */
+  private isGangMember(info: PodInfo): boolean {
+    return this.profiles.has(info.schedulerName) && this.groupOf(info) !== undefined;
+  }
+
+  /** Group `key`'s minMember and timeout, or why the group cannot be read. */
+  private groupSpec(key: string): { minMember: number; timeoutMs: number } | { missing: string } {
+    const unavailable = this.cluster.unavailable.PodGroup;
+    if (unavailable !== undefined)
+      return {
+        missing: `the PodGroup API (scheduling.x-k8s.io/v1alpha1) is not served: ${unavailable}`,
+      };
+    const pg = this.cluster.objects.PodGroup.get(key);
+    if (pg === undefined) return { missing: `PodGroup ${key} not found` };
+    const timeoutMs = pg.scheduleTimeoutMs ?? this.opts.config.gangs?.scheduleTimeoutMs ?? 60_000;
+    return { minMember: pg.minMember, timeoutMs };
+  }
+
+  /**
+   * A member of group `key` reached the head of the queue: one gang step. Too few members
+   * (or no PodGroup) → the waiting members are parked with the group's reason, taking no
+   * capacity. Enough → the missing members (highest priority, then oldest) are tried
+   * against one snapshot; all are reserved and bound together, or none is and each gets
+   * the group's reason. A group already placed whole schedules further members one by one.
+   */
+  private decideGroup(key: string, popped: PodInfo): void {
+    const spec = this.groupSpec(key);
+    if ('missing' in spec) {
+      this.holdGroup(key, popped, `pod group ${key}: ${spec.missing}`);
+      return;
+    }
+    const counts = this.gangs.counts(key, this.cluster);
+    const need = spec.minMember - counts.placed;
+    if (need <= 0) {
+      this.pods.send(popped.uid, { type: 'SCHEDULE' });
+      this.decideCycle(popped);
+      return;
+    }
+    const waiting = this.waitingMembers(key, popped);
+    if (counts.present - counts.gated < spec.minMember || waiting.length < need) {
+      const gated = counts.gated > 0 ? ` (${counts.gated} more gated)` : '';
+      const present = counts.present - counts.gated;
+      this.holdGroup(
+        key,
+        popped,
+        `pod group ${key} has ${present} of ${spec.minMember} members${gated}`,
+      );
+      return;
+    }
+    this.gangs.send(key, { type: 'STEP', now: this.now });
+    for (const m of waiting) this.pods.send(m.uid, { type: 'SCHEDULE' });
+    const min = this.cluster.objects.PodGroup.get(key)?.minResources;
+    const short = min === undefined ? undefined : missingMinResources(this.cluster, min);
+    if (short !== undefined) {
+      this.groupBlocked(key, waiting, `pod group ${key}: ${short}`, ['NodeResourcesFit']);
+      return;
+    }
+    const chosen = waiting.slice(0, need).map((info) => ({
+      info,
+      attempt: this.pods.attemptOf(info.uid) ?? 0,
+    }));
+    const trial = tryGroup(this.cluster, chosen, this.now, (pod) => this.cycleFor(pod));
+    if (trial.kind === 'blocked') {
+      const r = trial.result;
+      const why = r.kind === 'Error' ? `${r.plugin}: ${r.message}` : r.message;
+      const message = blockedMessage(
+        key,
+        counts.placed + trial.fitted,
+        spec.minMember,
+        trial.member.info.key,
+        why,
+      );
+      const plugins = r.kind === 'Unschedulable' ? [...r.diagnosis.unschedulablePlugins] : [];
+      this.groupBlocked(key, waiting, message, plugins);
+      return;
+    }
+    this.gangs.send(key, { type: 'PLACED', now: this.now });
+    for (const p of trial.placements)
+      this.decide({
+        type: 'PodReserved',
+        uid: p.info.uid,
+        key: p.info.key,
+        attempt: p.attempt,
+        node: p.node,
+      });
+    for (const p of trial.placements)
+      this.decide({
+        type: 'BindRequested',
+        uid: p.info.uid,
+        key: p.info.key,
+        attempt: p.attempt,
+        node: p.node,
+      });
+    // Members beyond minMember, taken with the group, are scheduled one by one now.
+    for (const info of waiting.slice(need)) this.decideCycle(info);
+  }
+
+  /**
+   * Group `key`'s members that wait to be placed (queued, parked or backing off), the
+   * popped one among them, in the order a gang step takes them.
+   */
+  private waitingMembers(key: string, popped: PodInfo): PodInfo[] {
+    const out: PodInfo[] = [];
+    for (const uid of this.gangs.memberUids(key)) {
+      const state = uid === popped.uid ? 'pending' : this.pods.stateOf(uid);
+      if (state !== 'pending' && state !== 'unschedulable' && state !== 'backoff') continue;
+      const record = this.cluster.pods.get(uid);
+      if (record === undefined || record.charge.kind !== 'none') continue;
+      if (record.info.schedulingGates.length > 0) continue;
+      out.push(record.info);
+    }
+    return out.sort(byGangOrder);
+  }
+
+  /**
+   * Group `key` cannot take its step (too few members, no PodGroup): the popped member, and
+   * the members queued behind it, are parked with `message` until a member or the PodGroup
+   * changes.
+   */
+  private holdGroup(key: string, popped: PodInfo, message: string): void {
+    this.gangs.send(key, { type: 'QUORUM_MISSING', reason: message });
+    const queued = this.gangs
+      .memberUids(key)
+      .filter((uid) => uid === popped.uid || this.pods.stateOf(uid) === 'pending');
+    for (const uid of queued) {
+      const info = this.cluster.pods.get(uid)?.info;
+      if (info === undefined || info.schedulingGates.length > 0) continue;
+      this.pods.send(uid, { type: 'SCHEDULE' });
+      this.decide({ type: 'PodUnschedulable', ...this.refOf(info), message }, ['Coscheduling']);
+    }
+  }
+
+  /** Group `key`'s step placed nothing: every member it took gets `message`. */
+  private groupBlocked(
+    key: string,
+    members: readonly PodInfo[],
+    message: string,
+    plugins: readonly string[],
+  ): void {
+    this.gangs.send(key, { type: 'NOT_PLACED', reason: message });
+    for (const info of members)
+      this.decide({ type: 'PodUnschedulable', ...this.refOf(info), message }, plugins);
   }
 
   /**
@@ -471,9 +652,12 @@ export class Scheduler {
         if (change.kind === 'pod') this.onPodChange(change);
         return;
       case 'ResyncDone':
+        // PodGroups relisted (or found unserved): members waiting for their group look again.
+        if (event.kind === 'PodGroup') this.requeueParked('Coscheduling');
         if (change.kind !== 'resync') return;
         for (const r of change.removedPods) {
           this.noteVictimGone(r.info.uid);
+          this.gangs.notePod(r.info, undefined);
           this.podGone(r.info);
         }
         return;
@@ -481,8 +665,13 @@ export class Scheduler {
         this.onBindSucceeded(event.uid, event.key, event.attempt, event.node);
         return;
       case 'BindFailed':
-        if (this.isCurrentAttempt(event.uid, event.attempt, 'binding'))
+        if (this.isCurrentAttempt(event.uid, event.attempt, 'binding')) {
           this.pods.send(event.uid, { type: 'BIND_FAILED', message: event.message, now: this.now });
+          this.memberLost(
+            event.uid,
+            `${event.key} lost its place: binding failed: ${event.message}`,
+          );
+        }
         return;
       case 'PreemptionFailed':
         if (this.isCurrentAttempt(event.uid, event.attempt, 'preempting')) {
@@ -540,6 +729,7 @@ export class Scheduler {
       )
         this.noteVictimGone(change.uid);
     }
+    this.noteGroupMembers(change);
     if (change.replaced !== undefined) this.podGone(change.replaced.info);
     if (change.after === undefined) {
       if (change.before !== undefined) this.podGone(change.before.info);
@@ -551,6 +741,7 @@ export class Scheduler {
     if (info.nodeName !== undefined) {
       this.preemptions.forget(uid);
       this.pods.send(uid, { type: 'BOUND', node: info.nodeName });
+      this.memberBound(info);
       return;
     }
     if (info.terminating || info.phase === 'Succeeded' || info.phase === 'Failed') {
@@ -572,6 +763,45 @@ export class Scheduler {
     if (machine.state === 'pending') this.pods.reorder(uid);
     else if (machine.state === 'unschedulable')
       this.pods.send(uid, { type: 'REQUEUE', now: this.now });
+  }
+
+  /** Keeps the group member index current with a pod change (gang scheduling only). */
+  private noteGroupMembers(change: Extract<ClusterChange, { kind: 'pod' }>): void {
+    if (this.opts.config.gangs === undefined) return;
+    const ours = (r: { info: PodInfo } | undefined) =>
+      r !== undefined && this.isGangMember(r.info) ? r.info : undefined;
+    if (change.replaced !== undefined) this.gangs.notePod(ours(change.replaced), undefined);
+    const before = ours(change.before);
+    const after = ours(change.after);
+    if (before !== undefined || after !== undefined) this.gangs.notePod(before, after);
+  }
+
+  /** Member `info` is bound: its group is running once minMember members are. */
+  private memberBound(info: PodInfo): void {
+    const key = this.groupOf(info);
+    if (key === undefined || this.gangs.stateOf(key) !== 'binding') return;
+    const spec = this.groupSpec(key);
+    if ('missing' in spec) return;
+    if (this.gangs.counts(key, this.cluster).scheduled >= spec.minMember)
+      this.gangs.send(key, { type: 'ALL_BOUND' });
+  }
+
+  /** Member `uid` of a placed group lost its place: the group re-plans the missing members. */
+  private memberLost(uid: string, reason: string): void {
+    const info = this.cluster.pods.get(uid)?.info;
+    const key = info === undefined ? undefined : this.groupOf(info);
+    if (key === undefined) return;
+    const state = this.gangs.stateOf(key);
+    if (state === 'binding' || state === 'running')
+      this.gangs.send(key, { type: 'MEMBER_LOST', reason: `pod group ${key}: ${reason}` });
+  }
+
+  /** Moves back every parked pod that `plugin` rejected. */
+  private requeueParked(plugin: string): void {
+    const moving: string[] = [];
+    for (const [uid, entry] of this.pods.parked.entries())
+      if (entry.plugins.includes(plugin)) moving.push(uid);
+    for (const uid of moving) this.pods.send(uid, { type: 'REQUEUE', now: this.now });
   }
 
   private podGone(info: PodInfo): void {
@@ -641,7 +871,24 @@ export class Scheduler {
     return out;
   }
 
+  /** Queues the status reports of the groups that changed (gang scheduling only). */
+  private queueGroupReports(): void {
+    if (this.opts.config.gangs === undefined) return;
+    const reports = this.gangs.takeReports(
+      this.cluster,
+      (key) => {
+        const spec = this.groupSpec(key);
+        return 'missing' in spec ? undefined : spec.minMember;
+      },
+      (uid) => this.pods.has(uid),
+      this.groupEvents,
+    );
+    this.groupEvents.clear();
+    for (const report of reports) this.outbox.push({ kind: 'group', report });
+  }
+
   private flushOutbox(): void {
+    this.queueGroupReports();
     if (this.outbox.length === 0) return;
     const commands = this.outbox.splice(0);
     const effects = this.opts.effects;
@@ -654,7 +901,17 @@ export class Scheduler {
       else if (c.kind === 'preempt')
         effects.preempt?.(c.preemptor, c.schedulerName, c.victim, c.node, c.generation);
       else if (c.kind === 'nominate') effects.nominate?.(c.pod, c.node);
+      else if (c.kind === 'group') effects.reportGroup?.(c.report);
       else effects.forgetPod?.({ uid: c.uid, key: c.key });
     }
   }
+}
+
+/** The Coscheduling hint: a member or a PodGroup changed, or PodGroups were relisted. */
+function groupCouldMove(change: ClusterChange): boolean {
+  if (change.kind === 'object') return change.objectKind === 'PodGroup';
+  if (change.kind === 'resync') return true;
+  if (change.kind !== 'pod') return false;
+  const info = change.after?.info ?? change.before?.info;
+  return info !== undefined && podGroupKeyOf(info) !== undefined;
 }

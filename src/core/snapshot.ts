@@ -2,6 +2,7 @@
 import type { ClusterStateData } from '../cluster/serialize.ts';
 import { type Rng, seededRng } from '../framework/rng.ts';
 import type { QueuedPod } from '../queue/active-queue.ts';
+import type { GroupData } from './gangs.ts';
 import type { PreemptionData } from './preemptions.ts';
 
 /** The snapshot format's version; bumped on any incompatible change. */
@@ -71,6 +72,8 @@ export interface CoreSnapshot extends PodActorsData {
   flushDeadline: number | null;
   /** Preemptors waiting for their victims to go (absent in snapshots from before preemption). */
   preemptions?: PreemptionData[];
+  /** Pod group machines with members in flight (absent in snapshots from before gangs). */
+  groups?: GroupData[];
 }
 
 /** Why a snapshot cannot be restored. */
@@ -202,6 +205,7 @@ const topLevelOrder: readonly string[] = [
   'backoffTimers',
   'permitTimers',
   'preemptions',
+  'groups',
   'cluster',
 ];
 

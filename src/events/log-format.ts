@@ -5,9 +5,10 @@ import type { Envelope } from './types.ts';
  * Version of the log format; bumped on any incompatible change. 2: pods are identified by
  * uid, decisions are lists naming their attempt (reserve, permit, bind), the trim keeps
  * every field a default plugin reads. 3: preemption (PodNominated, VictimPreempted,
- * NominationCleared, PreemptionFailed) and the PostFilters in the header's config.
+ * NominationCleared, PreemptionFailed) and the PostFilters in the header's config. 4: gang
+ * scheduling (PodGroup objects, `ResyncDone.unavailable`, `gangs` in the header's config).
  */
-export const logFormatVersion = 3;
+export const logFormatVersion = 4;
 
 /**
  * The oldest format this berth replays: a format 2 log has no PostFilters in its config and

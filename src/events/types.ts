@@ -68,10 +68,15 @@ export interface ResyncStarted {
   kind: ResourceKind;
 }
 
-/** The relist of `kind` is complete. */
+/**
+ * The relist of `kind` is complete. `unavailable` (optional kinds only, e.g. PodGroup when
+ * its CRD is not installed) says the API server does not serve the kind, with its message:
+ * the list found nothing and berth keeps what depends on the kind waiting, saying why.
+ */
 export interface ResyncDone {
   type: 'ResyncDone';
   kind: ResourceKind;
+  unavailable?: string;
 }
 
 /** The bind command of attempt (`uid`, `attempt`) to `node` succeeded. */

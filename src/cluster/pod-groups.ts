@@ -1,0 +1,111 @@
+// PodGroups (scheduler-plugins' scheduling.x-k8s.io/v1alpha1) as berth's group model reads them, and pod membership.
+import { isRecord, nonEmptyString } from './fields.ts';
+import { parseQuantityAt, toMilli, toUnits } from './quantity.ts';
+import { RESOURCE_FIELDS, zeroResources } from './resources.ts';
+import { parseTimestampMs } from './timestamps.ts';
+import type { PodInfo, Resources } from './types.ts';
+
+/** The label a pod joins a PodGroup of its namespace with (Kubeflow's operators set it). */
+export const podGroupLabel = 'scheduling.x-k8s.io/pod-group';
+
+/** The API group and version berth reads PodGroups from. */
+export const podGroupApiVersion = 'scheduling.x-k8s.io/v1alpha1';
+
+/**
+ * A PodGroup reduced to what gang scheduling reads. The core's group model (src/core/gangs)
+ * is built from this, so another source of groups (the upstream Workload API, Volcano's
+ * annotation) only needs to produce the same fields.
+ */
+export interface PodGroupInfo {
+  /** `namespace/name`, its key in the object store and the group's id. */
+  key: string;
+  namespace: string;
+  name: string;
+  /** `spec.minMember`: how many members must be placed together (≥ 1; 1 when absent or invalid). */
+  minMember: number;
+  /** `spec.minResources`, parsed; undefined when absent. */
+  minResources: Resources | undefined;
+  /** `spec.scheduleTimeoutSeconds` in ms; undefined when absent (berth's default applies). */
+  scheduleTimeoutMs: number | undefined;
+  /** `metadata.creationTimestamp` in epoch ms; 0 when absent. */
+  creationMs: number;
+  /** Why part of the spec was not usable (named field), or undefined. */
+  invalid: string | undefined;
+}
+
+function readMinResources(v: unknown, problems: string[]): Resources | undefined {
+  if (v === undefined || v === null) return undefined;
+  if (!isRecord(v)) {
+    problems.push('spec.minResources is not an object');
+    return undefined;
+  }
+  const r = zeroResources();
+  for (const name of Object.keys(v)) {
+    const parsed = parseQuantityAt(v[name], `spec.minResources.${name}`);
+    if (!parsed.ok) {
+      problems.push(parsed.error);
+      continue;
+    }
+    const target = RESOURCE_FIELDS.get(name);
+    if (target === 'milliCPU') r.milliCPU = toMilli(parsed.q);
+    else if (target !== undefined) r[target] = toUnits(parsed.q);
+    else if (name !== 'pods') r.scalar[name] = toUnits(parsed.q);
+  }
+  return r;
+}
+
+/**
+ * Parses a PodGroup. Never throws; rejects only an object without `metadata.name`. A
+ * `minMember` that is not a positive integer counts as 1 (the CRD's minimum) and is named
+ * in `invalid`; so is an unparsable `minResources` quantity (it then asks for nothing of
+ * that resource) or a `scheduleTimeoutSeconds` that is not a positive integer (the default
+ * applies).
+ */
+export function parsePodGroup(raw: unknown): { value: PodGroupInfo } | { rejected: string } {
+  const meta = isRecord(raw) && isRecord(raw.metadata) ? raw.metadata : undefined;
+  const name = meta === undefined ? undefined : nonEmptyString(meta.name);
+  if (meta === undefined || name === undefined)
+    return { rejected: 'PodGroup has no metadata.name' };
+  const namespace = nonEmptyString(meta.namespace) ?? 'default';
+  const spec = isRecord((raw as Record<string, unknown>).spec)
+    ? ((raw as Record<string, unknown>).spec as Record<string, unknown>)
+    : {};
+  const problems: string[] = [];
+  let minMember = 1;
+  if (spec.minMember !== undefined) {
+    if (
+      typeof spec.minMember === 'number' &&
+      Number.isSafeInteger(spec.minMember) &&
+      spec.minMember >= 1
+    )
+      minMember = spec.minMember;
+    else
+      problems.push(`spec.minMember ${JSON.stringify(spec.minMember)} is not a positive integer`);
+  }
+  let scheduleTimeoutMs: number | undefined;
+  const t = spec.scheduleTimeoutSeconds;
+  if (t !== undefined && t !== null) {
+    if (typeof t === 'number' && Number.isSafeInteger(t) && t > 0) scheduleTimeoutMs = t * 1000;
+    else
+      problems.push(`spec.scheduleTimeoutSeconds ${JSON.stringify(t)} is not a positive integer`);
+  }
+  const minResources = readMinResources(spec.minResources, problems);
+  return {
+    value: {
+      key: `${namespace}/${name}`,
+      namespace,
+      name,
+      minMember,
+      minResources,
+      scheduleTimeoutMs,
+      creationMs: parseTimestampMs(meta.creationTimestamp) ?? 0,
+      invalid: problems.length === 0 ? undefined : problems.join('; '),
+    },
+  };
+}
+
+/** The id (`namespace/name`) of the PodGroup pod `pod` joins by label, or undefined. */
+export function podGroupKeyOf(pod: PodInfo): string | undefined {
+  const name = pod.labels[podGroupLabel];
+  return name === undefined || name === '' ? undefined : `${pod.namespace}/${name}`;
+}

@@ -1,0 +1,303 @@
+// Gang scheduling in the core: quorum, one all-or-nothing step per group, members beyond minMember, bind failures, reports.
+import { describe, expect, it } from 'vitest';
+import { nodeObject, podObject } from '../../test/support/objects.ts';
+import { checkClusterInvariants } from '../cluster/invariants.ts';
+import type { PodObject } from '../cluster/objects.ts';
+import type { AttemptRef, DecisionEvent, InputEvent, PodRef } from '../events/types.ts';
+import { type BerthConfig, defaultConfig } from './config.ts';
+import type { EffectPort, GroupReport, TimerPort } from './ports.ts';
+import { Scheduler } from './scheduler.ts';
+
+const timers: TimerPort = { armPod: () => {}, disarmPod: () => {}, armFlush: () => {} };
+
+class Effects implements EffectPort {
+  readonly binds: { attempt: AttemptRef; node: string }[] = [];
+  readonly unschedulable = new Map<string, string>();
+  readonly groups: GroupReport[] = [];
+  bind(attempt: AttemptRef, node: string): void {
+    this.binds.push({ attempt: { ...attempt }, node });
+  }
+  reportUnschedulable(pod: PodRef, message: string): void {
+    this.unschedulable.set(pod.key, message);
+  }
+  reportGroup(report: GroupReport): void {
+    this.groups.push(report);
+  }
+}
+
+const node = (name: string, cpu = '1'): InputEvent => ({
+  type: 'NodeUpserted',
+  node: nodeObject(name, { allocatable: { cpu, memory: '8Gi', pods: '110' } }),
+});
+
+function member(
+  name: string,
+  group: string,
+  o: { cpu?: string; priority?: number; created?: number } = {},
+): PodObject {
+  const p = podObject(name, {
+    schedulerName: 'berth',
+    requests: { cpu: o.cpu ?? '1' },
+    labels: { 'scheduling.x-k8s.io/pod-group': group },
+    ...(o.priority === undefined ? {} : { priority: o.priority }),
+    creationTimestamp: new Date(Date.UTC(2026, 0, 1, 0, 0, o.created ?? 0)).toISOString(),
+  });
+  p.metadata.uid = `${name}-uid`;
+  return p;
+}
+
+const podGroup = (
+  name: string,
+  minMember: number,
+  spec: Record<string, unknown> = {},
+): InputEvent => ({
+  type: 'ObjectUpserted',
+  kind: 'PodGroup',
+  object: { metadata: { name, namespace: 'default' }, spec: { minMember, ...spec } },
+});
+
+const upsert = (p: PodObject): InputEvent => ({ type: 'PodUpserted', pod: p });
+
+function given(config: BerthConfig = defaultConfig) {
+  const effects = new Effects();
+  const broken: string[] = [];
+  const core = new Scheduler({
+    config,
+    seed: 7,
+    timers,
+    effects,
+    onApplied: (env, state) => {
+      for (const b of checkClusterInvariants(state)) broken.push(`seq ${env.seq}: ${b}`);
+    },
+  });
+  let now = 1_000;
+  const decisions: DecisionEvent[] = [];
+  const h = {
+    core,
+    effects,
+    broken,
+    decisions,
+    events(...inputs: InputEvent[]) {
+      for (const e of inputs) decisions.push(...core.ingest(e, now).map((env) => env.event));
+      return h;
+    },
+    drain() {
+      for (let d = core.runCycle(now); d.length > 0 || core.activeCount > 0; d = core.runCycle(now))
+        decisions.push(...d.map((env) => env.event));
+      return h;
+    },
+    later(ms: number) {
+      now += ms;
+      return h;
+    },
+    /** Confirms every bind issued so far (result and watch), in order. */
+    confirmBinds() {
+      for (const b of effects.binds.splice(0)) {
+        h.events({ type: 'BindSucceeded', ...b.attempt, node: b.node });
+        const record = core.state.pods.get(b.attempt.uid);
+        if (record === undefined) continue;
+        const raw = member(
+          record.info.name,
+          record.info.labels['scheduling.x-k8s.io/pod-group'] ?? '',
+        );
+        raw.spec.nodeName = b.node;
+        raw.spec.containers = [
+          { name: 'c', resources: { requests: { cpu: `${record.info.requests.milliCPU}m` } } },
+        ];
+        h.events(upsert(raw));
+      }
+      return h;
+    },
+    reserved: () =>
+      decisions
+        .filter((d) => d.type === 'PodReserved')
+        .map((d) => d.key)
+        .sort(),
+  };
+  return h;
+}
+
+describe('gang scheduling', () => {
+  it('keeps members waiting, taking no capacity, until minMember of them exist', () => {
+    const h = given().events(node('n1', '8'), podGroup('train', 4));
+    h.events(
+      upsert(member('w0', 'train')),
+      upsert(member('w1', 'train')),
+      upsert(member('w2', 'train')),
+    );
+    h.drain();
+    expect(h.reserved()).toEqual([]);
+    expect(h.effects.unschedulable.get('default/w0')).toBe(
+      'pod group default/train has 3 of 4 members',
+    );
+    expect(h.core.pendingReasons().get('default/w2')).toBe(
+      'pod group default/train has 3 of 4 members',
+    );
+    h.events(upsert(member('w3', 'train'))).drain();
+    expect(h.reserved()).toEqual(['default/w0', 'default/w1', 'default/w2', 'default/w3']);
+    expect(h.effects.binds).toHaveLength(4);
+    expect(h.broken).toEqual([]);
+  });
+
+  it('reserves nothing when the group does not fit whole, and places it whole when room appears', () => {
+    const h = given().events(node('n1'), node('n2'), node('n3'), podGroup('train', 4));
+    for (let i = 0; i < 4; i++) h.events(upsert(member(`w${i}`, 'train', { created: i })));
+    h.drain();
+    expect(h.reserved()).toEqual([]);
+    expect(h.effects.binds).toEqual([]);
+    expect(h.effects.unschedulable.get('default/w1')).toBe(
+      'pod group default/train: 3 of 4 members fit; 0/3 nodes are available for default/w3: 3 Insufficient cpu. ' +
+        'no new claims to deallocate, preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod.',
+    );
+    h.later(20_000).events(node('n4')).drain();
+    expect(h.reserved()).toEqual(['default/w0', 'default/w1', 'default/w2', 'default/w3']);
+    expect(new Set(h.effects.binds.map((b) => b.node))).toEqual(new Set(['n1', 'n2', 'n3', 'n4']));
+    expect(h.broken).toEqual([]);
+  });
+
+  it('lets one of two competing groups run whole and keeps the other waiting without a partial placement', () => {
+    const h = given().events(node('n1'), node('n2'), podGroup('a', 2), podGroup('b', 2));
+    h.events(upsert(member('a0', 'a', { created: 1 })), upsert(member('b0', 'b', { created: 2 })));
+    h.events(upsert(member('a1', 'a', { created: 3 })), upsert(member('b1', 'b', { created: 4 })));
+    h.drain();
+    expect(h.reserved()).toEqual(['default/a0', 'default/a1']);
+    expect(h.effects.unschedulable.get('default/b0')).toMatch(
+      /^pod group default\/b: 0 of 2 members fit; /,
+    );
+    h.confirmBinds();
+    h.later(1_000).events(
+      { type: 'PodDeleted', uid: 'a0-uid', key: 'default/a0' },
+      { type: 'PodDeleted', uid: 'a1-uid', key: 'default/a1' },
+    );
+    h.later(20_000).drain();
+    expect(h.reserved()).toEqual(['default/a0', 'default/a1', 'default/b0', 'default/b1']);
+  });
+
+  it('places minMember members together, then the rest one by one', () => {
+    const h = given().events(node('n1', '3'), podGroup('train', 2));
+    for (let i = 0; i < 4; i++) h.events(upsert(member(`w${i}`, 'train', { created: i })));
+    h.drain();
+    expect(h.reserved()).toEqual(['default/w0', 'default/w1', 'default/w2']);
+    expect(h.effects.unschedulable.get('default/w3')).toBe(
+      '0/1 nodes are available: 1 Insufficient cpu. no new claims to deallocate, preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod.',
+    );
+  });
+
+  it('takes the highest-priority members first, then the oldest', () => {
+    const h = given().events(node('n1', '2'), podGroup('train', 2));
+    h.events(
+      upsert(member('old', 'train', { created: 1 })),
+      upsert(member('young', 'train', { created: 5 })),
+      upsert(member('high', 'train', { created: 9, priority: 10 })),
+    );
+    h.drain();
+    expect(h.reserved()).toEqual(['default/high', 'default/old']);
+  });
+
+  it('says when the PodGroup, or its API, is missing', () => {
+    const h = given().events(node('n1', '4'));
+    h.events(upsert(member('w0', 'ghost'))).drain();
+    expect(h.effects.unschedulable.get('default/w0')).toBe(
+      'pod group default/ghost: PodGroup default/ghost not found',
+    );
+    h.later(20_000).events({ type: 'ResyncStarted', kind: 'PodGroup' });
+    h.events({
+      type: 'ResyncDone',
+      kind: 'PodGroup',
+      unavailable: 'the server could not find the requested resource',
+    });
+    h.drain();
+    expect(h.effects.unschedulable.get('default/w0')).toBe(
+      'pod group default/ghost: the PodGroup API (scheduling.x-k8s.io/v1alpha1) is not served: the server could not find the requested resource',
+    );
+    h.later(20_000).events({ type: 'ResyncStarted', kind: 'PodGroup' }, podGroup('ghost', 1));
+    h.events({ type: 'ResyncDone', kind: 'PodGroup' }).drain();
+    expect(h.reserved()).toEqual(['default/w0']);
+  });
+
+  it('re-plans only the member whose bind failed; the others keep their places', () => {
+    const h = given().events(node('n1', '2'), node('n2', '2'), podGroup('train', 3));
+    for (let i = 0; i < 3; i++) h.events(upsert(member(`w${i}`, 'train', { created: i })));
+    h.drain();
+    const [first, ...rest] = h.effects.binds.splice(0);
+    h.effects.binds.push(...rest);
+    h.confirmBinds();
+    h.events({
+      type: 'BindFailed',
+      ...first!.attempt,
+      node: first!.node,
+      reason: 'Error',
+      message: 'boom',
+    });
+    h.later(5_000).events({
+      type: 'TimerFired',
+      timer: 'backoff',
+      uid: first!.attempt.uid,
+      key: first!.attempt.key,
+    });
+    h.drain();
+    const again = h.decisions.filter(
+      (d) => d.type === 'PodReserved' && d.uid === first!.attempt.uid,
+    );
+    expect(again).toHaveLength(2);
+    expect(h.effects.binds.map((b) => b.attempt.uid)).toEqual([first!.attempt.uid]);
+    expect(h.broken).toEqual([]);
+  });
+
+  it('checks minResources against the free capacity first', () => {
+    const h = given().events(node('n1', '2'), podGroup('train', 1, { minResources: { cpu: '3' } }));
+    h.events(upsert(member('w0', 'train'))).drain();
+    expect(h.reserved()).toEqual([]);
+    expect(h.effects.unschedulable.get('default/w0')).toBe(
+      'pod group default/train: minResources cpu 3000m exceeds the 2000m free on schedulable nodes',
+    );
+  });
+
+  it('reports the PodGroup status as the group goes', () => {
+    const h = given().events(node('n1', '4'), podGroup('train', 2));
+    h.events(upsert(member('w0', 'train')), upsert(member('w1', 'train'))).drain();
+    expect(h.effects.groups.at(-1)).toMatchObject({
+      key: 'default/train',
+      phase: 'Scheduling',
+      scheduled: 0,
+    });
+    h.confirmBinds();
+    expect(h.effects.groups.at(-1)).toMatchObject({
+      phase: 'Scheduled',
+      scheduled: 2,
+      scheduleStartMs: 1_000,
+    });
+  });
+
+  it('schedules labelled pods one by one when the log predates gangs', () => {
+    const { gangs: _off, ...old } = defaultConfig;
+    const h = given(old).events(node('n1', '1'), podGroup('train', 2));
+    h.events(upsert(member('w0', 'train')), upsert(member('w1', 'train'))).drain();
+    expect(h.reserved()).toEqual(['default/w0']);
+  });
+
+  it('restores mid-way from a snapshot and goes on to the same decisions', () => {
+    const run = (cut: boolean) => {
+      let h = given().events(node('n1'), node('n2'), podGroup('train', 3));
+      for (let i = 0; i < 3; i++) h.events(upsert(member(`w${i}`, 'train', { created: i })));
+      h.drain();
+      if (cut) {
+        const snap = JSON.parse(JSON.stringify(h.core.snapshot()));
+        const restored = Scheduler.restore(snap, {
+          config: defaultConfig,
+          seed: 0,
+          timers,
+          effects: h.effects,
+        });
+        h = { ...h, core: restored } as typeof h;
+      }
+      const out: string[] = [];
+      h.core.ingest(node('n3'), 30_000);
+      for (let d = h.core.runCycle(30_000); d.length > 0; d = h.core.runCycle(30_000))
+        out.push(...d.map((e) => `${e.event.type} ${'key' in e.event ? e.event.key : ''}`));
+      return out;
+    };
+    expect(run(true)).toEqual(run(false));
+    expect(run(false).filter((d) => d.startsWith('PodReserved'))).toHaveLength(3);
+  });
+});

@@ -1,0 +1,257 @@
+// The pod groups the core knows: members by group, each group's machine while it has members in flight, and their status reports.
+import {
+  type GroupContext,
+  type GroupEvent,
+  groupDelays,
+  groupEffects,
+  groupGuards,
+  groupUpdates,
+  podGroupMachine,
+} from '../../machines/pod-group.machine.ts';
+import { podGroupKeyOf } from '../cluster/pod-groups.ts';
+import type { ClusterState, PodInfo } from '../cluster/types.ts';
+import { type FlatActor, FlatMachine } from './flat-machine.ts';
+import type { GroupPhase, GroupReport } from './ports.ts';
+import { SnapshotError } from './snapshot.ts';
+
+type GroupActor = FlatActor<GroupContext, GroupEvent>;
+
+/** The pod group machine (machines/pod-group.machine.ts), compiled once. */
+const compiledGroupMachine = new FlatMachine<GroupContext, GroupEvent>(podGroupMachine, {
+  guards: groupGuards,
+  updates: groupUpdates,
+  delays: groupDelays,
+  effects: groupEffects,
+});
+
+/** What the core's model of a group needs, whatever API it comes from. */
+export interface GroupSpec {
+  /** The group's id (`namespace/name`). */
+  key: string;
+  minMember: number;
+  /** How long the group may stay partially placed (reserved, waiting) before it is released. */
+  timeoutMs: number;
+}
+
+/** One group machine as a snapshot holds it. */
+export interface GroupData {
+  key: string;
+  state: string;
+  steps: number;
+  startedAt: number;
+  placedAt: number;
+  reason: string | null;
+}
+
+/** How a group's members stand, counted from the cluster state. */
+export interface MemberCounts {
+  /** Members bound or reserved (charged to a node), not finished. */
+  placed: number;
+  /** Members bound (`spec.nodeName` set). */
+  scheduled: number;
+  running: number;
+  succeeded: number;
+  failed: number;
+  /** Members not finished or terminating (the ones that can count for the quorum). */
+  present: number;
+  /** Of `present`, the members with scheduling gates. */
+  gated: number;
+}
+
+const noHooks = {
+  effect: () => {},
+  armDelay: () => {},
+  cancelDelay: () => {},
+};
+
+/**
+ * The groups' side of the core: which pods belong to which group (by the pod-group label;
+ * pods of berth's profiles only), a machine per group while any member is in flight, and
+ * the status each group last reported. The member index is derived from the cluster state
+ * (rebuilt on restore); the machines are in the snapshot.
+ */
+export class Gangs {
+  private readonly members = new Map<string, Set<string>>();
+  private readonly actors = new Map<string, GroupActor>();
+  private readonly dirty = new Set<string>();
+  private readonly reported = new Map<string, string>();
+
+  /** Pod `before` became `after` (either may be undefined): keeps the member index. */
+  notePod(before: PodInfo | undefined, after: PodInfo | undefined): void {
+    const was = before === undefined ? undefined : podGroupKeyOf(before);
+    const now = after === undefined ? undefined : podGroupKeyOf(after);
+    if (was !== undefined && (was !== now || after?.uid !== before?.uid)) {
+      const set = this.members.get(was);
+      set?.delete((before as PodInfo).uid);
+      if (set?.size === 0) this.members.delete(was);
+      this.dirty.add(was);
+    }
+    if (now !== undefined) {
+      let set = this.members.get(now);
+      if (set === undefined) {
+        set = new Set();
+        this.members.set(now, set);
+      }
+      set.add((after as PodInfo).uid);
+      this.dirty.add(now);
+    }
+  }
+
+  /** The uids of group `key`'s members (any state), in the order they joined. */
+  memberUids(key: string): readonly string[] {
+    const set = this.members.get(key);
+    return set === undefined ? [] : [...set];
+  }
+
+  /** Counts group `key`'s members by where they stand. */
+  counts(key: string, cluster: ClusterState): MemberCounts {
+    const c: MemberCounts = {
+      placed: 0,
+      scheduled: 0,
+      running: 0,
+      succeeded: 0,
+      failed: 0,
+      present: 0,
+      gated: 0,
+    };
+    for (const uid of this.members.get(key) ?? []) {
+      const record = cluster.pods.get(uid);
+      if (record === undefined) continue;
+      const { info, charge } = record;
+      if (info.phase === 'Succeeded') c.succeeded++;
+      else if (info.phase === 'Failed') c.failed++;
+      else if (info.phase === 'Running') c.running++;
+      if (info.nodeName !== undefined) c.scheduled++;
+      if (info.phase === 'Succeeded' || info.phase === 'Failed' || info.terminating) continue;
+      c.present++;
+      if (info.schedulingGates.length > 0) c.gated++;
+      if (charge.kind !== 'none') c.placed++;
+    }
+    return c;
+  }
+
+  /** Group `key`'s machine state, or undefined when it has no machine. */
+  stateOf(key: string): string | undefined {
+    return this.actors.get(key)?.state;
+  }
+
+  /** Group `key`'s machine context, if it has a machine. */
+  contextOf(key: string): Readonly<GroupContext> | undefined {
+    return this.actors.get(key)?.context;
+  }
+
+  /** Sends `event` to group `key`'s machine, creating the machine first if it has none. */
+  send(key: string, event: GroupEvent): void {
+    let actor = this.actors.get(key);
+    if (actor === undefined) {
+      actor = compiledGroupMachine.actor(compiledGroupMachine.initial, newContext(key), noHooks);
+      actor.start({ type: 'xstate.init' } as unknown as GroupEvent);
+      this.actors.set(key, actor);
+    }
+    actor.send(event);
+    this.dirty.add(key);
+  }
+
+  /** Marks group `key` as changed (its status is reported again if it differs). */
+  touch(key: string): void {
+    this.dirty.add(key);
+  }
+
+  /**
+   * The status reports of the groups changed since the last call that differ from what
+   * was last reported; drops the machines of groups with no member in flight.
+   * `inFlight(uid)` says whether a pod has a live machine; `event` adds an Event to a
+   * group's report.
+   */
+  takeReports(
+    cluster: ClusterState,
+    minMemberOf: (key: string) => number | undefined,
+    inFlight: (uid: string) => boolean,
+    events: ReadonlyMap<string, NonNullable<GroupReport['event']>>,
+  ): GroupReport[] {
+    if (this.dirty.size === 0) return [];
+    const out: GroupReport[] = [];
+    for (const key of this.dirty) {
+      const min = minMemberOf(key);
+      const report = min === undefined ? undefined : this.report(key, min, cluster);
+      const event = events.get(key);
+      if (report !== undefined) {
+        const text = JSON.stringify(report);
+        if (text !== this.reported.get(key) || event !== undefined) {
+          this.reported.set(key, text);
+          out.push(event === undefined ? report : { ...report, event });
+        }
+      }
+      if (!this.memberUids(key).some(inFlight)) this.actors.delete(key);
+      if (!this.members.has(key)) this.reported.delete(key);
+    }
+    this.dirty.clear();
+    return out;
+  }
+
+  private report(key: string, minMember: number, cluster: ClusterState): GroupReport {
+    const c = this.counts(key, cluster);
+    const context = this.actors.get(key)?.context;
+    const state = this.actors.get(key)?.state;
+    let phase: GroupPhase = 'Pending';
+    if (c.succeeded >= minMember) phase = 'Finished';
+    else if (c.failed > 0) phase = 'Failed';
+    else if (c.running + c.succeeded >= minMember) phase = 'Running';
+    else if (c.scheduled >= minMember) phase = 'Scheduled';
+    else if (state === 'binding' || c.placed >= minMember) phase = 'Scheduling';
+    return {
+      key,
+      phase,
+      scheduled: c.scheduled,
+      running: c.running,
+      succeeded: c.succeeded,
+      failed: c.failed,
+      ...(context !== undefined && context.startedAt > 0
+        ? { scheduleStartMs: context.startedAt }
+        : {}),
+    };
+  }
+
+  /** Rebuilds the member index from the pods of `cluster` that `ours` accepts. */
+  rebuild(cluster: ClusterState, ours: (info: PodInfo) => boolean): void {
+    this.members.clear();
+    for (const { info } of cluster.pods.values()) if (ours(info)) this.notePod(undefined, info);
+    this.dirty.clear();
+  }
+
+  /** The group machines as plain data. */
+  snapshot(): GroupData[] {
+    return Array.from(this.actors.values(), (a) => ({
+      key: a.context.key,
+      state: a.state,
+      steps: a.context.steps,
+      startedAt: a.context.startedAt,
+      placedAt: a.context.placedAt,
+      reason: a.context.reason ?? null,
+    }));
+  }
+
+  /** Takes back `snapshot()` data (machines recreated in their states, no actions run). */
+  load(data: readonly GroupData[]): void {
+    for (const g of data) {
+      const state = compiledGroupMachine.stateIndex(g.state);
+      if (state === undefined || compiledGroupMachine.isFinal(state))
+        throw new SnapshotError(
+          `group ${g.key} is in ${JSON.stringify(g.state)}, not a live state`,
+        );
+      if (this.actors.has(g.key)) throw new SnapshotError(`group ${g.key} appears twice`);
+      const context: GroupContext = {
+        key: g.key,
+        steps: g.steps,
+        startedAt: g.startedAt,
+        placedAt: g.placedAt,
+        reason: g.reason ?? undefined,
+      };
+      this.actors.set(g.key, compiledGroupMachine.actor(state, context, noHooks));
+    }
+  }
+}
+
+function newContext(key: string): GroupContext {
+  return { key, steps: 0, startedAt: 0, placedAt: 0, reason: undefined };
+}
