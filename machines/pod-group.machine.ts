@@ -29,7 +29,7 @@ export type GroupEvent =
   | { type: 'ALL_BOUND' }
   /** A placed member lost its place (its bind failed, or it was deleted before binding). */
   | { type: 'MEMBER_LOST'; reason: string }
-  /** The group stayed partially placed longer than its schedule timeout: released. */
+  /** The group held nodes (or stayed partially placed) longer than its schedule timeout: released. */
   | { type: 'TIMED_OUT'; reason: string };
 
 /** What a group machine is created with. */
@@ -119,8 +119,13 @@ export const podGroupMachine = setup({
     backoff: {
       description:
         'Not placed whole; nothing reserved. Members are parked or backing off; a cluster ' +
-        'event that could help, or their backoff, brings them back for the next step.',
-      on: { STEP: { target: 'placing', actions: 'countStep' } },
+        'event that could help, or their backoff, brings them back for the next step. The ' +
+        'first blocked group in queue order keeps the nodes where its members fitted ' +
+        '(nominated) for at most its schedule timeout (TIMED_OUT releases them).',
+      on: {
+        STEP: { target: 'placing', actions: 'countStep' },
+        TIMED_OUT: { target: 'backoff', actions: 'rememberReason' },
+      },
     },
     binding: {
       description:

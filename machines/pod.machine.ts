@@ -37,6 +37,8 @@ export type PodEvent =
   | { type: 'BIND_FAILED'; message: string; now: number }
   | { type: 'BOUND'; node: string }
   | { type: 'REQUEUE'; now: number }
+  /** Back to the queue at once, backoff or not (members of the group holding nodes). */
+  | { type: 'RETRY' }
   | { type: 'DELETED' };
 
 /** What a machine is created with. */
@@ -234,6 +236,8 @@ export const podMachine = setup({
         REQUEUE: [{ guard: 'backoffExpired', target: 'pending' }, { target: 'backoff' }],
         // A gang step takes every waiting member of its group at once.
         SCHEDULE: { target: 'filtering', actions: 'countAttempt' },
+        // Gang fairness: the holding group retries without backoff when room may have freed.
+        RETRY: { target: 'pending' },
       },
     },
     backoff: {

@@ -409,6 +409,7 @@ function apply(state: ClusterState, event: BerthEvent, seq: number): ClusterChan
         ? forget(state, event.uid, event.node, event.attempt)
         : NO_CHANGE;
     case 'PodNominated':
+    case 'PodHeld':
       return isString(event.uid) && isString(event.node)
         ? nominate(state, event.uid, event.node)
         : NO_CHANGE;

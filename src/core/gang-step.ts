@@ -21,6 +21,8 @@ export type GangTrial =
       kind: 'blocked';
       /** How many members fitted before `member` did not. */
       fitted: number;
+      /** Where those members fitted (undone, like every trial reservation). */
+      placements: GangPlacement[];
       member: GangMember;
       result: Exclude<CycleResult, { kind: 'Scheduled' }>;
     };
@@ -44,7 +46,7 @@ export function tryGroup(
     for (const member of members) {
       const result = schedule(member.info);
       if (result.kind !== 'Scheduled') {
-        outcome = { kind: 'blocked', fitted: placements.length, member, result };
+        outcome = { kind: 'blocked', fitted: placements.length, placements, member, result };
         break;
       }
       reserve(cluster, member, result.node, time, 'PodReserved');

@@ -3,12 +3,29 @@ import { describe, expect, it } from 'vitest';
 import { nodeObject, podObject } from '../../test/support/objects.ts';
 import { checkClusterInvariants } from '../cluster/invariants.ts';
 import type { PodObject } from '../cluster/objects.ts';
-import type { AttemptRef, DecisionEvent, InputEvent, PodRef } from '../events/types.ts';
+import type { AttemptRef, DecisionEvent, InputEvent, PodRef, PodTimerId } from '../events/types.ts';
 import { type BerthConfig, defaultConfig } from './config.ts';
 import type { EffectPort, GroupReport, TimerPort } from './ports.ts';
 import { Scheduler } from './scheduler.ts';
 
-const timers: TimerPort = { armPod: () => {}, disarmPod: () => {}, armFlush: () => {} };
+/** Pod timers armed, by `<timer> <uid>`; the harness fires the due ones as time passes. */
+class Timers implements TimerPort {
+  readonly armed = new Map<string, { pod: PodRef; timer: PodTimerId; deadline: number }>();
+  armPod(pod: PodRef, timer: PodTimerId, deadline: number): void {
+    this.armed.set(`${timer} ${pod.uid}`, { pod: { uid: pod.uid, key: pod.key }, timer, deadline });
+  }
+  disarmPod(uid: string, timer: PodTimerId): void {
+    this.armed.delete(`${timer} ${uid}`);
+  }
+  armFlush(): void {}
+  /** Takes the timers due at `now`, earliest first. */
+  due(now: number) {
+    const out = [...this.armed.entries()].filter(([, t]) => t.deadline <= now);
+    out.sort((a, b) => a[1].deadline - b[1].deadline);
+    for (const [k] of out) this.armed.delete(k);
+    return out.map(([, t]) => t);
+  }
+}
 
 class Effects implements EffectPort {
   readonly binds: { attempt: AttemptRef; node: string }[] = [];
@@ -60,6 +77,7 @@ const upsert = (p: PodObject): InputEvent => ({ type: 'PodUpserted', pod: p });
 
 function given(config: BerthConfig = defaultConfig) {
   const effects = new Effects();
+  const timers = new Timers();
   const broken: string[] = [];
   const core = new Scheduler({
     config,
@@ -72,6 +90,7 @@ function given(config: BerthConfig = defaultConfig) {
   });
   let now = 1_000;
   const decisions: DecisionEvent[] = [];
+  const raws = new Map<string, PodObject>();
   const h = {
     core,
     effects,
@@ -86,27 +105,38 @@ function given(config: BerthConfig = defaultConfig) {
         decisions.push(...d.map((env) => env.event));
       return h;
     },
+    /** Advances the clock, firing the pod timers that fall due on the way. */
     later(ms: number) {
-      now += ms;
+      const end = now + ms;
+      for (let t = timers.due(end)[0]; t !== undefined; t = timers.due(end)[0]) {
+        now = Math.max(now, t.deadline);
+        h.events({ type: 'TimerFired', timer: t.timer, ...t.pod } as InputEvent);
+        for (const rest of timers.due(now))
+          h.events({ type: 'TimerFired', timer: rest.timer, ...rest.pod } as InputEvent);
+      }
+      now = end;
       return h;
+    },
+    /** Adds pods (kept, so that binds can be confirmed with the same object). */
+    pods(...objects: PodObject[]) {
+      for (const o of objects) raws.set(o.metadata.uid as string, o);
+      return h.events(...objects.map(upsert));
     },
     /** Confirms every bind issued so far (result and watch), in order. */
     confirmBinds() {
       for (const b of effects.binds.splice(0)) {
         h.events({ type: 'BindSucceeded', ...b.attempt, node: b.node });
-        const record = core.state.pods.get(b.attempt.uid);
-        if (record === undefined) continue;
-        const raw = member(
-          record.info.name,
-          record.info.labels['scheduling.x-k8s.io/pod-group'] ?? '',
-        );
-        raw.spec.nodeName = b.node;
-        raw.spec.containers = [
-          { name: 'c', resources: { requests: { cpu: `${record.info.requests.milliCPU}m` } } },
-        ];
-        h.events(upsert(raw));
+        const raw = raws.get(b.attempt.uid);
+        if (raw === undefined) continue;
+        h.events(upsert({ ...raw, spec: { ...raw.spec, nodeName: b.node } }));
       }
       return h;
+    },
+    remove(name: string) {
+      return h.events({ type: 'PodDeleted', uid: `${name}-uid`, key: `default/${name}` });
+    },
+    flush() {
+      return h.events({ type: 'TimerFired', timer: 'flush' });
     },
     reserved: () =>
       decisions
@@ -157,8 +187,8 @@ describe('gang scheduling', () => {
 
   it('lets one of two competing groups run whole and keeps the other waiting without a partial placement', () => {
     const h = given().events(node('n1'), node('n2'), podGroup('a', 2), podGroup('b', 2));
-    h.events(upsert(member('a0', 'a', { created: 1 })), upsert(member('b0', 'b', { created: 2 })));
-    h.events(upsert(member('a1', 'a', { created: 3 })), upsert(member('b1', 'b', { created: 4 })));
+    h.pods(member('a0', 'a', { created: 1 }), member('b0', 'b', { created: 2 }));
+    h.pods(member('a1', 'a', { created: 3 }), member('b1', 'b', { created: 4 }));
     h.drain();
     expect(h.reserved()).toEqual(['default/a0', 'default/a1']);
     expect(h.effects.unschedulable.get('default/b0')).toMatch(
@@ -217,7 +247,7 @@ describe('gang scheduling', () => {
 
   it('re-plans only the member whose bind failed; the others keep their places', () => {
     const h = given().events(node('n1', '2'), node('n2', '2'), podGroup('train', 3));
-    for (let i = 0; i < 3; i++) h.events(upsert(member(`w${i}`, 'train', { created: i })));
+    for (let i = 0; i < 3; i++) h.pods(member(`w${i}`, 'train', { created: i }));
     h.drain();
     const [first, ...rest] = h.effects.binds.splice(0);
     h.effects.binds.push(...rest);
@@ -255,7 +285,7 @@ describe('gang scheduling', () => {
 
   it('reports the PodGroup status as the group goes', () => {
     const h = given().events(node('n1', '4'), podGroup('train', 2));
-    h.events(upsert(member('w0', 'train')), upsert(member('w1', 'train'))).drain();
+    h.pods(member('w0', 'train'), member('w1', 'train')).drain();
     expect(h.effects.groups.at(-1)).toMatchObject({
       key: 'default/train',
       phase: 'Scheduling',
@@ -286,7 +316,7 @@ describe('gang scheduling', () => {
         const restored = Scheduler.restore(snap, {
           config: defaultConfig,
           seed: 0,
-          timers,
+          timers: new Timers(),
           effects: h.effects,
         });
         h = { ...h, core: restored } as typeof h;
@@ -299,5 +329,94 @@ describe('gang scheduling', () => {
     };
     expect(run(true)).toEqual(run(false));
     expect(run(false).filter((d) => d.startsWith('PodReserved'))).toHaveLength(3);
+  });
+
+  describe('fairness: the first blocked group holds the nodes where its members fit', () => {
+    const single = (name: string, created: number) => {
+      const p = podObject(name, { schedulerName: 'berth', requests: { cpu: '1' } });
+      p.metadata.uid = `${name}-uid`;
+      p.metadata.creationTimestamp = new Date(Date.UTC(2026, 0, 1, 0, 0, created)).toISOString();
+      return p;
+    };
+
+    /** 4 one-cpu nodes full of single pods; a group of 4 waits; singles finish one by one as new ones arrive. */
+    function stream(h: ReturnType<typeof given>, rounds: number) {
+      for (let i = 0; i < 4; i++) h.pods(single(`old${i}`, i));
+      h.drain().confirmBinds();
+      h.events(podGroup('train', 4));
+      for (let i = 0; i < 4; i++) h.pods(member(`w${i}`, 'train', { created: 10 + i }));
+      h.drain();
+      for (let r = 0; r < rounds; r++) {
+        h.later(2_000)
+          .remove(`old${r}`)
+          .pods(single(`new${r}`, 100 + r));
+        h.drain().confirmBinds();
+      }
+    }
+
+    it('places the group once enough single pods finish, while newer single pods wait', () => {
+      const h = given().events(node('n1'), node('n2'), node('n3'), node('n4'));
+      stream(h, 4);
+      expect(h.reserved().filter((k) => k.startsWith('default/w'))).toEqual([
+        'default/w0',
+        'default/w1',
+        'default/w2',
+        'default/w3',
+      ]);
+      expect(h.reserved().filter((k) => k.startsWith('default/new'))).toEqual([]);
+      expect(h.decisions.filter((d) => d.type === 'PodHeld').map((d) => d.key)).toEqual([
+        'default/w0',
+        'default/w1',
+        'default/w2',
+      ]);
+      expect(h.effects.unschedulable.get('default/new3')).toMatch(
+        /^0\/4 nodes are available: 4 Insufficient cpu/,
+      );
+      expect(h.broken).toEqual([]);
+    });
+
+    it("releases the hold after the group's schedule timeout, with an Event, and lets others have the nodes", () => {
+      const h = given().events(node('n1'), node('n2'), node('n3'), node('n4'));
+      stream(h, 2);
+      expect(h.core.state.nominated.size).toBe(2);
+      h.later(61_000).flush();
+      expect(h.core.state.nominated.size).toBe(0);
+      const timeout = h.effects.groups.find((g) => g.event !== undefined);
+      expect(timeout?.event).toEqual({
+        type: 'Warning',
+        reason: 'GangTimeout',
+        message:
+          'pod group default/train: not placed within its schedule timeout (60s); released the 2 node place(s) held for it',
+      });
+      h.later(20_000).drain();
+      expect(h.reserved().filter((k) => k.startsWith('default/new'))).toEqual([
+        'default/new0',
+        'default/new1',
+      ]);
+      expect(h.reserved().filter((k) => k.startsWith('default/w'))).toEqual([]);
+    });
+
+    it('lets a group that ranks before the holder take the hold over', () => {
+      const h = given().events(node('n1'), node('n2'));
+      h.events(podGroup('low', 3), podGroup('high', 3));
+      for (let i = 0; i < 3; i++) h.pods(member(`l${i}`, 'low', { created: i }));
+      h.drain();
+      expect(h.decisions.filter((d) => d.type === 'PodHeld').map((d) => d.key)).toEqual([
+        'default/l0',
+        'default/l1',
+      ]);
+      for (let i = 0; i < 3; i++) h.pods(member(`h${i}`, 'high', { created: 50 + i, priority: 5 }));
+      h.drain();
+      expect(h.decisions.filter((d) => d.type === 'PodHeld').map((d) => d.key)).toEqual([
+        'default/l0',
+        'default/l1',
+        'default/h0',
+        'default/h1',
+      ]);
+      expect(h.decisions.filter((d) => d.type === 'NominationCleared').map((d) => d.key)).toEqual([
+        'default/l0',
+        'default/l1',
+      ]);
+    });
   });
 });

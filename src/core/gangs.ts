@@ -43,6 +43,45 @@ export interface GroupData {
   reason: string | null;
 }
 
+/** A member of the holding group, nominated to the node it keeps. */
+export interface HeldMember {
+  uid: string;
+  key: string;
+  node: string;
+}
+
+/**
+ * The fairness hold: the first blocked group in queue order keeps the nodes where its
+ * members fitted (as nominations) while it waits for room for the rest, at most
+ * `timeoutMs` from `since`.
+ */
+export interface GroupHold {
+  key: string;
+  /** The group's rank: its first member's priority, then when its first step ran. */
+  priority: number;
+  startedAt: number;
+  since: number;
+  timeoutMs: number;
+  members: HeldMember[];
+}
+
+/** The fairness state as a snapshot holds it. */
+export interface GroupHoldData {
+  hold: GroupHold | null;
+  /** Groups whose hold timed out, barred from holding again until the time given. */
+  cooling: [string, number][];
+}
+
+/** True when a group of `a`'s rank comes before one of `b`'s in the queue. */
+export function ranksBefore(
+  a: Pick<GroupHold, 'priority' | 'startedAt' | 'key'>,
+  b: Pick<GroupHold, 'priority' | 'startedAt' | 'key'>,
+): boolean {
+  if (a.priority !== b.priority) return a.priority > b.priority;
+  if (a.startedAt !== b.startedAt) return a.startedAt < b.startedAt;
+  return a.key < b.key;
+}
+
 /** How a group's members stand, counted from the cluster state. */
 export interface MemberCounts {
   /** Members bound or reserved (charged to a node), not finished. */
@@ -75,6 +114,10 @@ export class Gangs {
   private readonly actors = new Map<string, GroupActor>();
   private readonly dirty = new Set<string>();
   private readonly reported = new Map<string, string>();
+  /** The group holding nodes for fairness, if any. */
+  hold: GroupHold | undefined;
+  /** Groups whose hold timed out: no new hold before the time given. */
+  readonly cooling = new Map<string, number>();
 
   /** Pod `before` became `after` (either may be undefined): keeps the member index. */
   notePod(before: PodInfo | undefined, after: PodInfo | undefined): void {
@@ -229,6 +272,20 @@ export class Gangs {
       placedAt: a.context.placedAt,
       reason: a.context.reason ?? null,
     }));
+  }
+
+  /** The fairness hold and cooling groups, as plain data. */
+  holdSnapshot(): GroupHoldData {
+    return {
+      hold: this.hold === undefined ? null : { ...this.hold, members: [...this.hold.members] },
+      cooling: [...this.cooling],
+    };
+  }
+
+  /** Takes back `holdSnapshot()` data. */
+  loadHold(data: GroupHoldData | undefined): void {
+    this.hold = data?.hold ?? undefined;
+    for (const [key, until] of data?.cooling ?? []) this.cooling.set(key, until);
   }
 
   /** Takes back `snapshot()` data (machines recreated in their states, no actions run). */

@@ -35,6 +35,11 @@ export interface PodActorsOptions {
   now: () => number;
   /** The pod's current info, for queue order (priority). */
   podInfo: (uid: string) => PodInfo | undefined;
+  /**
+   * The queue time of a pod that belongs to a group (the group's first step), which its
+   * members are queued by instead of their own: a group keeps its place in the queue.
+   */
+  groupQueueTime?: (uid: string) => number | undefined;
 }
 
 /**
@@ -61,7 +66,11 @@ export class PodActors {
       case 'enqueue':
         // kube's QueuedPodInfo.Timestamp: when the pod entered the scheduling queue, which
         // for a pod that failed is the time of its last failure (it never left the queue).
-        this.enqueue(context.uid, context.attempts > 0 ? context.lastFailureAt : undefined);
+        this.enqueue(
+          context.uid,
+          this.opts.groupQueueTime?.(context.uid) ??
+            (context.attempts > 0 ? context.lastFailureAt : undefined),
+        );
         break;
       case 'dequeue':
         this.queue.remove(context.uid);

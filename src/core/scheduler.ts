@@ -13,8 +13,14 @@ import { type CycleResult, type SchedulingContext, scheduleOne } from '../framew
 import type { Nomination, Profile } from '../framework/types.ts';
 import { changeCouldHelp, pluginsHelpedBy } from '../queue/requeue.ts';
 import { type BerthConfig, type ProfileInUse, profilesOf } from './config.ts';
-import { blockedMessage, byGangOrder, missingMinResources, tryGroup } from './gang-step.ts';
-import { Gangs } from './gangs.ts';
+import {
+  blockedMessage,
+  byGangOrder,
+  type GangPlacement,
+  missingMinResources,
+  tryGroup,
+} from './gang-step.ts';
+import { Gangs, type HeldMember, ranksBefore } from './gangs.ts';
 import { PodActors } from './pod-actors.ts';
 import type { EffectPort, GroupReport, TimerPort } from './ports.ts';
 import { Preemptions } from './preemptions.ts';
@@ -131,6 +137,7 @@ export class Scheduler {
       timers: opts.timers,
       now: () => this.now,
       podInfo: (uid) => this.cluster.pods.get(uid)?.info,
+      groupQueueTime: (uid) => this.groupQueueTime(uid),
     });
   }
 
@@ -160,6 +167,7 @@ export class Scheduler {
       core.preemptions = Preemptions.load(snapshot.preemptions ?? []);
       core.gangs.rebuild(core.cluster, (info) => core.isGangMember(info));
       core.gangs.load(snapshot.groups ?? []);
+      core.gangs.loadHold(snapshot.groupHold);
     } catch (err) {
       if (err instanceof SnapshotError || err instanceof SnapshotDataError) throw err;
       // A field of the wrong shape (hand-edited or truncated data): one line, not a trace.
@@ -195,6 +203,7 @@ export class Scheduler {
       ...this.pods.snapshot(),
       preemptions: this.preemptions.snapshot(),
       groups: this.gangs.snapshot(),
+      groupHold: this.gangs.holdSnapshot(),
       cluster: serializeClusterState(this.cluster),
     };
   }
@@ -370,6 +379,7 @@ export class Scheduler {
    * the group's reason. A group already placed whole schedules further members one by one.
    */
   private decideGroup(key: string, popped: PodInfo): void {
+    this.expireHold();
     const spec = this.groupSpec(key);
     if ('missing' in spec) {
       this.holdGroup(key, popped, `pod group ${key}: ${spec.missing}`);
@@ -417,9 +427,11 @@ export class Scheduler {
         why,
       );
       const plugins = r.kind === 'Unschedulable' ? [...r.diagnosis.unschedulablePlugins] : [];
+      if (r.kind === 'Unschedulable') this.holdFor(key, trial.placements, spec.timeoutMs);
       this.groupBlocked(key, waiting, message, plugins);
       return;
     }
+    if (this.gangs.hold?.key === key) this.releaseHold();
     this.gangs.send(key, { type: 'PLACED', now: this.now });
     for (const p of trial.placements)
       this.decide({
@@ -439,6 +451,99 @@ export class Scheduler {
       });
     // Members beyond minMember, taken with the group, are scheduled one by one now.
     for (const info of waiting.slice(need)) this.decideCycle(info);
+  }
+
+  /**
+   * Fairness: group `key` was blocked with `placed` members fitting. If no group ranks
+   * before it in the queue (priority, then the time of its first step) and it did not time
+   * out lately, it holds those members' nodes (PodHeld: nominated, so pods of lower or equal
+   * priority cannot take them) until it is placed, overtaken, or `timeoutMs` has passed.
+   * One group holds at a time, so holds never deadlock.
+   */
+  private holdFor(key: string, placed: readonly GangPlacement[], timeoutMs: number): void {
+    if ((this.gangs.cooling.get(key) ?? Number.NEGATIVE_INFINITY) > this.now) return;
+    const first = placed[0];
+    const current = this.gangs.hold;
+    if (first === undefined) {
+      if (current?.key === key) this.releaseHold();
+      return;
+    }
+    const rank = {
+      key,
+      priority: first.info.priority,
+      startedAt: this.gangs.contextOf(key)?.startedAt ?? this.now,
+    };
+    if (current !== undefined && current.key !== key) {
+      if (!ranksBefore(rank, current)) return;
+      this.releaseHold();
+    }
+    const kept = new Map((this.gangs.hold?.members ?? []).map((m) => [m.uid, m.node]));
+    const members: HeldMember[] = placed.map((p) => ({
+      uid: p.info.uid,
+      key: p.info.key,
+      node: p.node,
+    }));
+    const now = new Set(members.map((m) => `${m.uid} ${m.node}`));
+    for (const m of this.gangs.hold?.members ?? [])
+      if (!now.has(`${m.uid} ${m.node}`)) this.clearHeld(m);
+    for (const p of placed)
+      if (kept.get(p.info.uid) !== p.node)
+        this.decide({
+          type: 'PodHeld',
+          uid: p.info.uid,
+          key: p.info.key,
+          attempt: p.attempt,
+          node: p.node,
+          group: key,
+        });
+    this.gangs.hold = {
+      ...rank,
+      since: this.gangs.hold?.since ?? this.now,
+      timeoutMs,
+      members,
+    };
+  }
+
+  /** Clears the nomination of held member `m`, if it still has it. */
+  private clearHeld(m: HeldMember): void {
+    const record = this.cluster.pods.get(m.uid);
+    if (record === undefined || record.info.nominatedNodeName !== m.node) return;
+    this.decide({
+      type: 'NominationCleared',
+      uid: m.uid,
+      key: m.key,
+      attempt: this.pods.attemptOf(m.uid) ?? 0,
+      node: m.node,
+      pod: { uid: m.uid, key: m.key },
+    });
+  }
+
+  /** Ends the fairness hold, clearing its members' nominations. */
+  private releaseHold(): void {
+    const hold = this.gangs.hold;
+    if (hold === undefined) return;
+    this.gangs.hold = undefined;
+    for (const m of hold.members) this.clearHeld(m);
+  }
+
+  /**
+   * A hold older than its group's schedule timeout is released: an Event says so, the
+   * group may not hold again for another timeout, and its parked members retry together.
+   */
+  private expireHold(): void {
+    const hold = this.gangs.hold;
+    if (hold === undefined || this.now < hold.since + hold.timeoutMs) return;
+    this.releaseHold();
+    const seconds = Math.round(hold.timeoutMs / 1000);
+    const reason = `pod group ${hold.key}: not placed within its schedule timeout (${seconds}s); released the ${hold.members.length} node place(s) held for it`;
+    this.gangs.cooling.set(hold.key, this.now + hold.timeoutMs);
+    this.gangs.send(hold.key, { type: 'TIMED_OUT', reason });
+    this.groupEvents.set(hold.key, { type: 'Warning', reason: 'GangTimeout', message: reason });
+    // The places held are free again for whoever they turned away, the group's members too.
+    const parked = Array.from(this.pods.parked.entries(), ([uid]) => uid).filter(
+      (uid) => this.pods.stateOf(uid) === 'unschedulable',
+    );
+    for (const uid of parked) this.pods.send(uid, { type: 'REQUEUE', now: this.now });
   }
 
   /**
@@ -638,6 +743,9 @@ export class Scheduler {
       case 'NominationCleared':
         this.outbox.push({ kind: 'nominate', pod: d.pod, node: undefined });
         return;
+      case 'PodHeld':
+        this.outbox.push({ kind: 'nominate', pod: { uid: d.uid, key: d.key }, node: d.node });
+        return;
       default: {
         const unreachable: never = d;
         throw new Error(`unhandled decision ${JSON.stringify(unreachable)}`);
@@ -812,6 +920,9 @@ export class Scheduler {
 
   private onTimer(event: Extract<InputEvent, { type: 'TimerFired' }>): void {
     if (event.timer === 'flush') {
+      this.expireHold();
+      for (const [key, until] of this.gangs.cooling)
+        if (until <= this.now) this.gangs.cooling.delete(key);
       const stale = this.pods.parked.parkedLongerThan(this.now, this.opts.config.maxParkedMs);
       for (const uid of stale) this.pods.send(uid, { type: 'REQUEUE', now: this.now });
       this.startFlushTimer(this.now);
@@ -861,7 +972,20 @@ export class Scheduler {
         if (changeCouldHelp(entry, helped, hints)) moving.push(uid);
       }
     }
-    for (const uid of moving) this.pods.send(uid, { type: 'REQUEUE', now: this.now });
+    const holder = this.gangs.hold?.key;
+    for (const uid of moving) {
+      const info = holder === undefined ? undefined : this.cluster.pods.get(uid)?.info;
+      const retry = info !== undefined && this.groupOf(info) === holder;
+      this.pods.send(uid, retry ? { type: 'RETRY' } : { type: 'REQUEUE', now: this.now });
+    }
+  }
+
+  /** When the group of pod `uid` took its first step (its place in the queue), if it did. */
+  private groupQueueTime(uid: string): number | undefined {
+    const info = this.cluster.pods.get(uid)?.info;
+    const key = info === undefined ? undefined : this.groupOf(info);
+    const started = key === undefined ? undefined : this.gangs.contextOf(key)?.startedAt;
+    return started === undefined || started === 0 ? undefined : started;
   }
 
   private takeProduced(): Envelope<DecisionEvent>[] {

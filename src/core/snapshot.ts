@@ -2,7 +2,7 @@
 import type { ClusterStateData } from '../cluster/serialize.ts';
 import { type Rng, seededRng } from '../framework/rng.ts';
 import type { QueuedPod } from '../queue/active-queue.ts';
-import type { GroupData } from './gangs.ts';
+import type { GroupData, GroupHoldData } from './gangs.ts';
 import type { PreemptionData } from './preemptions.ts';
 
 /** The snapshot format's version; bumped on any incompatible change. */
@@ -74,6 +74,8 @@ export interface CoreSnapshot extends PodActorsData {
   preemptions?: PreemptionData[];
   /** Pod group machines with members in flight (absent in snapshots from before gangs). */
   groups?: GroupData[];
+  /** The gang fairness hold and cooling groups (absent in snapshots from before gangs). */
+  groupHold?: GroupHoldData;
 }
 
 /** Why a snapshot cannot be restored. */
@@ -206,6 +208,7 @@ const topLevelOrder: readonly string[] = [
   'permitTimers',
   'preemptions',
   'groups',
+  'groupHold',
   'cluster',
 ];
 

@@ -22,6 +22,8 @@ export function decisionText(d: DecisionEvent): string {
       return `preempt ${who} ${d.node} ${d.victim.key} ${d.victim.uid}`;
     case 'NominationCleared':
       return `unnominate ${who} ${d.node} ${d.pod.key} ${d.pod.uid}`;
+    case 'PodHeld':
+      return `held ${who} ${d.node} ${d.group}`;
     case 'CycleFailed':
       return `error ${who} ${d.plugin}: ${d.message}`;
     default: {

@@ -134,6 +134,8 @@ export function eventProblem(event: BerthEvent): string | undefined {
       return attemptProblem(e) ?? stringField(e, 'plugin') ?? stringField(e, 'message');
     case 'PodNominated':
       return attemptProblem(e) ?? nodeField(e) ?? stringField(e, 'message');
+    case 'PodHeld':
+      return attemptProblem(e) ?? nodeField(e) ?? stringField(e, 'group');
     case 'VictimPreempted':
       return attemptProblem(e) ?? nodeField(e) ?? podRefField(e.victim, 'victim');
     case 'NominationCleared':

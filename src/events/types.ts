@@ -215,6 +215,20 @@ export interface NominationCleared extends AttemptRef {
   pod: PodRef;
 }
 
+/**
+ * Decision (gang fairness): the attempt's pod, a member of the first blocked group in queue
+ * order, is nominated to `node`, where it fitted in its group's last step, while the group
+ * waits for room for the rest: pods of lower or equal priority are filtered as if it were
+ * there. Not a reservation; released by NominationCleared (naming the member's own attempt)
+ * when the group is placed, overtaken, or held longer than its schedule timeout.
+ */
+export interface PodHeld extends AttemptRef {
+  type: 'PodHeld';
+  node: string;
+  /** The group's id (`namespace/name`). */
+  group: string;
+}
+
 /** Decision: the cycle failed with an error in `plugin`; the pod backs off and retries. */
 export interface CycleFailed extends AttemptRef {
   type: 'CycleFailed';
@@ -232,6 +246,7 @@ export type DecisionEvent =
   | PodNominated
   | VictimPreempted
   | NominationCleared
+  | PodHeld
   | CycleFailed;
 
 /** Any event in berth's log. */
@@ -254,6 +269,7 @@ export const decisionEventTypes: readonly DecisionEvent['type'][] = Object.freez
   'PodNominated',
   'VictimPreempted',
   'NominationCleared',
+  'PodHeld',
   'CycleFailed',
 ]);
 
