@@ -527,23 +527,30 @@ export class Scheduler {
   }
 
   /**
+   * Ends the fairness hold; the places held are free again for whoever they turned away,
+   * the group's own members too.
+   */
+  private releaseHoldAndRequeue(): void {
+    this.releaseHold();
+    const parked = Array.from(this.pods.parked.entries(), ([uid]) => uid).filter(
+      (uid) => this.pods.stateOf(uid) === 'unschedulable',
+    );
+    for (const uid of parked) this.pods.send(uid, { type: 'REQUEUE', now: this.now });
+  }
+
+  /**
    * A hold older than its group's schedule timeout is released: an Event says so, the
    * group may not hold again for another timeout, and its parked members retry together.
    */
   private expireHold(): void {
     const hold = this.gangs.hold;
     if (hold === undefined || this.now < hold.since + hold.timeoutMs) return;
-    this.releaseHold();
+    this.releaseHoldAndRequeue();
     const seconds = Math.round(hold.timeoutMs / 1000);
     const reason = `pod group ${hold.key}: not placed within its schedule timeout (${seconds}s); released the ${hold.members.length} node place(s) held for it`;
     this.gangs.cooling.set(hold.key, this.now + hold.timeoutMs);
     this.gangs.send(hold.key, { type: 'TIMED_OUT', reason });
     this.groupEvents.set(hold.key, { type: 'Warning', reason: 'GangTimeout', message: reason });
-    // The places held are free again for whoever they turned away, the group's members too.
-    const parked = Array.from(this.pods.parked.entries(), ([uid]) => uid).filter(
-      (uid) => this.pods.stateOf(uid) === 'unschedulable',
-    );
-    for (const uid of parked) this.pods.send(uid, { type: 'REQUEUE', now: this.now });
   }
 
   /**
@@ -569,6 +576,7 @@ export class Scheduler {
    * changes.
    */
   private holdGroup(key: string, popped: PodInfo, message: string): void {
+    if (this.gangs.hold?.key === key) this.releaseHoldAndRequeue();
     this.gangs.send(key, { type: 'QUORUM_MISSING', reason: message });
     const queued = this.gangs
       .memberUids(key)
@@ -882,6 +890,11 @@ export class Scheduler {
     const before = ours(change.before);
     const after = ours(change.after);
     if (before !== undefined || after !== undefined) this.gangs.notePod(before, after);
+    // A member of the holding group left: the hold may be more than the group can use now.
+    const hold = this.gangs.hold;
+    const left = change.replaced?.info ?? (after === undefined ? before : undefined);
+    if (hold !== undefined && left !== undefined && this.groupOf(left) === hold.key)
+      this.releaseHoldAndRequeue();
   }
 
   /** Member `info` is bound: its group is running once minMember members are. */
