@@ -176,8 +176,7 @@ describe('gang scheduling', () => {
     expect(h.reserved()).toEqual([]);
     expect(h.effects.binds).toEqual([]);
     expect(h.effects.unschedulable.get('default/w1')).toBe(
-      'pod group default/train: 3 of 4 members fit; 0/3 nodes are available for default/w3: 3 Insufficient cpu. ' +
-        'no new claims to deallocate, preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod.',
+      'pod group default/train: 3 of 4 members fit; 0/3 nodes are available for default/w3: 3 Insufficient cpu.',
     );
     h.later(20_000).events(node('n4')).drain();
     expect(h.reserved()).toEqual(['default/w0', 'default/w1', 'default/w2', 'default/w3']);

@@ -315,14 +315,26 @@ export class Scheduler {
   }
 
   /** One cycle for `pod` with its profile, against the current state. */
-  private cycleFor(pod: PodInfo): CycleResult {
+  private cycleFor(pod: PodInfo, withPostFilters = true): CycleResult {
     const inUse = this.profiles.get(pod.schedulerName);
     if (inUse !== undefined) {
-      this.ctx.profile = inUse.profile;
+      this.ctx.profile = withPostFilters ? inUse.profile : this.withoutPostFilters(inUse.profile);
       this.ctx.percentageOfNodesToScore = inUse.percentageOfNodesToScore;
     }
     this.ctx.now = this.now;
     return scheduleOne(pod, this.cluster, this.ctx);
+  }
+
+  /** Each profile without its PostFilters, made once: a gang step never preempts. */
+  private readonly gangProfiles = new WeakMap<Profile, Profile>();
+
+  private withoutPostFilters(profile: Profile): Profile {
+    let plain = this.gangProfiles.get(profile);
+    if (plain === undefined) {
+      plain = { ...profile, postFilter: [] };
+      this.gangProfiles.set(profile, plain);
+    }
+    return plain;
   }
 
   /** The attempt of pod `pod` its machine is on now. */
@@ -415,7 +427,7 @@ export class Scheduler {
       info,
       attempt: this.pods.attemptOf(info.uid) ?? 0,
     }));
-    const trial = tryGroup(this.cluster, chosen, this.now, (pod) => this.cycleFor(pod));
+    const trial = tryGroup(this.cluster, chosen, this.now, (pod) => this.cycleFor(pod, false));
     if (trial.kind === 'blocked') {
       const r = trial.result;
       const why = r.kind === 'Error' ? `${r.plugin}: ${r.message}` : r.message;
