@@ -1,4 +1,5 @@
 // `berth explain NS/POD`: why a pod is where it is, or why it fits nowhere, from manifests, a log or a cluster.
+import { podGroupKeyOf } from '../cluster/pod-groups.ts';
 import { restoreClusterState } from '../cluster/serialize.ts';
 import { type BerthConfig, parseConfig } from '../core/config.ts';
 import { decisionText } from '../events/digest.ts';
@@ -10,6 +11,7 @@ import {
   type CycleDecision,
   type LogPart,
   logParts,
+  MidStepError,
   memoryPart,
   type PodDecision,
   podHistory,
@@ -59,7 +61,19 @@ function explainDecision(
   source: string,
 ): ExplainDocument {
   const part = parts[decision.part] as LogPart;
-  const at: CoreAt = readingLog(part.name, () => replayTo(part, decision.seq));
+  let at: CoreAt;
+  let stepStart: number | undefined;
+  try {
+    at = replayTo(part, decision.seq);
+  } catch (error) {
+    // A gang step decides its members in a row: explain from where the step starts.
+    if (!(error instanceof MidStepError) || error.stepStart === undefined)
+      return readingLog(part.name, () => {
+        throw error;
+      });
+    stepStart = error.stepStart;
+    at = readingLog(part.name, () => replayTo(part, stepStart));
+  }
   const config = configOf(at.header, part.name);
   const state = restoreClusterState(at.state.cluster);
   const pod = state.pods.get(decision.event.uid)?.info;
@@ -76,6 +90,16 @@ function explainDecision(
   });
   const recorded = recordedText(decision.event);
   const recomputed = describeOutcome(explanation);
+  const group = config.gangs === undefined ? undefined : podGroupKeyOf(pod);
+  const gangStep =
+    group === undefined ||
+    (stepStart === undefined &&
+      !(
+        decision.event.type === 'PodUnschedulable' &&
+        decision.event.message.startsWith('pod group ')
+      ))
+      ? undefined
+      : { group, seq: stepStart ?? decision.seq };
   return {
     pod: pod.key,
     uid: pod.uid,
@@ -91,7 +115,8 @@ function explainDecision(
       seq: decision.seq,
       decision: recorded,
       recomputed,
-      agrees: recorded === recomputed,
+      agrees: gangStep !== undefined || recorded === recomputed,
+      ...(gangStep === undefined ? {} : { gangStep }),
     },
     notes: podNotes(pod, config),
     explanation,

@@ -16,6 +16,12 @@ export interface RecordedCheck {
   decision: string;
   recomputed: string;
   agrees: boolean;
+  /**
+   * Set when the decision came from a pod group's gang step (which tries every missing
+   * member together): the group and the seq the step starts at. The explanation is then
+   * the member's own cycle, alone, against that step's snapshot, and is not compared.
+   */
+  gangStep?: { group: string; seq: number };
 }
 
 /** What `berth explain` prints: `--json` gives exactly this object. */
@@ -75,14 +81,19 @@ function header(doc: ExplainDocument): string[] {
   const e = doc.explanation;
   const lines = [`berth explain ${doc.pod} (uid ${doc.uid}) — ${doc.mode}: ${doc.source}`];
   const a = doc.asOf;
+  const stateSeq = (doc.recorded?.gangStep?.seq ?? a.seq) - 1;
   if (a.kind === 'decision')
-    lines.push(`As of:    decision #${a.seq}, on the state after seq ${a.seq - 1} (t=${a.time}ms)`);
+    lines.push(`As of:    decision #${a.seq}, on the state after seq ${stateSeq} (t=${a.time}ms)`);
   else if (a.kind === 'end')
     lines.push(`As of:    the end of the run (after seq ${a.seq}, t=${a.time}ms): its next cycle`);
   else lines.push('As of:    now (the cluster as listed); nothing is written to it');
   lines.push(`Result:   ${a.kind === 'decision' ? '' : 'if a cycle ran now: '}${resultText(e)}`);
   const r = doc.recorded;
-  if (r !== null)
+  if (r?.gangStep !== undefined)
+    lines.push(
+      `Recorded: #${r.seq} ${r.decision}: decided by the gang step of pod group ${r.gangStep.group} (from seq ${r.gangStep.seq}), which tries its members together; below, this member's own cycle, alone, against that step's snapshot`,
+    );
+  else if (r !== null)
     lines.push(
       r.agrees
         ? `Recorded: #${r.seq} ${r.decision}: the recomputed cycle agrees`

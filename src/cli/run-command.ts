@@ -13,7 +13,7 @@ import { TokenBucket } from '../adapters/kube/rate-limiter.ts';
 import { nodeSource, objectSource, podSource, reflect } from '../adapters/kube/reflector.ts';
 import { SchedulerMetrics } from '../adapters/metrics/scheduler-metrics.ts';
 import { parseBindAddress, startStatusServer } from '../adapters/metrics/status-server.ts';
-import { objectKinds } from '../cluster/cluster-objects.ts';
+import { objectKinds, optionalObjectKinds } from '../cluster/cluster-objects.ts';
 import { LiveScheduler } from '../runtime/live.ts';
 import { intFlag, numberFlag, parseFlags } from './args.ts';
 import { decisionConfig, readConfigFile } from './config-file.ts';
@@ -143,7 +143,14 @@ export async function runCommand(argv: string[]): Promise<void> {
     sources: [
       reflect({ kind: 'Node', source: nodeSource(clients), logger }),
       reflect({ kind: 'Pod', source: podSource(clients), logger }),
-      ...objectKinds.map((kind) => reflect({ kind, source: objectSource(clients, kind), logger })),
+      ...objectKinds.map((kind) =>
+        reflect({
+          kind,
+          source: objectSource(clients, kind),
+          logger,
+          optional: optionalObjectKinds.has(kind),
+        }),
+      ),
     ],
     syncKinds: ['Node', 'Pod', ...objectKinds],
     effects: (ingest) =>

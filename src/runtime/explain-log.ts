@@ -119,6 +119,21 @@ export function podHistory(parts: readonly LogPart[], key: string): PodHistory {
   return { header, decisions, seen, lastSeq };
 }
 
+/**
+ * `replayTo` was asked for a point inside a step's decisions (a gang step decides several
+ * pods in a row); `stepStart` is the seq the step starts at, when known.
+ */
+export class MidStepError extends SegmentError {
+  constructor(
+    file: string,
+    line: number | undefined,
+    message: string,
+    readonly stepStart: number | undefined,
+  ) {
+    super(file, line, message);
+  }
+}
+
 /** The core's state at a point of the log, and the header it was recorded with. */
 export interface CoreAt {
   header: LogHeader;
@@ -135,6 +150,8 @@ export interface CoreAt {
 export function replayTo(part: LogPart, beforeSeq?: number): CoreAt {
   const reader = new LogReader();
   let session: ReplaySession | undefined;
+  /** The last seq before which the core was between cycles (where a step starts). */
+  let stepStart: number | undefined;
   let divergedAt: number | undefined;
   let reached = false;
   const open = (): ReplaySession => {
@@ -152,6 +169,7 @@ export function replayTo(part: LogPart, beforeSeq?: number): CoreAt {
       reached = true;
       return false;
     }
+    if (open().settled) stepStart = record.seq;
     if (open().feed(record)) return true;
     divergedAt = reader.linesRead;
     return false;
@@ -175,10 +193,11 @@ export function replayTo(part: LogPart, beforeSeq?: number): CoreAt {
   if (beforeSeq !== undefined && !reached)
     throw new SegmentError(part.name, undefined, `the log ends before seq ${beforeSeq}`);
   if (beforeSeq !== undefined && !current.settled)
-    throw new SegmentError(
+    throw new MidStepError(
       part.name,
       reader.linesRead,
       `seq ${beforeSeq} is not where a scheduling cycle starts`,
+      stepStart,
     );
   return { header: reader.header as LogHeader, state: current.snapshot() };
 }

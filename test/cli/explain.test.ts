@@ -248,6 +248,22 @@ describe('berth explain', () => {
     }
   });
 
+  it('explains a gang member by the step of its group, from where the step starts', async () => {
+    const gangLog = join(root, 'test/fixtures/logs/sim-gang.jsonl');
+    const placed = JSON.parse(
+      (await inProcess('ml/bert-worker-2', '--log', gangLog, '--json')).out,
+    );
+    expect(placed.recorded.gangStep).toEqual({ group: 'ml/bert', seq: 23 });
+    expect(placed.recorded.decision).toBe('Scheduled on gpu-1');
+    expect(placed.explanation.check.agrees).toBe(true);
+    const blocked = await inProcess('ml/llama-worker-0', '--log', gangLog);
+    expect(blocked.error).toBeUndefined();
+    expect(blocked.out).toContain(
+      'decided by the gang step of pod group ml/llama (from seq 54), which tries its members together',
+    );
+    expect(blocked.out).not.toContain('MISMATCH');
+  });
+
   it('reads a rotated recording, with older segments deleted, from the snapshot of the right segment', async () => {
     const text = recordedRun();
     const dir = join(work, 'rotated');
