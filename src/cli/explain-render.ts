@@ -81,10 +81,10 @@ function header(doc: ExplainDocument): string[] {
   const e = doc.explanation;
   const lines = [`berth explain ${doc.pod} (uid ${doc.uid}) — ${doc.mode}: ${doc.source}`];
   const a = doc.asOf;
-  const stateSeq = (doc.recorded?.gangStep?.seq ?? a.seq) - 1;
-  if (a.kind === 'decision')
+  if (a.kind === 'decision') {
+    const stateSeq = (doc.recorded?.gangStep?.seq ?? a.seq) - 1;
     lines.push(`As of:    decision #${a.seq}, on the state after seq ${stateSeq} (t=${a.time}ms)`);
-  else if (a.kind === 'end')
+  } else if (a.kind === 'end')
     lines.push(`As of:    the end of the run (after seq ${a.seq}, t=${a.time}ms): its next cycle`);
   else lines.push('As of:    now (the cluster as listed); nothing is written to it');
   lines.push(`Result:   ${a.kind === 'decision' ? '' : 'if a cycle ran now: '}${resultText(e)}`);
