@@ -1,8 +1,12 @@
-// Pins what trimming keeps of a full Pod and Node, what it drops, and that odd shapes survive.
+// Pins what trimming keeps of a full Pod, Node and PodGroup, what it drops, and that odd shapes survive.
+import { from, lastValueFrom, toArray } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { nodeInfoFromObject } from '../cluster/node-info.ts';
+import { parsePodGroup } from '../cluster/pod-groups.ts';
 import { computePodRequests } from '../cluster/requests.ts';
-import { trimNode, trimPod } from './trim.ts';
+import type { InputEvent } from '../events/types.ts';
+import { dropUnchangedUpserts } from '../runtime/pipeline.ts';
+import { trimNode, trimObject, trimPod } from './trim.ts';
 
 const managedFields = [{ manager: 'kubectl', operation: 'Update', fieldsV1: { 'f:spec': {} } }];
 const term = { labelSelector: { matchLabels: { app: 'db' } }, topologyKey: 'zone' };
@@ -283,5 +287,75 @@ describe('trimNode', () => {
         images: [{ names: ['nginx@sha256:1', 'nginx:1.27'], sizeBytes: 7 }],
       },
     });
+  });
+});
+
+/** A PodGroup as the API server returns it once berth has written its status. */
+function fullPodGroup(rv: string, status: Record<string, unknown>) {
+  return {
+    apiVersion: 'scheduling.x-k8s.io/v1alpha1',
+    kind: 'PodGroup',
+    metadata: {
+      name: 'train',
+      namespace: 'ml',
+      uid: 'pg-1',
+      resourceVersion: rv,
+      generation: 1,
+      labels: { team: 'a' },
+      annotations: { 'kubectl.kubernetes.io/last-applied-configuration': '{}' },
+      creationTimestamp: '2025-01-01T00:00:00Z',
+      managedFields,
+    },
+    spec: {
+      minMember: 3,
+      minResources: { cpu: '3', memory: '6Gi', 'nvidia.com/gpu': 3 },
+      scheduleTimeoutSeconds: 60,
+    },
+    status,
+  };
+}
+
+describe('trimObject PodGroup', () => {
+  it('keeps the metadata, creation time and the spec a gang reads, and drops the status', () => {
+    const raw = fullPodGroup('9', { phase: 'Running', running: 3, occupiedBy: 'ml/train' });
+    expect(trimObject('PodGroup', raw)).toStrictEqual({
+      metadata: {
+        name: 'train',
+        namespace: 'ml',
+        uid: 'pg-1',
+        resourceVersion: '9',
+        labels: { team: 'a' },
+        creationTimestamp: '2025-01-01T00:00:00Z',
+      },
+      spec: {
+        minMember: 3,
+        minResources: { cpu: '3', memory: '6Gi', 'nvidia.com/gpu': 3 },
+        scheduleTimeoutSeconds: 60,
+      },
+    });
+  });
+
+  it('loses nothing the group model parses', () => {
+    const raw = fullPodGroup('9', { phase: 'Pending' });
+    expect(parsePodGroup(trimObject('PodGroup', raw))).toEqual(parsePodGroup(raw));
+  });
+
+  it("makes berth's own status writes invisible: the pipeline drops them as unchanged", async () => {
+    const written = [
+      fullPodGroup('9', {}),
+      fullPodGroup('10', { phase: 'Scheduling', scheduled: 0 }),
+      fullPodGroup('11', {
+        phase: 'Scheduled',
+        scheduled: 3,
+        scheduleStartTime: '2025-01-01T00:01:00Z',
+      }),
+    ];
+    const events: InputEvent[] = written.map((o) => ({
+      type: 'ObjectUpserted',
+      kind: 'PodGroup',
+      object: trimObject('PodGroup', o),
+    }));
+    const kept = await lastValueFrom(from(events).pipe(dropUnchangedUpserts(), toArray()));
+    expect(kept).toHaveLength(1);
   });
 });

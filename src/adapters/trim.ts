@@ -268,6 +268,15 @@ const objectShapes: { readonly [K in ObjectKind]: Shape } = {
     },
     spec: { drivers: each({ name: true, nodeID: true, allocatable: true, topologyKeys: true }) },
   },
+  /**
+   * Gang scheduling: how many members, how much they need, how long to wait. The group's
+   * age orders groups. `status` is berth's own output: kept, each status write would come
+   * back through the watch as a new input.
+   */
+  PodGroup: {
+    metadata: { ...objectMeta, creationTimestamp: true },
+    spec: { minMember: true, minResources: true, scheduleTimeoutSeconds: true },
+  },
 };
 
 /** Keeps every field of an object of `kind` that berth's plugins read. Never throws. */

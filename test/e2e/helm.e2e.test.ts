@@ -1,9 +1,15 @@
 // The Helm chart helm/berth on a real control plane: lint, strict dry runs, install, RBAC, upgrade, uninstall.
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
+import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
+import { loadKubeConfig, makeClients } from '../../src/adapters/kube/config.ts';
+import { KubeEffects } from '../../src/adapters/kube/effects.ts';
+import { listKind } from '../../src/adapters/kube/list-once.ts';
+import { objectSource } from '../../src/adapters/kube/list-watch.ts';
+import { TokenBucket } from '../../src/adapters/kube/rate-limiter.ts';
 import type { BerthRun } from './support/berth.ts';
 import { useCluster } from './support/cluster.ts';
 import {
@@ -18,6 +24,7 @@ import {
 } from './support/helm.ts';
 import { type EventJson, eventsAbout } from './support/kubectl.ts';
 import { kwokNode, type Manifest, namespace, pods, toYaml } from './support/manifests.ts';
+import { applyPodGroupCrd, podGroupCrdName, podGroupCrdPath } from './support/pod-group-crd.ts';
 import { waitFor } from './support/wait.ts';
 
 const dryNs = 'helm-dry';
@@ -68,6 +75,28 @@ interface DeploymentJson {
       spec: Record<string, unknown> & { containers: Record<string, unknown>[] };
     };
   };
+}
+
+/** The parts of the PodGroup CRD the tests read. */
+interface CrdJson {
+  metadata: { labels?: Record<string, string> };
+  spec: {
+    group: string;
+    scope: string;
+    names: { kind: string; plural: string; shortNames?: string[] };
+    versions: {
+      name: string;
+      served: boolean;
+      storage: boolean;
+      subresources?: Record<string, unknown>;
+      additionalPrinterColumns?: { name: string; jsonPath: string }[];
+    }[];
+  };
+  status?: { conditions?: { type: string; status: string }[] };
+}
+
+interface PodGroupJson {
+  status?: Record<string, unknown>;
 }
 
 interface LeaseJson {
@@ -334,6 +363,12 @@ interface Access {
   name?: string;
 }
 
+const podGroups = { resource: 'podgroups', group: 'scheduling.x-k8s.io' };
+
+function groupReport(key: string) {
+  return { key, phase: 'Pending' as const, scheduled: 0, running: 0, succeeded: 0, failed: 0 };
+}
+
 const needed: Access[] = [
   ...['get', 'list', 'watch'].map((verb) => ({ verb, resource: 'pods' })),
   ...['get', 'list', 'watch'].map((verb) => ({ verb, resource: 'pods', namespace: appsNs })),
@@ -365,6 +400,14 @@ const needed: Access[] = [
     verb,
     resource: 'events',
     group: 'events.k8s.io',
+    namespace: appsNs,
+  })),
+  // Gang scheduling: PodGroups read everywhere, their status written.
+  ...['get', 'list', 'watch'].map((verb) => ({ verb, ...podGroups })),
+  ...['get', 'patch', 'update'].map((verb) => ({
+    verb,
+    ...podGroups,
+    subresource: 'status',
     namespace: appsNs,
   })),
   ...['get', 'update'].map((verb) => ({
@@ -403,6 +446,12 @@ const forbidden: Access[] = [
   { ...lease, verb: 'list', namespace: releaseNs },
   { ...lease, verb: 'update', namespace: releaseNs, name: 'kube-scheduler' },
   { verb: 'get', resource: 'configmaps', namespace: releaseNs, name: fullname },
+  // A PodGroup's spec is its owner's: berth writes only the status.
+  ...['create', 'update', 'patch', 'delete'].map((verb) => ({
+    verb,
+    ...podGroups,
+    namespace: appsNs,
+  })),
   { verb: 'create', resource: 'events', namespace: appsNs },
 ];
 
@@ -415,6 +464,8 @@ describe('the Helm chart helm/berth', () => {
   const cluster = useCluster('helm');
   let helm: Helm;
   let berth: BerthRun | undefined;
+  /** A kubeconfig with a token of the chart's ServiceAccount (set by the install test). */
+  let saKubeconfig = '';
 
   beforeAll(async () => {
     const c = cluster();
@@ -484,6 +535,17 @@ describe('the Helm chart helm/berth', () => {
   it('installs; berth with its ServiceAccount and ConfigMap schedules pods, takes the Lease and writes Events', async () => {
     const c = cluster();
     const k = c.kubectl;
+    // Before the chart, nothing serves PodGroups: berth's list says so instead of failing.
+    const admin = makeClients(loadKubeConfig({ kubeconfig: c.kubeconfig }));
+    expect(await listKind('PodGroup', objectSource(admin, 'PodGroup'), true)).toEqual([
+      { type: 'ResyncStarted', kind: 'PodGroup' },
+      {
+        type: 'ResyncDone',
+        kind: 'PodGroup',
+        unavailable:
+          'the API server does not serve scheduling.x-k8s.io/v1alpha1 podgroups (is the PodGroup CRD installed?)',
+      },
+    ]);
     await helm.run([
       'install',
       release,
@@ -508,7 +570,7 @@ describe('the Helm chart helm/berth', () => {
     const token = (
       await k.run(['create', 'token', fullname, '-n', releaseNs, '--duration=3600s'])
     ).stdout.trim();
-    const saKubeconfig = tokenKubeconfig(c.kubeconfig, token, 'berth-chart-sa');
+    saKubeconfig = tokenKubeconfig(c.kubeconfig, token, 'berth-chart-sa');
     const configMap = await k.getJson<{ data: Record<string, string> }>([
       'configmap',
       fullname,
@@ -686,6 +748,134 @@ describe('the Helm chart helm/berth', () => {
     expect(run.exitStatus).toBeUndefined();
   });
 
+  it('installs the PodGroup CRD from crds/: served, with its columns and schema; berth lists PodGroups and writes their status and Events', async () => {
+    const c = cluster();
+    const k = c.kubectl;
+    const run = berth;
+    if (run === undefined) throw new Error('berth from the install test is not running');
+    // Helm applied crds/ itself (the release manifest holds only the templates).
+    const crd = await k.getJson<CrdJson>(['crd', podGroupCrdName]);
+    const file = parseYaml(readFileSync(podGroupCrdPath, 'utf8')) as CrdJson;
+    expect(crd.status?.conditions).toContainEqual(
+      expect.objectContaining({ type: 'Established', status: 'True' }),
+    );
+    expect(crd.spec).toMatchObject({
+      group: 'scheduling.x-k8s.io',
+      scope: 'Namespaced',
+      names: { kind: 'PodGroup', plural: 'podgroups', shortNames: ['pg', 'pgs'] },
+    });
+    expect(crd.spec.versions.map((v) => [v.name, v.served, v.storage, v.subresources])).toEqual([
+      ['v1alpha1', true, true, { status: {} }],
+    ]);
+    expect(crd.spec.versions).toEqual(file.spec.versions);
+
+    // The schema: int-or-string quantities, minMember ≥ 1.
+    await k.apply(
+      toYaml([
+        {
+          apiVersion: 'scheduling.x-k8s.io/v1alpha1',
+          kind: 'PodGroup',
+          metadata: { name: 'train', namespace: appsNs },
+          spec: {
+            minMember: 3,
+            minResources: { cpu: 3, memory: '3Gi' },
+            scheduleTimeoutSeconds: 60,
+          },
+        },
+      ]),
+    );
+    const created = await k.getJson<{ spec: Record<string, unknown> }>([
+      'pg',
+      'train',
+      '-n',
+      appsNs,
+    ]);
+    expect(created.spec).toEqual({
+      minMember: 3,
+      minResources: { cpu: 3, memory: '3Gi' },
+      scheduleTimeoutSeconds: 60,
+    });
+    const refused = await k.run(['apply', '-f', '-'], {
+      input: toYaml([
+        {
+          apiVersion: 'scheduling.x-k8s.io/v1alpha1',
+          kind: 'PodGroup',
+          metadata: { name: 'empty', namespace: appsNs },
+          spec: { minMember: 0, minResources: { cpu: [1] } },
+        },
+      ]),
+      allowFailure: true,
+    });
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toMatch(
+      /spec\.minMember: Invalid value: 0: .*greater than or equal to 1/,
+    );
+    expect(refused.stderr).toMatch(/spec\.minResources\.cpu/);
+
+    // berth (the chart's ServiceAccount) listed PodGroups, and saw the CRD served.
+    await run.waitForLog(
+      'its PodGroup list',
+      (e) => e.reflector === 'PodGroup' && e.msg === 'listed',
+    );
+    expect(run.logs().filter((e) => e.reflector === 'PodGroup' && e.level === 40)).toEqual([]);
+
+    // berth's status and Event writes, with the chart's identity, land as the schema wants.
+    // berth stops first, so that nothing else writes this PodGroup meanwhile.
+    expect(await run.stop('SIGTERM')).toEqual({ code: 0, signal: null });
+    berth = undefined;
+    const logLines: Record<string, unknown>[] = [];
+    const effects = new KubeEffects({
+      clients: makeClients(loadKubeConfig({ kubeconfig: saKubeconfig })),
+      limiter: new TokenBucket({ qps: 10, burst: 10 }),
+      reportLimiter: new TokenBucket({ qps: 10, burst: 10 }),
+      ingest: () => {},
+      logger: pino({ level: 'debug' }, { write: (l: string) => void logLines.push(JSON.parse(l)) }),
+      reportingInstance: 'berth-e2e',
+      schedulerName: 'berth',
+    });
+    const startMs = Date.parse('2030-01-02T03:04:05.678Z');
+    effects.reportGroup({
+      key: `${appsNs}/train`,
+      phase: 'Scheduled',
+      scheduled: 3,
+      running: 1,
+      succeeded: 0,
+      failed: 0,
+      scheduleStartMs: startMs,
+      event: { type: 'Normal', reason: 'Scheduled', message: 'all 3 members placed' },
+    });
+    effects.reportGroup(groupReport(`${appsNs}/missing`));
+    await effects.settled();
+    expect(logLines.filter((l) => (l.level as number) >= 40)).toEqual([]);
+    expect(logLines.filter((l) => l.code === 404).map((l) => l.podGroup)).toEqual([
+      `${appsNs}/missing`,
+    ]);
+    const group = await k.getJson<PodGroupJson>(['podgroup', 'train', '-n', appsNs]);
+    expect(group.status).toEqual({
+      phase: 'Scheduled',
+      scheduled: 3,
+      running: 1,
+      succeeded: 0,
+      failed: 0,
+      scheduleStartTime: '2030-01-02T03:04:05Z',
+    });
+    const columns = await k.run(['get', 'pg', 'train', '-n', appsNs]);
+    expect(columns.stdout).toMatch(/^NAME\s+PHASE\s+MINMEMBER\s+RUNNING\s+AGE\n/);
+    expect(columns.stdout).toMatch(/\ntrain\s+Scheduled\s+3\s+1\s+\S+\n/);
+    const events = (await k.events(appsNs)).filter((e) => e.regarding?.kind === 'PodGroup');
+    expect(events).toMatchObject([
+      {
+        reason: 'Scheduled',
+        note: 'all 3 members placed',
+        type: 'Normal',
+        action: 'Scheduling',
+        reportingController: 'berth',
+        regarding: { kind: 'PodGroup', name: 'train', namespace: appsNs },
+      },
+    ]);
+    effects.stop();
+  });
+
   it('helm uninstall leaves nothing of the chart behind, in the namespace or cluster-wide', async () => {
     const k = cluster().kubectl;
     const run = berth;
@@ -741,5 +931,14 @@ describe('the Helm chart helm/berth', () => {
     ]);
     expect(records.stdout.trim()).toBe('');
     expect((await helm.run(['list', '-n', releaseNs, '-a', '-q'])).stdout.trim()).toBe('');
+    // Helm never deletes what it installed from crds/: the CRD, and every PodGroup, stay.
+    expect((await k.run(['get', 'crd', podGroupCrdName, '-o', 'name'])).stdout.trim()).toBe(
+      `customresourcedefinition.apiextensions.k8s.io/${podGroupCrdName}`,
+    );
+    expect((await k.run(['get', 'pg', '-n', appsNs, '-o', 'name'])).stdout.trim()).toBe(
+      'podgroup.scheduling.x-k8s.io/train',
+    );
+    // Updating it the way docs/helm.md says (kubectl apply of crds/) works on Helm's copy.
+    await applyPodGroupCrd(k);
   });
 });

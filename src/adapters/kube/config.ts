@@ -5,6 +5,7 @@ import { delimiter, join } from 'node:path';
 import {
   AppsV1Api,
   CoreV1Api,
+  CustomObjectsApi,
   createConfiguration,
   EventsV1Api,
   KubeConfig,
@@ -118,6 +119,8 @@ export interface KubeClients {
   storage: StorageV1Api;
   policy: PolicyV1Api;
   events: EventsV1Api;
+  /** Custom resources (scheduler-plugins' PodGroups). */
+  custom: CustomObjectsApi;
   server: string;
 }
 
@@ -140,6 +143,7 @@ export function makeClients(kc: KubeConfig): KubeClients {
       storage: new StorageV1Api(configuration),
       policy: new PolicyV1Api(configuration),
       events: new EventsV1Api(configuration),
+      custom: new CustomObjectsApi(configuration),
       server,
     };
   } catch (error) {

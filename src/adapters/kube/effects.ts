@@ -1,10 +1,12 @@
 // The Kubernetes effect adapter: binds, preempts, nominates, sets PodScheduled, records Events.
 import { PatchStrategy, V1MicroTime } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
-import type { EffectPort } from '../../core/ports.ts';
+import type { EffectPort, GroupReport } from '../../core/ports.ts';
 import type { AttemptRef, BindFailureReason, InputEvent, PodRef } from '../../events/types.ts';
 import { describeApiError } from './api-error.ts';
 import type { KubeClients } from './config.ts';
+import { EventNamer, eventNote } from './event-names.ts';
+import { GroupReports } from './group-status.ts';
 import {
   generationField,
   type PreemptionWriter,
@@ -38,7 +40,10 @@ export interface KubeEffectsOptions {
   schedulerName: string;
   /** Timeout of each API write (default 30 s). */
   requestTimeoutMs?: number;
-  /** How many pods' last unschedulable message to remember (default 10,000). */
+  /**
+   * How many pods' last unschedulable message, and how many groups' last PodGroup status, to
+   * remember (default 10,000 each).
+   */
   maxRemembered?: number;
   /** How many report writes may wait for a token; beyond it the oldest is dropped (default 1,000). */
   maxQueuedReports?: number;
@@ -57,9 +62,6 @@ interface Report {
   message?: string;
 }
 
-/** The events.k8s.io/v1 `note` limit (1 kB); longer notes are rejected by the API. */
-const noteLimit = 1024;
-
 /** Drops are logged at the first one and then every this many, with the running count. */
 const dropLogEvery = 1000;
 
@@ -67,13 +69,6 @@ const dropLogEvery = 1000;
 function podReference(pod: PodRef) {
   const { namespace, name } = splitKey(pod.key);
   return { apiVersion: 'v1', kind: 'Pod', name, namespace, uid: pod.uid };
-}
-
-function truncateBytes(text: string, limit: number): string {
-  if (Buffer.byteLength(text) <= limit) return text;
-  let out = text.slice(0, limit);
-  while (Buffer.byteLength(out) > limit - 3) out = out.slice(0, -1);
-  return `${out}...`;
 }
 
 function bindFailureReason(code: number | undefined): BindFailureReason {
@@ -104,11 +99,12 @@ export class KubeEffects implements EffectPort {
   private readonly writes = new Set<Promise<void>>();
   private readonly preemption: PreemptionWriter;
   private readonly reports: PacedQueue<Report>;
+  /** PodGroup status writes and Events: their own queue, on the same report budget. */
+  private readonly groups: GroupReports;
   /** Last unschedulable message per pod uid, oldest first (Map keeps insertion order). */
   private readonly lastUnschedulable = new Map<string, string>();
   private stopped = false;
-  /** Makes event names unique within one millisecond. */
-  private eventSeq = 0;
+  private readonly namer = new EventNamer();
   private dropped = 0;
   private droppedSinceLog = 0;
   private readonly log: Logger;
@@ -120,6 +116,19 @@ export class KubeEffects implements EffectPort {
       capacity: opts.maxQueuedReports ?? 1000,
       run: (report) => this.send(report),
       onDrop: (report) => this.onDrop(report),
+    });
+    this.groups = new GroupReports({
+      clients: opts.clients,
+      bucket: opts.reportLimiter,
+      log: this.log,
+      timeoutMs: this.timeoutMs,
+      capacity: opts.maxQueuedReports ?? 1000,
+      maxRemembered: opts.maxRemembered ?? 10_000,
+      reportingController: opts.reportingController ?? 'berth',
+      reportingInstance: opts.reportingInstance,
+      namer: this.namer,
+      now: () => this.now(),
+      onDrop: () => this.countDrop(),
     });
     this.preemption = {
       clients: opts.clients,
@@ -141,9 +150,9 @@ export class KubeEffects implements EffectPort {
     };
   }
 
-  /** Report writes waiting for a token. */
+  /** Report writes waiting for a token (PodGroup writes included). */
   get queuedReports(): number {
-    return this.reports.size;
+    return this.reports.size + this.groups.size;
   }
 
   /** Report writes dropped so far because the report queue was full. */
@@ -234,6 +243,16 @@ export class KubeEffects implements EffectPort {
   }
 
   /**
+   * Writes the group's PodGroup status (a merge patch of the status subresource: phase,
+   * counts, scheduleStartTime) and its Event, if any, on the report budget. A newer report
+   * replaces one still waiting; a status identical to the last written is not sent again.
+   */
+  reportGroup(report: GroupReport): void {
+    if (this.stopped) return;
+    this.groups.report(report);
+  }
+
+  /**
    * Forgets the pod (deleted, or replaced under its name): its next report is written even if
    * the message repeats, and its status patches still queued are dropped, since they would
    * land on whatever pod holds the name now. Its queued Events stay (they name its uid).
@@ -255,6 +274,7 @@ export class KubeEffects implements EffectPort {
   async settled(): Promise<void> {
     await this.idle();
     await this.reports.settled();
+    await this.groups.settled();
     if (this.writes.size > 0) await this.settled();
   }
 
@@ -266,7 +286,7 @@ export class KubeEffects implements EffectPort {
   stop(): void {
     if (this.stopped) return;
     this.stopped = true;
-    const dropped = this.reports.close();
+    const dropped = this.reports.close() + this.groups.close();
     this.log.info({ dropped }, 'stopped; queued reports dropped');
   }
 
@@ -341,7 +361,7 @@ export class KubeEffects implements EffectPort {
     const body = {
       apiVersion: 'events.k8s.io/v1',
       kind: 'Event',
-      metadata: { name: this.eventName(name, time), namespace },
+      metadata: { name: this.namer.name(name, time), namespace },
       // A plain Date would serialise with milliseconds; the API wants MicroTime (6 digits).
       eventTime: new V1MicroTime(time),
       reportingController: this.opts.reportingController ?? 'berth',
@@ -349,7 +369,7 @@ export class KubeEffects implements EffectPort {
       action,
       reason,
       type,
-      note: truncateBytes(note, noteLimit),
+      note: eventNote(note),
       // The uid lets `kubectl describe pod` find the Event, and only for this pod.
       regarding: podReference(pod),
       ...(extras.related === undefined ? {} : { related: podReference(extras.related) }),
@@ -366,17 +386,6 @@ export class KubeEffects implements EffectPort {
           timeoutOptions(this.timeoutMs),
         ),
     });
-  }
-
-  /**
-   * `<pod>.<hex time>`, as client-go's event recorder names events. (`generateName: '<pod>.'`
-   * is rejected: events.k8s.io validates the prefix as a DNS subdomain, which cannot end in
-   * a dot.)
-   */
-  private eventName(pod: string, timeMs: number): string {
-    this.eventSeq = (this.eventSeq + 1) % 1_000_000;
-    const suffix = (BigInt(timeMs) * 1_000_000n + BigInt(this.eventSeq)).toString(16);
-    return `${pod.slice(0, 253 - suffix.length - 1)}.${suffix}`;
   }
 
   /** Sends one report; a failure is logged and dropped. Never rejects. */
@@ -405,12 +414,16 @@ export class KubeEffects implements EffectPort {
   }
 
   private onDrop(report: Report): void {
+    this.unremember(report);
+    this.countDrop();
+  }
+
+  private countDrop(): void {
     this.dropped += 1;
     this.droppedSinceLog += 1;
-    this.unremember(report);
     if (this.droppedSinceLog === 1 || this.droppedSinceLog % dropLogEvery === 0)
       this.log.warn(
-        { dropped: this.droppedSinceLog, queued: this.reports.size },
+        { dropped: this.droppedSinceLog, queued: this.queuedReports },
         'report backlog full; dropping the oldest reports',
       );
   }

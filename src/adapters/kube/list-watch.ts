@@ -1,6 +1,7 @@
 // ListWatchSources over @kubernetes/client-node: paged raw-JSON lists and bookmark watches.
 import { type ConfigurationOptions, Watch } from '@kubernetes/client-node';
 import type { ObjectKind } from '../../cluster/cluster-objects.ts';
+import { podGroupApiVersion } from '../../cluster/pod-groups.ts';
 import type { KubeClients } from './config.ts';
 import type { ListWatchSource, WatchHandlers } from './reflector.ts';
 import { rawJsonOptions } from './request-options.ts';
@@ -25,6 +26,13 @@ interface RawList {
   metadata?: { resourceVersion?: unknown; continue?: unknown };
 }
 
+/** `/apis/GROUP/VERSION/PLURAL` → `GROUP/VERSION PLURAL`; `/api/v1/PLURAL` → `v1 PLURAL`. */
+function resourceOf(path: string): string {
+  const parts = path.split('/').filter((p) => p !== '' && p !== 'api' && p !== 'apis');
+  const plural = parts.pop() ?? path;
+  return parts.length === 0 ? plural : `${parts.join('/')} ${plural}`;
+}
+
 function makeSource(
   clients: KubeClients,
   path: string,
@@ -36,6 +44,7 @@ function makeSource(
   const random = opts.random ?? Math.random;
   const watcher = new Watch(clients.kc);
   return {
+    resource: resourceOf(path),
     async list() {
       const items: unknown[] = [];
       let resourceVersion = '';
@@ -94,9 +103,16 @@ export function podSource(clients: KubeClients, opts: SourceOptions = {}): ListW
   );
 }
 
+/** Where berth lists, watches and writes PodGroups: group, version and plural of the CRD. */
+export const podGroupResource = {
+  group: podGroupApiVersion.split('/')[0] as string,
+  version: podGroupApiVersion.split('/')[1] as string,
+  plural: 'podgroups',
+} as const;
+
 /** Where each object kind is listed and watched (all namespaces), and how a page is fetched. */
 function objectEndpoint(clients: KubeClients, kind: ObjectKind): [string, PageFetcher] {
-  const { core, apps, storage, policy } = clients;
+  const { core, apps, storage, policy, custom } = clients;
   switch (kind) {
     case 'Namespace':
       return ['/api/v1/namespaces', (p, o) => core.listNamespace(p, o)];
@@ -127,6 +143,13 @@ function objectEndpoint(clients: KubeClients, kind: ObjectKind): [string, PageFe
         '/apis/policy/v1/poddisruptionbudgets',
         (p, o) => policy.listPodDisruptionBudgetForAllNamespaces(p, o),
       ];
+    case 'PodGroup': {
+      const { group, version, plural } = podGroupResource;
+      return [
+        `/apis/${group}/${version}/${plural}`,
+        (p, o) => custom.listClusterCustomObject({ group, version, plural, ...p }, o),
+      ];
+    }
   }
 }
 

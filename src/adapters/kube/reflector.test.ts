@@ -1,8 +1,14 @@
 // Tests the reflector's state machine against a scripted in-memory ListWatchSource.
 import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { apiError } from '../../../test/support/kube-api-doubles.ts';
 import type { InputEvent, ResourceKind } from '../../events/types.ts';
-import { type ListWatchSource, reflect, type WatchHandlers } from './reflector.ts';
+import {
+  type ListWatchSource,
+  type ReflectorOptions,
+  reflect,
+  type WatchHandlers,
+} from './reflector.ts';
 
 type ListResult = { items: unknown[]; resourceVersion: string };
 
@@ -16,6 +22,7 @@ interface FakeWatch {
 
 /** A ListWatchSource that plays back scripted lists and records every watch. */
 class ScriptedSource implements ListWatchSource {
+  resource: string | undefined;
   readonly lists: (ListResult | Error)[] = [];
   readonly watches: FakeWatch[] = [];
   listCalls = 0;
@@ -78,14 +85,19 @@ function describeEvent(e: InputEvent): string {
     case 'ObjectDeleted':
       return `ObjectDeleted ${e.kind} ${e.key}`;
     case 'ResyncStarted':
-    case 'ResyncDone':
       return `${e.type} ${e.kind}`;
+    case 'ResyncDone':
+      return e.unavailable === undefined
+        ? `${e.type} ${e.kind}`
+        : `${e.type} ${e.kind} unavailable: ${e.unavailable}`;
     default:
       return e.type;
   }
 }
 
-function setup(kind: ResourceKind = 'Node', opts: { inactivityTimeoutMs?: number } = {}) {
+type SetupOptions = Pick<ReflectorOptions, 'inactivityTimeoutMs' | 'optional' | 'optionalRetryMs'>;
+
+function setup(kind: ResourceKind = 'Node', opts: SetupOptions = {}) {
   const source = new ScriptedSource();
   const events: InputEvent[] = [];
   const logLines: Record<string, unknown>[] = [];
@@ -503,5 +515,156 @@ describe('reflect', () => {
     expect(t.source.current.rv).toBe('');
     sub.unsubscribe();
     expect(vi.getTimerCount()).toBe(0);
+  });
+});
+
+/** The 404 the API server answers for a resource it does not serve (no such CRD). */
+const notFound = () =>
+  apiError(404, 'NotFound', 'the server could not find the requested resource');
+
+function podGroup(name: string, rv: string) {
+  return {
+    metadata: { namespace: 'ml', name, resourceVersion: rv },
+    spec: { minMember: 2 },
+    status: { phase: 'Pending' },
+  };
+}
+
+const unavailablePodGroups =
+  'ResyncDone PodGroup unavailable: the API server does not serve ' +
+  'scheduling.x-k8s.io/v1alpha1 podgroups (is the PodGroup CRD installed?)';
+
+/** A PodGroup reflector, as `berth run` starts it, on a source that names its resource. */
+function podGroups(opts: SetupOptions = { optional: true }) {
+  const t = setup('PodGroup', opts);
+  t.source.resource = 'scheduling.x-k8s.io/v1alpha1 podgroups';
+  const warnings = () => t.logLines.filter((l) => l.level === 40);
+  const logged = (msg: string) => t.logLines.filter((l) => l.msg === msg).length;
+  return { ...t, warnings, logged };
+}
+
+describe('reflect an optional kind (a CRD that may not be installed)', () => {
+  it('relists a 404 as empty and unavailable, warns once, then retries quietly every 30 s until served', async () => {
+    const t = podGroups();
+    t.source.lists.push(notFound(), notFound(), notFound());
+    t.source.lists.push({ items: [podGroup('train', '7')], resourceVersion: '7' });
+    t.start();
+    await tick();
+    expect(t.seen()).toEqual(['ResyncStarted PodGroup', unavailablePodGroups]);
+    expect(t.warnings()).toHaveLength(1);
+    expect(t.source.watches).toHaveLength(0);
+    await tick(29_999);
+    expect(t.source.listCalls).toBe(1);
+    await tick(1);
+    expect(t.source.listCalls).toBe(2);
+    await tick(30_000);
+    expect(t.source.listCalls).toBe(3);
+    // Still not served: nothing more emitted, nothing more at warn, no backoff doubling.
+    expect(t.seen()).toEqual([]);
+    expect(t.warnings()).toHaveLength(1);
+    expect(t.logged('list failed; retrying')).toBe(0);
+    await tick(30_000);
+    expect(t.source.listCalls).toBe(4);
+    expect(t.seen()).toEqual([
+      'ResyncStarted PodGroup',
+      'ObjectUpserted PodGroup {"metadata":{"namespace":"ml","name":"train","resourceVersion":"7"},"spec":{"minMember":2}}',
+      'ResyncDone PodGroup',
+    ]);
+    expect(t.logged('now served; watching it')).toBe(1);
+    expect(t.source.watches.map((w) => w.rv)).toEqual(['7']);
+  });
+
+  it('says so again, once, when the CRD is deleted later (the watch 404s, the relist 404s)', async () => {
+    const t = podGroups();
+    t.source.lists.push({ items: [podGroup('train', '5')], resourceVersion: '5' });
+    t.source.lists.push(notFound(), notFound());
+    t.start();
+    await tick();
+    t.seen();
+    // client-node's Watch reports a refused watch request by its HTTP status.
+    t.source.current.handlers.onClose(Object.assign(new Error('Not Found'), { statusCode: 404 }));
+    await tick(800);
+    expect(t.source.listCalls).toBe(2);
+    // The empty relist deletes every PodGroup berth knew (the CRD's objects went with it).
+    expect(t.seen()).toEqual(['ResyncStarted PodGroup', unavailablePodGroups]);
+    expect(t.warnings()).toHaveLength(1);
+    await tick(30_000);
+    expect(t.source.listCalls).toBe(3);
+    expect(t.seen()).toEqual([]);
+    expect(t.warnings()).toHaveLength(1);
+    expect(t.source.watches).toHaveLength(1);
+  });
+
+  it('relists (and finds it unavailable) after a watch ERROR event carrying 404', async () => {
+    const t = podGroups();
+    t.source.lists.push({ items: [], resourceVersion: '5' }, notFound());
+    t.start();
+    await tick();
+    t.seen();
+    const w = t.source.current;
+    w.handlers.onEvent('ERROR', { kind: 'Status', code: 404, reason: 'NotFound', message: 'gone' });
+    expect(w.aborted).toBe(true);
+    await tick(800);
+    expect(t.seen()).toEqual(['ResyncStarted PodGroup', unavailablePodGroups]);
+  });
+
+  it('cycles: served, not served, served again, each change logged once', async () => {
+    const t = podGroups({ optional: true, optionalRetryMs: 1_000 });
+    t.source.lists.push(notFound(), { items: [], resourceVersion: '3' }, notFound());
+    t.source.lists.push({ items: [], resourceVersion: '9' });
+    t.start();
+    await tick();
+    await tick(1_000);
+    t.source.current.handlers.onClose(Object.assign(new Error('Not Found'), { statusCode: 404 }));
+    await tick(800);
+    await tick(1_000);
+    expect(t.seen()).toEqual([
+      'ResyncStarted PodGroup',
+      unavailablePodGroups,
+      'ResyncStarted PodGroup',
+      'ResyncDone PodGroup',
+      'ResyncStarted PodGroup',
+      unavailablePodGroups,
+      'ResyncStarted PodGroup',
+      'ResyncDone PodGroup',
+    ]);
+    expect(t.warnings()).toHaveLength(2);
+    expect(t.logged('now served; watching it')).toBe(2);
+    expect(t.source.watches.map((w) => w.rv)).toEqual(['3', '9']);
+  });
+
+  it('keeps the backoff retry, with warnings, for other list failures of an optional kind', async () => {
+    const t = podGroups();
+    t.source.lists.push(apiError(403, 'Forbidden', 'podgroups is forbidden'), notFound());
+    t.start();
+    await tick();
+    expect(t.seen()).toEqual([]);
+    expect(t.logged('list failed; retrying')).toBe(1);
+    await tick(800);
+    expect(t.source.listCalls).toBe(2);
+    expect(t.seen()).toEqual(['ResyncStarted PodGroup', unavailablePodGroups]);
+  });
+
+  it('treats a 404 of a kind that is not optional as any other list failure', async () => {
+    const t = podGroups({});
+    t.source.lists.push(notFound(), { items: [], resourceVersion: '2' });
+    t.start();
+    await tick();
+    expect(t.seen()).toEqual([]);
+    expect(t.logged('list failed; retrying')).toBe(1);
+    await tick(800);
+    expect(t.seen()).toEqual(['ResyncStarted PodGroup', 'ResyncDone PodGroup']);
+  });
+
+  it('unsubscribing while an unserved kind waits to be listed again clears the timer', async () => {
+    const t = podGroups();
+    t.source.lists.push(notFound());
+    const sub = t.start();
+    await tick();
+    expect(vi.getTimerCount()).toBe(1);
+    sub.unsubscribe();
+    expect(vi.getTimerCount()).toBe(0);
+    await tick(120_000);
+    expect(t.source.listCalls).toBe(1);
   });
 });

@@ -18,6 +18,8 @@ export interface WatchHandlers {
 
 /** Where a reflector lists and watches one kind of object. */
 export interface ListWatchSource {
+  /** What it lists, for messages (e.g. `scheduling.x-k8s.io/v1alpha1 podgroups`). */
+  readonly resource?: string;
   /** Lists every object, as raw JSON, with the list's resourceVersion. */
   list(): Promise<{ items: unknown[]; resourceVersion: string }>;
   /** Watches from `resourceVersion` (bookmarks requested). `onClose` is called at most once. */
@@ -38,6 +40,27 @@ export interface ReflectorOptions {
   /** Jitter source (default Math.random; adapters may use it, the core may not). */
   random?: () => number;
   timers?: Timers;
+  /**
+   * The kind is served by a CRD that may not be installed (`optionalObjectKinds`): a list
+   * answered 404 ends its relist with `ResyncDone { unavailable }` instead of failing, and
+   * is retried every `optionalRetryMs` until the kind is served.
+   */
+  optional?: boolean;
+  /** How often the list of an optional kind that is not served is retried (default 30 s). */
+  optionalRetryMs?: number;
+}
+
+/**
+ * The one-line `unavailable` reason of an optional kind's relist when the API server answers
+ * 404 for `resource` (e.g. `scheduling.x-k8s.io/v1alpha1 podgroups`).
+ */
+export function notServedMessage(kind: ResourceKind, resource: string | undefined): string {
+  return `the API server does not serve ${resource ?? `${kind} objects`} (is the ${kind} CRD installed?)`;
+}
+
+/** The API server does not serve the resource at all (its CRD is not installed, or deleted). */
+export function isNotServed(f: ApiFailure): boolean {
+  return f.code === 404;
 }
 
 type Loose = Record<string, unknown>;
@@ -73,7 +96,9 @@ function isGone(f: ApiFailure): boolean {
  * ends or fails resumes from the last resourceVersion seen (after backoff unless it ended
  * normally after delivering events); a 410 Gone relists; a silent watch is restarted by the
  * inactivity watchdog. Objects without `metadata.name` are logged and skipped. Never errors;
- * unsubscribing aborts the watch and clears every timer.
+ * unsubscribing aborts the watch and clears every timer. An `optional` kind the API server
+ * does not serve (404) relists as empty with `ResyncDone { unavailable }`, once per outage
+ * (one warning), and is listed again every `optionalRetryMs` until it is served.
  */
 export function reflect(opts: ReflectorOptions): Observable<InputEvent> {
   return new Observable<InputEvent>((subscriber) => {
@@ -93,6 +118,9 @@ class Reflector {
   private readonly initialMs: number;
   private readonly maxMs: number;
   private readonly inactivityMs: number;
+  private readonly optionalRetryMs: number;
+  /** An optional kind whose last list was answered 404 (its unavailable relist was emitted). */
+  private unavailable = false;
   /** Bumped whenever a list or watch is superseded; callbacks of older ones are ignored. */
   private generation = 0;
   private stopped = false;
@@ -112,6 +140,7 @@ class Reflector {
     this.initialMs = opts.backoff?.initialMs ?? 800;
     this.maxMs = opts.backoff?.maxMs ?? 30_000;
     this.inactivityMs = opts.inactivityTimeoutMs ?? 90_000;
+    this.optionalRetryMs = opts.optionalRetryMs ?? 30_000;
     this.delayMs = this.initialMs;
   }
 
@@ -137,15 +166,49 @@ class Reflector {
         if (gen !== this.generation || this.stopped) return;
         const items = Array.isArray(result?.items) ? result.items : [];
         const rv = typeof result?.resourceVersion === 'string' ? result.resourceVersion : '';
+        if (this.unavailable) {
+          this.unavailable = false;
+          this.log.info({ resource: this.opts.source.resource }, 'now served; watching it');
+        }
         this.applyList(items, rv);
         this.startWatch();
       },
       (err) => {
         if (gen !== this.generation || this.stopped) return;
-        this.log.warn({ err: describeApiError(err).message }, 'list failed; retrying');
+        const f = describeApiError(err);
+        if (this.opts.optional === true && isNotServed(f)) {
+          this.notServed(f);
+          return;
+        }
+        this.log.warn({ err: f.message }, 'list failed; retrying');
         this.retry('list');
       },
     );
+  }
+
+  /**
+   * An optional kind is not served: the first time in an outage its relist ends empty and
+   * unavailable (so that what waits for it is told why); then the list is retried quietly.
+   */
+  private notServed(f: ApiFailure): void {
+    if (!this.unavailable) {
+      this.unavailable = true;
+      const unavailable = notServedMessage(this.opts.kind, this.opts.source.resource);
+      this.log.warn(
+        { unavailable, err: f.message, retryMs: this.optionalRetryMs },
+        'not served (404); relisted as unavailable, retrying the list quietly',
+      );
+      this.emit({ type: 'ResyncStarted', kind: this.opts.kind });
+      this.emit({ type: 'ResyncDone', kind: this.opts.kind, unavailable });
+    } else {
+      this.log.debug({ retryMs: this.optionalRetryMs }, 'still not served');
+    }
+    this.delayMs = this.initialMs;
+    this.clearRetry();
+    this.retryTimer = this.timers.setTimeout(() => {
+      this.retryTimer = undefined;
+      this.list();
+    }, this.optionalRetryMs);
   }
 
   private applyList(items: unknown[], resourceVersion: string): void {
@@ -228,6 +291,9 @@ class Reflector {
         'watch expired (410); relisting',
       );
       this.retry('list');
+    } else if (this.opts.optional === true && isNotServed(f)) {
+      this.log.info({ err: f.message }, 'watch: no longer served (404); relisting');
+      this.retry('list');
     } else {
       this.log.warn({ code: f.code, err: f.message }, 'watch error event; re-watching');
       this.retry('watch');
@@ -248,6 +314,12 @@ class Reflector {
         { resourceVersion: this.lastRv, err: f.message },
         'watch expired (410); relisting',
       );
+      this.retry('list');
+      return;
+    }
+    if (this.opts.optional === true && isNotServed(f)) {
+      // The CRD went away: a relist finds out and says so (re-watching would 404 forever).
+      this.log.info({ err: f.message }, 'watch: no longer served (404); relisting');
       this.retry('list');
       return;
     }

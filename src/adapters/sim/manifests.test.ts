@@ -46,7 +46,34 @@ describe('parseManifests', () => {
     expect(m.skipped).toEqual([
       'in.yaml: document 2: ConfigMap ignored (berth simulates Nodes, Pods, PriorityClasses, ' +
         'Namespace, Service, ReplicaSet, StatefulSet, ReplicationController, ' +
-        'PersistentVolumeClaim, PersistentVolume, StorageClass, CSINode, PodDisruptionBudget)',
+        'PersistentVolumeClaim, PersistentVolume, StorageClass, CSINode, PodDisruptionBudget, ' +
+        'PodGroup)',
+    ]);
+  });
+
+  it("keeps scheduler-plugins' PodGroups and skips another project's PodGroup kind", () => {
+    const m = parseManifests(
+      'apiVersion: scheduling.x-k8s.io/v1alpha1\nkind: PodGroup\n' +
+        'metadata: {name: train, namespace: ml}\nspec: {minMember: 3}\n---\n' +
+        'apiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\n' +
+        'metadata: {name: job, namespace: ml}\nspec: {minMember: 2}\n',
+      'in.yaml',
+    );
+    expect(m.objects).toEqual([
+      {
+        kind: 'PodGroup',
+        object: {
+          apiVersion: 'scheduling.x-k8s.io/v1alpha1',
+          kind: 'PodGroup',
+          metadata: { name: 'train', namespace: 'ml' },
+          spec: { minMember: 3 },
+        },
+        origin: 'in.yaml: document 1',
+      },
+    ]);
+    expect(m.skipped).toEqual([
+      'in.yaml: document 2: PodGroup of scheduling.volcano.sh/v1beta1 ignored ' +
+        '(berth reads scheduling.x-k8s.io/v1alpha1 PodGroups)',
     ]);
   });
 

@@ -2,6 +2,7 @@
 import { parseAllDocuments } from 'yaml';
 import { isObjectKind, type ObjectKind, objectKinds } from '../../cluster/cluster-objects.ts';
 import type { NodeObject, PodObject } from '../../cluster/objects.ts';
+import { podGroupApiVersion } from '../../cluster/pod-groups.ts';
 
 /** A `scheduling.k8s.io/v1` PriorityClass as read from a manifest (fields unchecked). */
 export interface PriorityClassObject {
@@ -143,6 +144,17 @@ function collect(value: unknown, where: string, into: Manifests): void {
   if (!used && !isObjectKind(kind)) {
     into.skipped.push(
       `${where}: ${kind} ignored (berth simulates Nodes, Pods, PriorityClasses, ${objectKinds.join(', ')})`,
+    );
+    return;
+  }
+  // Another project's PodGroup (Volcano's scheduling.volcano.sh) has other fields.
+  if (
+    kind === 'PodGroup' &&
+    value.apiVersion !== undefined &&
+    value.apiVersion !== podGroupApiVersion
+  ) {
+    into.skipped.push(
+      `${where}: PodGroup of ${String(value.apiVersion)} ignored (berth reads ${podGroupApiVersion} PodGroups)`,
     );
     return;
   }

@@ -1,4 +1,4 @@
-// Pins what the simulated API server serves: relists, and preemption's writes (evictions, nominations).
+// Pins what the simulated API server serves: relists, preemption's writes (evictions, nominations), PodGroup reports.
 import { describe, expect, it } from 'vitest';
 import { nodeObject, podObject } from '../../../test/support/objects.ts';
 import type { PodObject } from '../../cluster/objects.ts';
@@ -172,5 +172,86 @@ describe('SimCluster.nominate', () => {
     t.sim.nominate({ uid: 'uid-none', key: 'ns/none' }, 'n2');
     t.advance(5);
     expect(t.seen).toEqual([]);
+  });
+});
+
+describe('SimCluster PodGroups', () => {
+  const group = {
+    kind: 'PodGroup' as const,
+    object: {
+      apiVersion: 'scheduling.x-k8s.io/v1alpha1',
+      kind: 'PodGroup',
+      metadata: { name: 'train', namespace: 'ml', creationTimestamp: '2025-01-01T00:00:00Z' },
+      spec: { minMember: 2, scheduleTimeoutSeconds: 30 },
+      status: { phase: 'Running' },
+    },
+    origin: 'f: document 1',
+  };
+
+  it('serves manifest PodGroups as trimmed ObjectUpserted PodGroup in their own relist', () => {
+    const sim = new SimCluster({
+      nodes: [],
+      pods: [],
+      objects: [group],
+      timers: { now: () => 0, schedule: () => {} },
+      bindLatencyMs: 1,
+      bindFailureRate: 0,
+      rng: seededRng(1),
+    });
+    const seen: InputEvent[] = [];
+    sim.events$.subscribe((e) => seen.push(e));
+    sim.start();
+    expect(seen.slice(0, 3)).toEqual([
+      { type: 'ResyncStarted', kind: 'PodGroup' },
+      {
+        type: 'ObjectUpserted',
+        kind: 'PodGroup',
+        object: {
+          metadata: { name: 'train', namespace: 'ml', creationTimestamp: '2025-01-01T00:00:00Z' },
+          spec: { minMember: 2, scheduleTimeoutSeconds: 30 },
+        },
+      },
+      { type: 'ResyncDone', kind: 'PodGroup' },
+    ]);
+  });
+
+  it('keeps the latest report per group and its Events, and emits nothing for them', () => {
+    const t = simWith([]);
+    const base = { scheduled: 0, running: 0, succeeded: 0, failed: 0 };
+    t.sim.reportGroup({ key: 'ml/train', phase: 'Pending', ...base });
+    t.advance(7);
+    t.sim.reportGroup({
+      key: 'ml/train',
+      phase: 'Scheduled',
+      ...base,
+      scheduled: 2,
+      scheduleStartMs: 1_000_000,
+      event: { type: 'Normal', reason: 'Scheduled', message: 'all 2 members bound' },
+    });
+    t.sim.reportGroup({ key: 'ml/other', phase: 'Pending', ...base });
+    t.advance(100);
+    expect(t.seen).toEqual([]);
+    expect(t.sim.groupStatus('ml/train')).toEqual({
+      key: 'ml/train',
+      phase: 'Scheduled',
+      ...base,
+      scheduled: 2,
+      scheduleStartMs: 1_000_000,
+    });
+    expect(t.sim.groupStatus('ml/other')?.phase).toBe('Pending');
+    expect(t.sim.groupStatus('ml/none')).toBeUndefined();
+    expect(t.sim.groupEvents()).toEqual([
+      {
+        key: 'ml/train',
+        type: 'Normal',
+        reason: 'Scheduled',
+        message: 'all 2 members bound',
+        time: 1_000_007,
+      },
+    ]);
+    // Read-only: what a caller gets cannot change what the sim holds.
+    expect(Object.isFrozen(t.sim.groupStatus('ml/train'))).toBe(true);
+    (t.sim.groupEvents() as unknown[]).length = 0;
+    expect(t.sim.groupEvents()).toHaveLength(1);
   });
 });

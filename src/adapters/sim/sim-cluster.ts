@@ -2,6 +2,7 @@
 import { type Observable, Subject } from 'rxjs';
 import { objectKinds } from '../../cluster/cluster-objects.ts';
 import type { NodeObject, PodObject } from '../../cluster/objects.ts';
+import type { GroupReport } from '../../core/ports.ts';
 import type { AttemptRef, InputEvent, PodRef } from '../../events/types.ts';
 import type { Rng } from '../../framework/rng.ts';
 import { trimNode, trimObject, trimPod } from '../trim.ts';
@@ -42,6 +43,17 @@ function hasGates(pod: PodObject): boolean {
   return Array.isArray(gates) && gates.length > 0;
 }
 
+/** An Event berth wrote about a PodGroup, as the simulated API server keeps it. */
+export interface SimGroupEvent {
+  /** The PodGroup's `namespace/name`. */
+  key: string;
+  type: 'Normal' | 'Warning';
+  reason: string;
+  message: string;
+  /** Logical time it was written. */
+  time: number;
+}
+
 /**
  * A simulated API server. `events$` emits a relist of nodes and pods on `start()`, then
  * what changes: scripted creations, updates and deletions, and the results of binds
@@ -55,6 +67,9 @@ export class SimCluster {
   private readonly pods = new Map<string, PodObject>();
   private readonly nodes = new Map<string, NodeObject>();
   private uids = 0;
+  /** The last status berth wrote per PodGroup (reports; never fed back as watch events). */
+  private readonly groupReports = new Map<string, Readonly<GroupReport>>();
+  private readonly groupEventList: SimGroupEvent[] = [];
   /** The simulated cluster's event stream. */
   readonly events$: Observable<InputEvent> = this.subject.asObservable();
 
@@ -176,6 +191,30 @@ export class SimCluster {
     const { timers, bindLatencyMs } = this.opts;
     const ref = { uid: pod.uid, key: pod.key };
     timers.schedule(timers.now() + bindLatencyMs, () => this.setNomination(ref, node));
+  }
+
+  /**
+   * Keeps the report as the group's PodGroup status, and its Event, if any. Like the real
+   * one it writes only the status subresource, which berth does not read back: no watch
+   * event is emitted.
+   */
+  reportGroup(report: GroupReport): void {
+    const { event, ...status } = report;
+    this.groupReports.set(report.key, Object.freeze(status));
+    if (event !== undefined)
+      this.groupEventList.push(
+        Object.freeze({ key: report.key, ...event, time: this.opts.timers.now() }),
+      );
+  }
+
+  /** The last status written for PodGroup `key` (`namespace/name`), without its Event. */
+  groupStatus(key: string): Readonly<GroupReport> | undefined {
+    return this.groupReports.get(key);
+  }
+
+  /** The Events written about PodGroups, oldest first. */
+  groupEvents(): readonly SimGroupEvent[] {
+    return [...this.groupEventList];
   }
 
   private evict(victim: PodRef, schedulerName: string): void {

@@ -1,0 +1,370 @@
+// Tests KubeEffects.reportGroup: PodGroup status patches and Events, coalesced, on the report budget.
+import { type ConfigurationOptions, V1MicroTime } from '@kubernetes/client-node';
+import pino from 'pino';
+import { describe, expect, it } from 'vitest';
+import {
+  apiError,
+  deferred,
+  flush,
+  headersAfter,
+  manualBucket,
+} from '../../../test/support/kube-api-doubles.ts';
+import type { GroupReport } from '../../core/ports.ts';
+import type { InputEvent } from '../../events/types.ts';
+import type { KubeClients } from './config.ts';
+import { KubeEffects, type KubeEffectsOptions } from './effects.ts';
+import { TokenBucket } from './rate-limiter.ts';
+
+type Call = { param: Record<string, unknown>; options: ConfigurationOptions | undefined };
+
+function setup(over: Partial<KubeEffectsOptions> = {}) {
+  const calls = { status: [] as Call[], event: [] as Call[], bind: [] as Call[] };
+  const behaviour = {
+    status: async (): Promise<unknown> => ({}),
+    event: async (): Promise<unknown> => ({}),
+  };
+  const clients = {
+    server: 'https://fake',
+    core: {
+      createNamespacedPodBinding: async (param: Record<string, unknown>) => {
+        calls.bind.push({ param, options: undefined });
+        return {};
+      },
+    },
+    custom: {
+      patchNamespacedCustomObjectStatus: (
+        param: Record<string, unknown>,
+        options?: ConfigurationOptions,
+      ) => {
+        calls.status.push({ param, options });
+        return behaviour.status();
+      },
+    },
+    events: {
+      createNamespacedEvent: (param: Record<string, unknown>, options?: ConfigurationOptions) => {
+        calls.event.push({ param, options });
+        return behaviour.event();
+      },
+    },
+  } as unknown as KubeClients;
+  const ingested: InputEvent[] = [];
+  const logLines: Record<string, unknown>[] = [];
+  const logger = pino(
+    { level: 'debug' },
+    { write: (line: string) => void logLines.push(JSON.parse(line) as Record<string, unknown>) },
+  );
+  const effects = new KubeEffects({
+    clients,
+    limiter: new TokenBucket({ qps: 1000, burst: 1000 }),
+    reportLimiter: new TokenBucket({ qps: 1000, burst: 1000 }),
+    ingest: (e) => ingested.push(e),
+    logger,
+    reportingInstance: 'berth-test',
+    schedulerName: 'berth',
+    now: () => new Date('2030-01-02T03:04:05.678Z'),
+    ...over,
+  });
+  /** What each status patch wrote: `name phase scheduled/running`. */
+  const written = () =>
+    calls.status.map((c) => {
+      const s = (c.param.body as { status: Record<string, unknown> }).status;
+      return `${String(c.param.name)} ${String(s.phase)} ${String(s.scheduled)}/${String(s.running)}`;
+    });
+  return { effects, calls, behaviour, ingested, logLines, written };
+}
+
+function report(key: string, phase: GroupReport['phase'], scheduled = 0, running = 0): GroupReport {
+  return { key, phase, scheduled, running, succeeded: 0, failed: 0 };
+}
+
+describe('KubeEffects.reportGroup status', () => {
+  it('merge-patches the PodGroup status subresource with the phase, counts and start time', async () => {
+    const t = setup();
+    t.effects.reportGroup({
+      key: 'ml/train',
+      phase: 'Scheduled',
+      scheduled: 3,
+      running: 1,
+      succeeded: 0,
+      failed: 0,
+      scheduleStartMs: Date.parse('2030-01-02T03:04:05.678Z'),
+    });
+    await t.effects.settled();
+    expect(t.calls.status.map((c) => c.param)).toEqual([
+      {
+        group: 'scheduling.x-k8s.io',
+        version: 'v1alpha1',
+        plural: 'podgroups',
+        namespace: 'ml',
+        name: 'train',
+        body: {
+          status: {
+            phase: 'Scheduled',
+            scheduled: 3,
+            running: 1,
+            succeeded: 0,
+            failed: 0,
+            scheduleStartTime: '2030-01-02T03:04:05Z',
+          },
+        },
+      },
+    ]);
+    const headers = await headersAfter(t.calls.status[0]?.options);
+    expect(headers['Content-Type']).toBe('application/merge-patch+json');
+    expect(t.calls.event).toEqual([]);
+    expect(t.ingested).toEqual([]);
+  });
+
+  it('leaves scheduleStartTime out before scheduling began', async () => {
+    const t = setup();
+    t.effects.reportGroup(report('ml/train', 'Pending'));
+    await t.effects.settled();
+    expect(t.calls.status[0]?.param.body).toEqual({
+      status: { phase: 'Pending', scheduled: 0, running: 0, succeeded: 0, failed: 0 },
+    });
+  });
+
+  it('sends only the latest of the reports that waited for a token, per group', async () => {
+    const reports = manualBucket(1);
+    const t = setup({ reportLimiter: reports.bucket });
+    t.effects.reportGroup(report('ml/a', 'Pending'));
+    await flush(); // sent: it took the one token
+    t.effects.reportGroup(report('ml/a', 'Scheduling'));
+    t.effects.reportGroup(report('ml/b', 'Pending'));
+    t.effects.reportGroup(report('ml/a', 'Scheduled', 2));
+    await flush();
+    expect(t.written()).toEqual(['a Pending 0/0']);
+    expect(t.effects.queuedReports).toBe(2);
+    await reports.tick();
+    await reports.tick();
+    await reports.tick();
+    await t.effects.settled();
+    // a's newest report took the place of the one it replaced, ahead of b.
+    expect(t.written()).toEqual(['a Pending 0/0', 'a Scheduled 2/0', 'b Pending 0/0']);
+  });
+
+  it('skips a status identical to the last one written for the group', async () => {
+    const t = setup();
+    const steps: GroupReport[] = [
+      report('ml/a', 'Scheduled', 2),
+      report('ml/a', 'Scheduled', 2),
+      report('ml/b', 'Scheduled', 2),
+      report('ml/a', 'Running', 2, 2),
+      report('ml/a', 'Running', 2, 2),
+      report('ml/a', 'Scheduled', 2),
+    ];
+    for (const r of steps) {
+      t.effects.reportGroup(r);
+      await t.effects.settled();
+    }
+    expect(t.written()).toEqual([
+      'a Scheduled 2/0',
+      'b Scheduled 2/0',
+      'a Running 2/2',
+      'a Scheduled 2/0',
+    ]);
+  });
+
+  it('remembers the last status of at most maxRemembered groups, forgetting the oldest', async () => {
+    const t = setup({ maxRemembered: 2 });
+    for (const key of ['ml/a', 'ml/b', 'ml/c', 'ml/a', 'ml/c']) {
+      t.effects.reportGroup(report(key, 'Pending'));
+      await t.effects.settled();
+    }
+    expect(t.written()).toEqual([
+      'a Pending 0/0',
+      'b Pending 0/0',
+      'c Pending 0/0',
+      'a Pending 0/0',
+    ]);
+  });
+
+  it('withdraws a waiting write when the group is reported back to what is written', async () => {
+    const reports = manualBucket(1);
+    const t = setup({ reportLimiter: reports.bucket });
+    t.effects.reportGroup(report('ml/a', 'Scheduled', 2));
+    await t.effects.settled();
+    t.effects.reportGroup(report('ml/a', 'Running', 2, 2));
+    t.effects.reportGroup(report('ml/a', 'Scheduled', 2));
+    expect(t.effects.queuedReports).toBe(0);
+    await reports.tick();
+    await t.effects.settled();
+    expect(t.written()).toEqual(['a Scheduled 2/0']);
+  });
+
+  it('never has two writes of one group in flight: the next waits for the answer, then goes', async () => {
+    const t = setup();
+    const first = deferred();
+    t.behaviour.status = () => first.promise;
+    t.effects.reportGroup(report('ml/a', 'Scheduling'));
+    await flush();
+    t.behaviour.status = async () => ({});
+    t.effects.reportGroup(report('ml/a', 'Scheduled', 1));
+    t.effects.reportGroup(report('ml/a', 'Scheduled', 2));
+    t.effects.reportGroup(report('ml/b', 'Pending'));
+    await flush();
+    expect(t.written()).toEqual(['a Scheduling 0/0', 'b Pending 0/0']);
+    first.resolve();
+    await t.effects.settled();
+    expect(t.written()).toEqual(['a Scheduling 0/0', 'b Pending 0/0', 'a Scheduled 2/0']);
+  });
+
+  it('does not send a report that came during a write when it equals what that write wrote', async () => {
+    const t = setup();
+    const first = deferred();
+    t.behaviour.status = () => first.promise;
+    t.effects.reportGroup(report('ml/a', 'Scheduling'));
+    await flush();
+    t.effects.reportGroup(report('ml/a', 'Scheduled', 1));
+    t.effects.reportGroup(report('ml/a', 'Scheduling'));
+    first.resolve();
+    await t.effects.settled();
+    expect(t.written()).toEqual(['a Scheduling 0/0']);
+  });
+
+  it('drops the oldest write when the backlog is full, and queues the dropped group again next time', async () => {
+    const reports = manualBucket(1);
+    const t = setup({ reportLimiter: reports.bucket, maxQueuedReports: 1 });
+    t.effects.reportGroup(report('ml/x', 'Pending'));
+    await flush(); // sent: it took the one token
+    t.effects.reportGroup(report('ml/a', 'Pending'));
+    t.effects.reportGroup(report('ml/b', 'Pending')); // pushes a's write out
+    expect(t.effects.droppedReports).toBe(1);
+    t.effects.reportGroup(report('ml/a', 'Scheduling')); // pushes b's out
+    expect(t.effects.droppedReports).toBe(2);
+    for (let i = 0; i < 3; i++) await reports.tick();
+    await t.effects.settled();
+    expect(t.written()).toEqual(['x Pending 0/0', 'a Scheduling 0/0']);
+  });
+});
+
+describe('KubeEffects.reportGroup events and failures', () => {
+  it('creates an events.k8s.io/v1 Event regarding the PodGroup, even when the status is unchanged', async () => {
+    const t = setup();
+    const timeout: GroupReport = {
+      ...report('ml/train', 'Pending'),
+      event: { type: 'Warning', reason: 'GangTimeout', message: `waited 60s; ${'x'.repeat(2000)}` },
+    };
+    t.effects.reportGroup(report('ml/train', 'Pending'));
+    await t.effects.settled();
+    t.effects.reportGroup(timeout);
+    await t.effects.settled();
+    expect(t.calls.status).toHaveLength(1);
+    expect(t.calls.event).toHaveLength(1);
+    const param = t.calls.event[0]?.param as { namespace: string; body: Record<string, unknown> };
+    expect(param.namespace).toBe('ml');
+    const { metadata, eventTime, note, ...rest } = param.body as {
+      metadata: { name: string; namespace: string };
+      eventTime: unknown;
+      note: string;
+    };
+    expect(metadata.namespace).toBe('ml');
+    expect(metadata.name).toMatch(/^train\.[0-9a-f]+$/);
+    expect(eventTime).toEqual(new V1MicroTime(Date.parse('2030-01-02T03:04:05.678Z')));
+    expect(Buffer.byteLength(note)).toBeLessThanOrEqual(1024);
+    expect(note.startsWith('waited 60s; xxx')).toBe(true);
+    expect(rest).toEqual({
+      apiVersion: 'events.k8s.io/v1',
+      kind: 'Event',
+      reportingController: 'berth',
+      reportingInstance: 'berth-test',
+      action: 'Scheduling',
+      reason: 'GangTimeout',
+      type: 'Warning',
+      regarding: {
+        apiVersion: 'scheduling.x-k8s.io/v1alpha1',
+        kind: 'PodGroup',
+        name: 'train',
+        namespace: 'ml',
+      },
+    });
+  });
+
+  it('logs a 404 (PodGroup or CRD gone) at debug, drops it, and forgets what it had written there', async () => {
+    const t = setup();
+    t.effects.reportGroup(report('ml/a', 'Pending'));
+    await t.effects.settled();
+    t.behaviour.status = () =>
+      Promise.reject(apiError(404, 'NotFound', 'podgroups.scheduling.x-k8s.io "a" not found'));
+    t.effects.reportGroup(report('ml/a', 'Scheduling'));
+    await t.effects.settled();
+    // Recreated under its name: its status is empty, so Pending must be written again.
+    t.behaviour.status = async () => ({});
+    t.effects.reportGroup(report('ml/a', 'Pending'));
+    await t.effects.settled();
+    expect(t.written()).toEqual(['a Pending 0/0', 'a Scheduling 0/0', 'a Pending 0/0']);
+    expect(t.logLines.filter((l) => (l.level as number) >= 40)).toEqual([]);
+    expect(t.logLines.find((l) => l.podGroup === 'ml/a')).toMatchObject({
+      level: 20,
+      code: 404,
+      write: 'patch status Scheduling',
+    });
+    expect(t.ingested).toEqual([]);
+  });
+
+  it('logs any other failure at warn with the group and the write, and retries nothing on its own', async () => {
+    const t = setup();
+    t.behaviour.status = () => Promise.reject(apiError(500, 'InternalError', 'etcd timeout'));
+    t.behaviour.event = () => Promise.reject(apiError(403, 'Forbidden', 'events is forbidden'));
+    t.effects.reportGroup({
+      ...report('ml/a', 'Failed'),
+      event: { type: 'Warning', reason: 'GangFailed', message: 'a member failed' },
+    });
+    await t.effects.settled();
+    expect(t.calls.status).toHaveLength(1);
+    expect(t.calls.event).toHaveLength(1);
+    const warnings = t.logLines.filter((l) => l.level === 40);
+    expect(warnings).toEqual([
+      expect.objectContaining({
+        podGroup: 'ml/a',
+        write: 'patch status Failed',
+        code: 500,
+        err: 'etcd timeout',
+      }),
+      expect.objectContaining({
+        podGroup: 'ml/a',
+        write: 'event GangFailed',
+        code: 403,
+        err: 'events is forbidden',
+      }),
+    ]);
+    // Not written, so not remembered: the same status is sent when reported again.
+    t.behaviour.status = async () => ({});
+    t.effects.reportGroup(report('ml/a', 'Failed'));
+    await t.effects.settled();
+    expect(t.calls.status).toHaveLength(2);
+    expect(t.ingested).toEqual([]);
+  });
+
+  it('never holds up a bind: binds go while group reports wait behind an empty report bucket', async () => {
+    const binds = manualBucket(1);
+    const reports = manualBucket(1);
+    const t = setup({ limiter: binds.bucket, reportLimiter: reports.bucket });
+    for (let i = 0; i < 50; i++) t.effects.reportGroup(report(`ml/g${i}`, 'Pending'));
+    await flush();
+    t.effects.bind({ uid: 'u', key: 'ml/p', attempt: 1 }, 'n');
+    await t.effects.idle();
+    expect(t.calls.bind).toHaveLength(1);
+    expect(t.ingested).toEqual([
+      { type: 'BindSucceeded', uid: 'u', key: 'ml/p', attempt: 1, node: 'n' },
+    ]);
+    expect(t.calls.status).toHaveLength(1);
+    expect(t.effects.queuedReports).toBe(49);
+  });
+
+  it('stop() drops the queued group writes and ignores later reports', async () => {
+    const reports = manualBucket(1);
+    const t = setup({ reportLimiter: reports.bucket });
+    for (let i = 0; i < 4; i++) t.effects.reportGroup(report(`ml/g${i}`, 'Pending'));
+    await flush();
+    t.effects.stop();
+    t.effects.reportGroup(report('ml/late', 'Pending'));
+    expect(t.effects.queuedReports).toBe(0);
+    expect(t.logLines.find((l) => l.msg === 'stopped; queued reports dropped')).toMatchObject({
+      dropped: 3,
+    });
+    for (let i = 0; i < 4; i++) await reports.tick();
+    await t.effects.settled();
+    expect(t.written()).toEqual(['g0 Pending 0/0']);
+  });
+});
