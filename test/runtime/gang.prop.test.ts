@@ -115,7 +115,7 @@ function build(s: Scenario): {
           creationTimestamp: stamp(),
         }),
       );
-  s.singles.forEach((p, i) =>
+  for (const [i, p] of s.singles.entries())
     pods.push(
       podObject(`single-${i}`, {
         schedulerName: 'berth',
@@ -123,8 +123,7 @@ function build(s: Scenario): {
         priority: p.priority,
         creationTimestamp: stamp(),
       }),
-    ),
-  );
+    );
   const objects: ManifestObject[] = s.groups.map((g) => ({
     kind: 'PodGroup',
     object: {
