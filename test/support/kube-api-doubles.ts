@@ -1,11 +1,15 @@
-// Test doubles for the Kubernetes effect adapters: API errors, a manual token bucket, promise helpers.
+// Test doubles for the Kubernetes effect adapters: API errors, a manual token bucket, promise helpers, a KubeEffects harness.
 import {
   ApiException,
   type ConfigurationOptions,
   HttpMethod,
   RequestContext,
 } from '@kubernetes/client-node';
+import pino from 'pino';
+import type { KubeClients } from '../../src/adapters/kube/config.ts';
+import { KubeEffects, type KubeEffectsOptions } from '../../src/adapters/kube/effects.ts';
 import { TokenBucket } from '../../src/adapters/kube/rate-limiter.ts';
+import type { InputEvent } from '../../src/events/types.ts';
 
 /** The ApiException client-node throws for an API `Status` failure with `code`. */
 export function apiError(code: number, reason: string, message: string): ApiException<string> {
@@ -75,4 +79,33 @@ export async function headersAfter(
   ctx.setHeaderParam('Content-Type', 'application/json-patch+json');
   for (const m of options?.middleware ?? []) await m.pre(ctx).toPromise();
   return ctx.getHeaders();
+}
+
+/**
+ * KubeEffects over fake `clients`, as the effect tests build it: generous limiters, a
+ * fixed clock (2030-01-02T03:04:05.678Z), instance `berth-test`, every ingested input and
+ * every log line (debug and up) captured; `over` replaces any option.
+ */
+export function testEffects(
+  clients: KubeClients,
+  over: Partial<KubeEffectsOptions> = {},
+): { effects: KubeEffects; ingested: InputEvent[]; logLines: Record<string, unknown>[] } {
+  const ingested: InputEvent[] = [];
+  const logLines: Record<string, unknown>[] = [];
+  const logger = pino(
+    { level: 'debug' },
+    { write: (line: string) => void logLines.push(JSON.parse(line) as Record<string, unknown>) },
+  );
+  const effects = new KubeEffects({
+    clients,
+    limiter: new TokenBucket({ qps: 1000, burst: 1000 }),
+    reportLimiter: new TokenBucket({ qps: 1000, burst: 1000 }),
+    ingest: (e) => ingested.push(e),
+    logger,
+    reportingInstance: 'berth-test',
+    schedulerName: 'berth',
+    now: () => new Date('2030-01-02T03:04:05.678Z'),
+    ...over,
+  });
+  return { effects, ingested, logLines };
 }

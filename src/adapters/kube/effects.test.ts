@@ -5,7 +5,6 @@ import {
   FetchError,
   V1MicroTime,
 } from '@kubernetes/client-node';
-import pino from 'pino';
 import { describe, expect, it, vi } from 'vitest';
 import {
   apiError,
@@ -13,11 +12,12 @@ import {
   flush,
   headersAfter,
   manualBucket,
+  testEffects,
   within,
 } from '../../../test/support/kube-api-doubles.ts';
-import type { AttemptRef, InputEvent, PodRef } from '../../events/types.ts';
+import type { AttemptRef, PodRef } from '../../events/types.ts';
 import type { KubeClients } from './config.ts';
-import { KubeEffects, type KubeEffectsOptions } from './effects.ts';
+import type { KubeEffectsOptions } from './effects.ts';
 import { TokenBucket } from './rate-limiter.ts';
 
 type Call = { param: Record<string, unknown>; options: ConfigurationOptions | undefined };
@@ -63,23 +63,7 @@ function setup(over: Partial<KubeEffectsOptions> = {}) {
       },
     },
   } as unknown as KubeClients;
-  const ingested: InputEvent[] = [];
-  const logLines: Record<string, unknown>[] = [];
-  const logger = pino(
-    { level: 'debug' },
-    { write: (line: string) => void logLines.push(JSON.parse(line) as Record<string, unknown>) },
-  );
-  const effects = new KubeEffects({
-    clients,
-    limiter: new TokenBucket({ qps: 1000, burst: 1000 }),
-    reportLimiter: new TokenBucket({ qps: 1000, burst: 1000 }),
-    ingest: (e) => ingested.push(e),
-    logger,
-    reportingInstance: 'berth-test',
-    schedulerName: 'berth',
-    now: () => new Date('2030-01-02T03:04:05.678Z'),
-    ...over,
-  });
+  const { effects, ingested, logLines } = testEffects(clients, over);
   const notes = () => calls.event.map((c) => (c.param.body as { note: string }).note);
   return { effects, calls, behaviour, ingested, logLines, notes };
 }

@@ -1,6 +1,5 @@
 // Tests KubeEffects.reportGroup: PodGroup status patches and Events, coalesced, on the report budget.
 import { type ConfigurationOptions, V1MicroTime } from '@kubernetes/client-node';
-import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import {
   apiError,
@@ -8,12 +7,11 @@ import {
   flush,
   headersAfter,
   manualBucket,
+  testEffects,
 } from '../../../test/support/kube-api-doubles.ts';
 import type { GroupReport } from '../../core/ports.ts';
-import type { InputEvent } from '../../events/types.ts';
 import type { KubeClients } from './config.ts';
-import { KubeEffects, type KubeEffectsOptions } from './effects.ts';
-import { TokenBucket } from './rate-limiter.ts';
+import type { KubeEffectsOptions } from './effects.ts';
 
 type Call = { param: Record<string, unknown>; options: ConfigurationOptions | undefined };
 
@@ -47,23 +45,7 @@ function setup(over: Partial<KubeEffectsOptions> = {}) {
       },
     },
   } as unknown as KubeClients;
-  const ingested: InputEvent[] = [];
-  const logLines: Record<string, unknown>[] = [];
-  const logger = pino(
-    { level: 'debug' },
-    { write: (line: string) => void logLines.push(JSON.parse(line) as Record<string, unknown>) },
-  );
-  const effects = new KubeEffects({
-    clients,
-    limiter: new TokenBucket({ qps: 1000, burst: 1000 }),
-    reportLimiter: new TokenBucket({ qps: 1000, burst: 1000 }),
-    ingest: (e) => ingested.push(e),
-    logger,
-    reportingInstance: 'berth-test',
-    schedulerName: 'berth',
-    now: () => new Date('2030-01-02T03:04:05.678Z'),
-    ...over,
-  });
+  const { effects, ingested, logLines } = testEffects(clients, over);
   /** What each status patch wrote: `name phase scheduled/running`. */
   const written = () =>
     calls.status.map((c) => {
@@ -243,7 +225,11 @@ describe('KubeEffects.reportGroup events and failures', () => {
     const t = setup();
     const timeout: GroupReport = {
       ...report('ml/train', 'Pending'),
-      event: { type: 'Warning', reason: 'GangTimeout', message: `waited 60s; ${'x'.repeat(2000)}` },
+      event: {
+        type: 'Warning',
+        reason: 'GangTimeout',
+        message: `waited 60s; ${'member ml/train-0 not placed; '.repeat(80)}`,
+      },
     };
     t.effects.reportGroup(report('ml/train', 'Pending'));
     await t.effects.settled();
@@ -262,7 +248,7 @@ describe('KubeEffects.reportGroup events and failures', () => {
     expect(metadata.name).toMatch(/^train\.[0-9a-f]+$/);
     expect(eventTime).toEqual(new V1MicroTime(Date.parse('2030-01-02T03:04:05.678Z')));
     expect(Buffer.byteLength(note)).toBeLessThanOrEqual(1024);
-    expect(note.startsWith('waited 60s; xxx')).toBe(true);
+    expect(note.startsWith('waited 60s; member ml/train-0 not placed; ')).toBe(true);
     expect(rest).toEqual({
       apiVersion: 'events.k8s.io/v1',
       kind: 'Event',

@@ -1,6 +1,5 @@
 // Tests KubeEffects.preempt and .nominate against fake API clients that fail as client-node 1.4 does.
 import type { ConfigurationOptions } from '@kubernetes/client-node';
-import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import {
   apiError,
@@ -8,12 +7,12 @@ import {
   flush,
   headersAfter,
   manualBucket,
+  testEffects,
   within,
 } from '../../../test/support/kube-api-doubles.ts';
-import type { AttemptRef, InputEvent, PodRef } from '../../events/types.ts';
+import type { AttemptRef, PodRef } from '../../events/types.ts';
 import type { KubeClients } from './config.ts';
-import { KubeEffects, type KubeEffectsOptions } from './effects.ts';
-import { TokenBucket } from './rate-limiter.ts';
+import type { KubeEffectsOptions } from './effects.ts';
 
 type Kind = 'patch' | 'delete' | 'event' | 'bind';
 type Call = {
@@ -49,23 +48,7 @@ function setup(over: Partial<KubeEffectsOptions> = {}) {
     },
     events: { createNamespacedEvent: fake('event') },
   } as unknown as KubeClients;
-  const ingested: InputEvent[] = [];
-  const logLines: Record<string, unknown>[] = [];
-  const logger = pino(
-    { level: 'debug' },
-    { write: (line: string) => void logLines.push(JSON.parse(line) as Record<string, unknown>) },
-  );
-  const effects = new KubeEffects({
-    clients,
-    limiter: new TokenBucket({ qps: 1000, burst: 1000 }),
-    reportLimiter: new TokenBucket({ qps: 1000, burst: 1000 }),
-    ingest: (e) => ingested.push(e),
-    logger,
-    reportingInstance: 'berth-test',
-    schedulerName: 'berth',
-    now: () => new Date('2030-01-02T03:04:05.678Z'),
-    ...over,
-  });
+  const { effects, ingested, logLines } = testEffects(clients, over);
   const of = (kind: Kind) => calls.filter((c) => c.kind === kind);
   return { effects, calls, of, behaviour, ingested, logLines };
 }
