@@ -22,8 +22,6 @@
 import { execFileSync } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { trimNode, trimPod } from '../src/adapters/trim.ts';
 import type { NodeObject, PodObject } from '../src/cluster/objects.ts';
 import { podGroupLabel } from '../src/cluster/pod-groups.ts';
@@ -32,6 +30,7 @@ import type { EffectPort, GroupReport } from '../src/core/ports.ts';
 import { Scheduler } from '../src/core/scheduler.ts';
 import type { AttemptRef, DecisionEvent, Envelope, InputEvent } from '../src/events/types.ts';
 import { VirtualClock, virtualTimerPort } from '../src/runtime/virtual-clock.ts';
+import { envInt, gc, type Latency, latency, mib } from './support/measure.ts';
 
 const epoch = Date.UTC(2026, 0, 1);
 const host = 'kubernetes.io/hostname';
@@ -67,14 +66,6 @@ const scenarios: Scenario[] = [
     contended: true,
   },
 ];
-
-function envInt(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a whole number, got ${raw}`);
-  return n;
-}
 
 const apiLatencyMs = envInt('BERTH_BENCH_API_LATENCY_MS', 5);
 
@@ -206,40 +197,6 @@ class EmulatedApi implements EffectPort {
     this.lastPhase.set(report.key, report.phase);
   }
 }
-
-function percentile(sorted: readonly number[], p: number): number {
-  if (sorted.length === 0) return 0;
-  const i = Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1);
-  return sorted[Math.max(0, i)] as number;
-}
-
-interface Latency {
-  n: number;
-  p50: number;
-  p90: number;
-  p99: number;
-  max: number;
-}
-
-function latency(ms: readonly number[]): Latency {
-  const s = [...ms].sort((a, b) => a - b);
-  const r = (x: number) => +x.toFixed(2);
-  return {
-    n: s.length,
-    p50: r(percentile(s, 50)),
-    p90: r(percentile(s, 90)),
-    p99: r(percentile(s, 99)),
-    max: r(s[s.length - 1] ?? 0),
-  };
-}
-
-/** Forces a full GC (v8 flag set at run time, so plain `npx tsx` works). */
-const gc: () => void = (() => {
-  setFlagsFromString('--expose-gc');
-  return runInNewContext('gc') as () => void;
-})();
-
-const mib = (bytes: number) => Math.round(bytes / 2 ** 20);
 
 /** Everything one run measured and checked (plain data: it crosses a process boundary). */
 interface Result {

@@ -13,8 +13,6 @@
 // BERTH_BENCH_API_LATENCY_MS (default 5) is the logical delay of every emulated API write
 // (bind, eviction, nomination); 0 answers at the same logical time, after the cycle.
 import { performance } from 'node:perf_hooks';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { trimNode, trimPod } from '../src/adapters/trim.ts';
 import type { NodeObject, PodObject } from '../src/cluster/objects.ts';
 import { defaultConfig } from '../src/core/config.ts';
@@ -28,6 +26,7 @@ import type {
   PodRef,
 } from '../src/events/types.ts';
 import { VirtualClock, virtualTimerPort } from '../src/runtime/virtual-clock.ts';
+import { envInt, gc, type Latency, latency, mib } from './support/measure.ts';
 
 /** kube scheduler_perf thresholds (pods/s) printed beside the figures; see bench/README.md. */
 const kubeFloors = {
@@ -50,14 +49,6 @@ interface Size {
   nodes: number;
   lowPods: number;
   highPods: number;
-}
-
-function envInt(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a whole number, got ${raw}`);
-  return n;
 }
 
 const apiLatencyMs = envInt('BERTH_BENCH_API_LATENCY_MS', 5);
@@ -250,40 +241,6 @@ class EmulatedApi implements EffectPort {
     this.unschedulableReports++;
   }
 }
-
-function percentile(sorted: readonly number[], p: number): number {
-  if (sorted.length === 0) return 0;
-  const i = Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1);
-  return sorted[Math.max(0, i)] as number;
-}
-
-interface Latency {
-  n: number;
-  p50: number;
-  p90: number;
-  p99: number;
-  max: number;
-}
-
-function latency(ms: number[]): Latency {
-  const s = [...ms].sort((a, b) => a - b);
-  const r = (x: number) => +x.toFixed(2);
-  return {
-    n: s.length,
-    p50: r(percentile(s, 50)),
-    p90: r(percentile(s, 90)),
-    p99: r(percentile(s, 99)),
-    max: r(s[s.length - 1] ?? 0),
-  };
-}
-
-/** Forces a full GC (v8 flag set at run time, so plain `npx tsx` works). */
-const gc: () => void = (() => {
-  setFlagsFromString('--expose-gc');
-  return runInNewContext('gc') as () => void;
-})();
-
-const mib = (bytes: number) => Math.round(bytes / 2 ** 20);
 
 /** Everything one run measured and checked. */
 interface Result {
