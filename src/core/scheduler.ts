@@ -394,7 +394,7 @@ export class Scheduler {
     this.expireHold();
     const spec = this.groupSpec(key);
     if ('missing' in spec) {
-      this.holdGroup(key, popped, `pod group ${key}: ${spec.missing}`);
+      this.parkGroup(key, popped, `pod group ${key}: ${spec.missing}`);
       return;
     }
     const counts = this.gangs.counts(key, this.cluster);
@@ -408,7 +408,7 @@ export class Scheduler {
     if (counts.present - counts.gated < spec.minMember || waiting.length < need) {
       const gated = counts.gated > 0 ? ` (${counts.gated} more gated)` : '';
       const present = counts.present - counts.gated;
-      this.holdGroup(
+      this.parkGroup(
         key,
         popped,
         `pod group ${key} has ${present} of ${spec.minMember} members${gated}`,
@@ -587,7 +587,7 @@ export class Scheduler {
    * the members queued behind it, are parked with `message` until a member or the PodGroup
    * changes.
    */
-  private holdGroup(key: string, popped: PodInfo, message: string): void {
+  private parkGroup(key: string, popped: PodInfo, message: string): void {
     if (this.gangs.hold?.key === key) this.releaseHoldAndRequeue();
     this.gangs.send(key, { type: 'QUORUM_MISSING', reason: message });
     const queued = this.gangs
