@@ -4,7 +4,7 @@ import { createWriteStream, writeFileSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import type { Cluster } from './cluster.ts';
+import type { Cluster } from './control-plane.ts';
 
 /** What an HTTPS GET of kube-scheduler's serving port returned. */
 export interface ServedResponse {
@@ -23,6 +23,8 @@ export interface KubeScheduler {
    * self-signed certificate (`curl -k`). Rejects when the scheduler has no serving port.
    */
   get(path: string): Promise<ServedResponse>;
+  /** The process id. */
+  pid: number;
   /** SIGTERM, then SIGKILL after 5 s; resolves when it has exited. */
   stop(): Promise<void>;
 }
@@ -40,6 +42,9 @@ export interface KubeSchedulerOptions {
   percentageOfNodesToScore?: number;
   /** Base name of the config and log files in the cluster dir (default `kube-scheduler`). */
   name?: string;
+  /** Client rate limit (`clientConnection.qps`/`burst`); default 50/100, as kube's defaults. */
+  qps?: number;
+  burst?: number;
   /** klog verbosity (`-v`), e.g. 2 to log each preemption and victim; default kube's. */
   verbosity?: number;
 }
@@ -118,8 +123,8 @@ export function startKubeScheduler(
       'kind: KubeSchedulerConfiguration',
       'clientConnection:',
       `  kubeconfig: ${cluster.kubeconfig}`,
-      '  qps: 50',
-      '  burst: 100',
+      `  qps: ${opts.qps ?? 50}`,
+      `  burst: ${opts.burst ?? 100}`,
       ...leaderElectionYaml(opts.leaderElection),
       ...(opts.percentageOfNodesToScore === undefined
         ? []
@@ -146,6 +151,7 @@ export function startKubeScheduler(
   return {
     logPath,
     servingUrl,
+    pid: child.pid ?? -1,
     get(path) {
       if (servingUrl === undefined)
         return Promise.reject(new Error('kube-scheduler was started without a serving port'));

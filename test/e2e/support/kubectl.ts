@@ -7,6 +7,7 @@ export interface PodJson {
     name: string;
     namespace: string;
     uid?: string;
+    resourceVersion?: string;
     deletionTimestamp?: string;
     creationTimestamp?: string;
     labels?: Record<string, string>;

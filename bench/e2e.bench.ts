@@ -1,0 +1,145 @@
+// `npm run bench:e2e`: berth and kube-scheduler side by side on fresh real control planes.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { repoRoot } from '../test/e2e/support/paths.ts';
+import { type BatchResult, type BatchScenario, batchRun } from './e2e/batch-run.ts';
+import { type Figure, type FigureSummary, formatSummary, summarise } from './e2e/report.ts';
+import { type SchedulerName, schedulerNames } from './e2e/schedulers.ts';
+import { type SteadyResult, type SteadyScenario, steadyRun } from './e2e/steady-run.ts';
+
+const fast = { qps: 1000, burst: 2000 };
+const kubeDefault = { qps: 50, burst: 100 };
+
+const batchScenarios: BatchScenario[] = [
+  { name: 'batch-500n-3000p', nodes: 500, pods: 3000, limits: fast, timeoutMs: 300_000 },
+  { name: 'batch-2000n-5000p', nodes: 2000, pods: 5000, limits: fast, timeoutMs: 300_000 },
+];
+
+const steadyScenarios: SteadyScenario[] = [
+  { name: 'steady-40ps-qps50', nodes: 500, perSecond: 40, seconds: 30, limits: kubeDefault },
+  { name: 'steady-200ps-qps1000', nodes: 500, perSecond: 200, seconds: 20, limits: fast },
+];
+
+const batchFigures: Figure<BatchResult>[] = [
+  {
+    label: 'pods/s from start',
+    unit: 'pods/s',
+    of: (r) => r.podsPerSecFromStart,
+    better: 'higher',
+  },
+  {
+    label: 'pods/s after 1st bind',
+    unit: 'pods/s',
+    of: (r) => r.podsPerSecAfterFirstBind,
+    better: 'higher',
+  },
+  { label: 'first bind', unit: 's', of: (r) => r.firstBindS, better: 'lower' },
+  { label: 'all bound', unit: 's', of: (r) => r.lastBindS, better: 'lower' },
+  { label: 'scheduler CPU per pod', unit: 'ms', of: (r) => r.cpuMsPerPod, better: 'lower' },
+  {
+    label: 'apiserver CPU',
+    unit: 's',
+    of: (r) => r.cpuS['kube-apiserver'] ?? Number.NaN,
+    better: 'lower',
+  },
+  { label: 'peak RSS', unit: 'MiB', of: (r) => r.peakRssMiB, better: 'lower' },
+];
+
+const steadyFigures: Figure<SteadyResult>[] = [
+  { label: 'latency p50', unit: 'ms', of: (r) => r.latencyMs.p50, better: 'lower' },
+  { label: 'latency p99', unit: 'ms', of: (r) => r.latencyMs.p99, better: 'lower' },
+  { label: 'latency max', unit: 'ms', of: (r) => r.latencyMs.max, better: 'lower' },
+  { label: 'scheduler CPU per pod', unit: 'ms', of: (r) => r.cpuMsPerPod, better: 'lower' },
+  { label: 'peak RSS', unit: 'MiB', of: (r) => r.peakRssMiB, better: 'lower' },
+];
+
+interface Options {
+  runs: number;
+  only: string[];
+}
+
+function parseArgs(argv: string[]): Options {
+  const opts: Options = { runs: 3, only: [] };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    if (arg === '--runs') {
+      const n = Number(argv[++i]);
+      if (!Number.isInteger(n) || n < 1) throw new Error(`--runs needs a whole number ≥ 1`);
+      opts.runs = n;
+    } else if (arg.startsWith('-')) {
+      throw new Error(`unknown flag ${arg} (usage: bench:e2e [--runs N] [SCENARIO…])`);
+    } else opts.only.push(arg);
+  }
+  const known = [...batchScenarios, ...steadyScenarios].map((s) => s.name);
+  for (const name of opts.only)
+    if (!known.includes(name))
+      throw new Error(`unknown scenario ${name}; known: ${known.join(', ')}`);
+  return opts;
+}
+
+/** Run i starts with berth when i is even and with kube-scheduler when odd. */
+function order(run: number): readonly SchedulerName[] {
+  return run % 2 === 0 ? schedulerNames : [...schedulerNames].reverse();
+}
+
+function log(line: string): void {
+  process.stdout.write(`${line}\n`);
+}
+
+async function main(): Promise<void> {
+  const opts = parseArgs(process.argv.slice(2));
+  const wanted = (name: string) => opts.only.length === 0 || opts.only.includes(name);
+  const batch = batchScenarios.filter((s) => wanted(s.name));
+  const steady = steadyScenarios.filter((s) => wanted(s.name));
+  const batchRuns = new Map<string, BatchResult[]>(batch.map((s) => [s.name, []]));
+  const steadyRuns = new Map<string, SteadyResult[]>(steady.map((s) => [s.name, []]));
+  for (let run = 0; run < opts.runs; run++) {
+    for (const scenario of batch)
+      for (const scheduler of order(run)) {
+        const r = await batchRun(scenario, scheduler);
+        batchRuns.get(scenario.name)?.push(r);
+        log(
+          `${scenario.name} run ${run + 1} ${scheduler}: ${r.podsPerSecFromStart} pods/s from start, ` +
+            `${r.podsPerSecAfterFirstBind} after the first bind (${r.firstBindS} s), ` +
+            `CPU ${r.cpuMsPerPod} ms/pod, apiserver ${r.cpuS['kube-apiserver']} s, peak RSS ${r.peakRssMiB} MiB`,
+        );
+      }
+    for (const scenario of steady)
+      for (const scheduler of order(run)) {
+        const r = await steadyRun(scenario, scheduler);
+        steadyRuns.get(scenario.name)?.push(r);
+        log(
+          `${scenario.name} run ${run + 1} ${scheduler}: ${r.bound}/${r.created} bound at ${r.arrivalRate}/s, ` +
+            `latency p50 ${r.latencyMs.p50} p99 ${r.latencyMs.p99} max ${r.latencyMs.max} ms, ` +
+            `CPU ${r.cpuMsPerPod} ms/pod, peak RSS ${r.peakRssMiB} MiB`,
+        );
+      }
+  }
+  const summaries: Record<string, FigureSummary[]> = {};
+  for (const s of batch) summaries[s.name] = summarise(batchRuns.get(s.name) ?? [], batchFigures);
+  for (const s of steady)
+    summaries[s.name] = summarise(steadyRuns.get(s.name) ?? [], steadyFigures);
+  const dir = join(repoRoot, 'bench/results');
+  mkdirSync(dir, { recursive: true });
+  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+  const result = {
+    at: new Date().toISOString(),
+    runs: opts.runs,
+    scenarios: { batch, steady },
+    results: { batch: Object.fromEntries(batchRuns), steady: Object.fromEntries(steadyRuns) },
+    summaries,
+  };
+  const file = join(dir, `e2e-${stamp}.json`);
+  writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
+  writeFileSync(join(dir, 'e2e.json'), `${JSON.stringify(result, null, 2)}\n`);
+  log('');
+  log(`${opts.runs} run(s) each, alternating which scheduler goes first; results in ${file}`);
+  for (const [name, rows] of Object.entries(summaries)) log(`\n${formatSummary(name, rows)}`);
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(
+    `bench:e2e failed: ${error instanceof Error ? error.stack : String(error)}\n`,
+  );
+  process.exitCode = 1;
+});

@@ -1,0 +1,70 @@
+// A fresh control plane with kwok nodes and pods for one end-to-end bench run.
+import { Api } from '../../test/e2e/support/api.ts';
+import { Cluster } from '../../test/e2e/support/control-plane.ts';
+import type { NodeJson } from '../../test/e2e/support/kubectl.ts';
+import { kwokNode, type Manifest, namespace } from '../../test/e2e/support/manifests.ts';
+import { waitFor } from '../../test/e2e/support/wait.ts';
+
+/** The namespace every bench pod lives in. */
+export const benchNamespace = 'bench';
+
+/** A started control plane and a client for it. */
+export interface BenchCluster {
+  cluster: Cluster;
+  api: Api;
+  /** Stops the control plane and closes the client (the dir is kept when `keep`). */
+  down(keep?: boolean): Promise<void>;
+}
+
+/** POSTs `objects` to `path`, `parallel` at a time; throws on the first refusal. */
+export async function createAll(
+  api: Api,
+  path: string,
+  objects: Manifest[],
+  parallel = 48,
+): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < objects.length) {
+      const object = objects[next++];
+      await api.ok('POST', path, object);
+    }
+  };
+  await Promise.all(Array.from({ length: parallel }, worker));
+}
+
+/**
+ * Starts etcd, kube-apiserver and kwok in a fresh dir, creates the bench namespace and
+ * `nodes` kwok nodes (4 cpu, 16Gi, 110 pods), and waits until kwok reports all Ready.
+ */
+export async function upWithNodes(label: string, nodes: number): Promise<BenchCluster> {
+  const cluster = new Cluster(label);
+  await cluster.up();
+  const api = new Api(cluster.kubeconfig, 64);
+  const down = async (keep = false) => {
+    api.close();
+    await cluster.down(keep);
+  };
+  try {
+    await api.ok('POST', '/api/v1/namespaces', namespace(benchNamespace));
+    const manifests = Array.from({ length: nodes }, (_, i) =>
+      kwokNode(`node-${i}`, { cpu: '4', memory: '16Gi', pods: 110 }),
+    );
+    await createAll(api, '/api/v1/nodes', manifests);
+    await waitFor(
+      `${nodes} nodes Ready`,
+      async () => {
+        const items = (await api.ok<{ items: NodeJson[] }>('GET', '/api/v1/nodes')).items;
+        const ready = items.filter((n) =>
+          n.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'),
+        ).length;
+        return { ok: ready === nodes, seen: ready };
+      },
+      { timeoutMs: 300_000, intervalMs: 1_000 },
+    );
+  } catch (error) {
+    await down(true);
+    throw error;
+  }
+  return { cluster, api, down };
+}

@@ -1,0 +1,87 @@
+// Sums up end-to-end bench runs: min and median per scheduler, and berth ÷ kube-scheduler.
+import type { SchedulerName } from './schedulers.ts';
+
+/** One figure of a scenario, where to find it in a run and which way is better. */
+export interface Figure<R> {
+  label: string;
+  unit: string;
+  of: (run: R) => number;
+  better: 'higher' | 'lower';
+}
+
+/** Min, median and max of one figure over a scheduler's runs. */
+export interface Spread {
+  min: number;
+  median: number;
+  max: number;
+  runs: number[];
+}
+
+/** A figure's spread for both schedulers and the ratio of their medians. */
+export interface FigureSummary {
+  label: string;
+  unit: string;
+  better: 'higher' | 'lower';
+  berth: Spread;
+  kube: Spread;
+  /** berth's median ÷ kube-scheduler's median. */
+  ratio: number;
+}
+
+function median(sorted: readonly number[]): number {
+  if (sorted.length === 0) return Number.NaN;
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1
+    ? (sorted[mid] as number)
+    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+}
+
+function spread(values: number[]): Spread {
+  const sorted = [...values].sort((a, b) => a - b);
+  const r = (x: number) => +x.toFixed(3);
+  return {
+    min: r(sorted[0] ?? Number.NaN),
+    median: r(median(sorted)),
+    max: r(sorted[sorted.length - 1] ?? Number.NaN),
+    runs: values,
+  };
+}
+
+/** Summarises `figures` over the runs of each scheduler. */
+export function summarise<R extends { scheduler: SchedulerName }>(
+  runs: readonly R[],
+  figures: readonly Figure<R>[],
+): FigureSummary[] {
+  const of = (name: SchedulerName) => runs.filter((r) => r.scheduler === name);
+  return figures.map((f) => {
+    const berth = spread(of('berth').map(f.of));
+    const kube = spread(of('kube-scheduler').map(f.of));
+    return {
+      label: f.label,
+      unit: f.unit,
+      better: f.better,
+      berth,
+      kube,
+      ratio: +(berth.median / kube.median).toFixed(2),
+    };
+  });
+}
+
+const fmt = (x: number) =>
+  !Number.isFinite(x) ? String(x) : Math.abs(x) >= 100 ? x.toFixed(0) : x.toFixed(2);
+
+/** A text table: figure, berth min/median, kube-scheduler min/median, ratio of medians. */
+export function formatSummary(title: string, rows: readonly FigureSummary[]): string {
+  const lines = [
+    title,
+    `  ${'figure'.padEnd(30)} ${'berth min / median'.padStart(20)} ${'kube min / median'.padStart(20)} ${'berth/kube'.padStart(11)}`,
+  ];
+  for (const r of rows) {
+    const cell = (s: Spread) => `${fmt(s.min)} / ${fmt(s.median)}`.padStart(20);
+    const good = r.better === 'higher' ? r.ratio >= 1 : r.ratio <= 1;
+    lines.push(
+      `  ${`${r.label} (${r.unit})`.padEnd(30)} ${cell(r.berth)} ${cell(r.kube)} ${`${r.ratio.toFixed(2)}×${good ? '' : ' !'}`.padStart(11)}`,
+    );
+  }
+  return lines.join('\n');
+}

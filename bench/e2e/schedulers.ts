@@ -1,0 +1,76 @@
+// The two schedulers the end-to-end bench compares, started the same way against one control plane.
+import { startBerth } from '../../test/e2e/support/berth.ts';
+import type { Cluster } from '../../test/e2e/support/control-plane.ts';
+import { startKubeScheduler } from '../../test/e2e/support/kube-scheduler.ts';
+
+/** Which scheduler a run measures. */
+export type SchedulerName = 'berth' | 'kube-scheduler';
+
+/** The schedulers, in the order a run starts with. */
+export const schedulerNames: readonly SchedulerName[] = ['berth', 'kube-scheduler'];
+
+/** A scheduler process started by the bench. */
+export interface RunningScheduler {
+  name: SchedulerName;
+  pid: number;
+  /** performance.now() just before the process was spawned. */
+  startedAt: number;
+  /** Throws when the process has exited (a run must not wait for a dead scheduler). */
+  checkAlive(): void;
+  stop(): Promise<void>;
+}
+
+/** Client rate limit given to either scheduler. */
+export interface ClientLimits {
+  qps: number;
+  burst: number;
+}
+
+/**
+ * Starts `name` against `cluster` with the same client limits, no leader election and its
+ * defaults otherwise; returns at once (the bench's clock starts at the spawn).
+ */
+export async function startScheduler(
+  name: SchedulerName,
+  cluster: Cluster,
+  limits: ClientLimits,
+): Promise<RunningScheduler> {
+  const startedAt = performance.now();
+  if (name === 'kube-scheduler') {
+    const kube = startKubeScheduler(cluster, { qps: limits.qps, burst: limits.burst });
+    return {
+      name,
+      pid: kube.pid,
+      startedAt,
+      checkAlive() {
+        // kube-scheduler's exit shows as a process gone from /proc.
+        try {
+          process.kill(kube.pid, 0);
+        } catch {
+          throw new Error(`kube-scheduler exited; see ${kube.logPath}`);
+        }
+      },
+      stop: () => kube.stop(),
+    };
+  }
+  const berth = await startBerth(cluster.kubeconfig, {
+    dir: cluster.dir,
+    name: 'berth',
+    waitForScheduling: false,
+    args: ['--qps', String(limits.qps), '--burst', String(limits.burst)],
+  });
+  return {
+    name,
+    pid: berth.pid,
+    startedAt,
+    checkAlive: () => berth.checkAlive(),
+    stop: async () => {
+      await berth.stop('SIGTERM', 10_000);
+    },
+  };
+}
+
+/** The `spec.schedulerName` pods for `name` carry (`null`: left out, the default scheduler). */
+export function podSchedulerName(name: SchedulerName): string | null {
+  return name === 'berth' ? 'berth' : null;
+}

@@ -1,0 +1,102 @@
+// One steady-arrival run: a scheduler is up, pods arrive at a fixed rate, each pod's latency to bind.
+import { createPaced } from '../../test/e2e/support/arrivals.ts';
+import { pod, pods } from '../../test/e2e/support/manifests.ts';
+import { delay, waitFor } from '../../test/e2e/support/wait.ts';
+import { type Latency, latency } from '../support/measure.ts';
+import { watchBound } from './bindings.ts';
+import { benchNamespace, upWithNodes } from './cluster-setup.ts';
+import { cpuSeconds, peakRssMiB } from './proc-stats.ts';
+import {
+  type ClientLimits,
+  podSchedulerName,
+  type SchedulerName,
+  startScheduler,
+} from './schedulers.ts';
+
+/** A steady-arrival scenario: `perSecond` pods/s for `seconds` on `nodes` nodes. */
+export interface SteadyScenario {
+  name: string;
+  nodes: number;
+  perSecond: number;
+  seconds: number;
+  limits: ClientLimits;
+}
+
+/** What one steady run measured. */
+export interface SteadyResult {
+  scheduler: SchedulerName;
+  created: number;
+  /** Pods/s the creator achieved. */
+  arrivalRate: number;
+  bound: number;
+  /** Bind seen by the bench's watch − create answered, in ms (0 when the bind was seen first). */
+  latencyMs: Latency;
+  /** Scheduler CPU ms per pod while the pods arrived and were bound. */
+  cpuMsPerPod: number;
+  peakRssMiB: number;
+  /** Times the bench's own watch was ended by the API server and resumed, and pods it relisted. */
+  watchRestarts: number;
+  relisted: number;
+}
+
+/** Runs `scenario` once for `scheduler` on a fresh control plane. */
+export async function steadyRun(
+  scenario: SteadyScenario,
+  scheduler: SchedulerName,
+): Promise<SteadyResult> {
+  const bc = await upWithNodes(`bench-${scenario.name}-${scheduler}`, scenario.nodes);
+  let keep = true;
+  try {
+    const schedulerName = podSchedulerName(scheduler);
+    const running = await startScheduler(scheduler, bc.cluster, scenario.limits);
+    try {
+      // Warm-up: the clock starts once the scheduler has bound one pod.
+      await bc.api.createPod(benchNamespace, pod('warm-up', benchNamespace, { schedulerName }));
+      await waitFor(
+        `${scheduler} to bind the warm-up pod`,
+        async () => {
+          running.checkAlive();
+          const p = await bc.api.ok<{ spec?: { nodeName?: string } }>(
+            'GET',
+            `/api/v1/namespaces/${benchNamespace}/pods/warm-up`,
+          );
+          return { ok: p.spec?.nodeName !== undefined, seen: p.spec };
+        },
+        { timeoutMs: 60_000, intervalMs: 50 },
+      );
+      const watch = await watchBound(bc.api, benchNamespace);
+      const boundAt = watch.boundAt;
+      const cpuBefore = cpuSeconds(running.pid);
+      const count = scenario.perSecond * scenario.seconds;
+      const manifests = pods('a', benchNamespace, count, { schedulerName });
+      const created = await createPaced(bc.api, benchNamespace, manifests, scenario.perSecond);
+      const deadline = performance.now() + 30_000;
+      while (boundAt.size < count && performance.now() < deadline) {
+        running.checkAlive();
+        await delay(50);
+      }
+      watch.stop();
+      const cpuUsed = cpuSeconds(running.pid) - cpuBefore;
+      const ms = created.arrivals.map((a) => {
+        const b = boundAt.get(a.name);
+        return b === undefined ? Number.POSITIVE_INFINITY : Math.max(0, b - a.createdAt);
+      });
+      keep = false;
+      return {
+        scheduler,
+        created: count - created.failed.length,
+        arrivalRate: +created.rate.toFixed(1),
+        bound: ms.filter(Number.isFinite).length,
+        latencyMs: latency(ms),
+        cpuMsPerPod: +((cpuUsed * 1000) / count).toFixed(3),
+        peakRssMiB: peakRssMiB(running.pid),
+        watchRestarts: watch.restarts,
+        relisted: watch.relisted,
+      };
+    } finally {
+      await running.stop();
+    }
+  } finally {
+    await bc.down(keep);
+  }
+}
