@@ -57,6 +57,7 @@ export async function startScheduler(
     dir: cluster.dir,
     name: 'berth',
     waitForScheduling: false,
+    nodeArgs: nodeArgs(),
     args: ['--qps', String(limits.qps), '--burst', String(limits.burst)],
   });
   return {
@@ -68,6 +69,14 @@ export async function startScheduler(
       await berth.stop('SIGTERM', 10_000);
     },
   };
+}
+
+/**
+ * Node flags for berth from BERTH_BENCH_NODE_ARGS, split on spaces, e.g.
+ * `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile berth during the bench.
+ */
+function nodeArgs(): string[] {
+  return (process.env.BERTH_BENCH_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
 }
 
 /** The `spec.schedulerName` pods for `name` carry (`null`: left out, the default scheduler). */

@@ -513,3 +513,49 @@ describe('KubeEffects.idle', () => {
     await expect(t.effects.idle()).resolves.toBeUndefined();
   });
 });
+
+describe('KubeEffects under a burst of binds', () => {
+  it('holds reports while reportsYieldAt binds are in flight and sends them as binds finish', async () => {
+    const t = setup({ reportsYieldAt: 2 });
+    const binds = [deferred(), deferred()];
+    let i = 0;
+    t.behaviour.bind = () => (binds[i++] as ReturnType<typeof deferred>).promise;
+    t.effects.bind(attempt('ns/a'), 'n');
+    t.effects.bind(attempt('ns/b'), 'n');
+    t.effects.reportScheduled(pod('ns/earlier'), 'n');
+    await flush();
+    expect(t.calls.bind).toHaveLength(2);
+    expect(t.calls.event).toHaveLength(0);
+    binds[0]?.resolve();
+    await flush();
+    await flush();
+    expect(t.notes()).toEqual(['Successfully assigned ns/earlier to n']);
+    binds[1]?.resolve();
+    await t.effects.settled();
+  });
+
+  it('sends reports at once while fewer binds than reportsYieldAt are busy', async () => {
+    const t = setup({ reportsYieldAt: 2 });
+    const bind = deferred();
+    t.behaviour.bind = () => bind.promise;
+    t.effects.bind(attempt('ns/a'), 'n');
+    t.effects.reportScheduled(pod('ns/x'), 'n');
+    await flush();
+    expect(t.calls.event).toHaveLength(1);
+    bind.resolve();
+    await t.effects.settled();
+  });
+
+  it('stop() releases reports held back by binds (they are dropped, nothing hangs)', async () => {
+    const t = setup({ reportsYieldAt: 1 });
+    const bind = deferred();
+    t.behaviour.bind = () => bind.promise;
+    t.effects.bind(attempt('ns/a'), 'n');
+    t.effects.reportScheduled(pod('ns/x'), 'n');
+    await flush();
+    t.effects.stop();
+    bind.resolve();
+    expect(await within(t.effects.settled(), 1000)).toBe('settled');
+    expect(t.calls.event).toHaveLength(0);
+  });
+});

@@ -16,6 +16,7 @@ import {
 } from './preemption-effects.ts';
 import { PacedQueue, type TokenBucket } from './rate-limiter.ts';
 import { timeoutOptions } from './request-options.ts';
+import { WriteGate } from './write-gate.ts';
 
 /** What a KubeEffects is built with. */
 export interface KubeEffectsOptions {
@@ -45,8 +46,13 @@ export interface KubeEffectsOptions {
    * remember (default 10,000 each).
    */
   maxRemembered?: number;
-  /** How many report writes may wait for a token; beyond it the oldest is dropped (default 1,000). */
+  /** How many report writes may wait for a token; beyond it the oldest is dropped (default 10,000). */
   maxQueuedReports?: number;
+  /**
+   * Reports wait while this many scheduling writes (or more) are in flight or waiting for a
+   * token (default 4): under a burst, binds get the API server first.
+   */
+  reportsYieldAt?: number;
   /** Wall clock for condition and event timestamps (default `new Date()`). */
   now?: () => Date;
 }
@@ -91,7 +97,8 @@ interface EventExtras {
  * `ingest`, naming the attempt it answers, and so does a failed `preempt`. Binds, victim
  * writes and nominations take tokens from `limiter`. Reports (condition, Events) are
  * fire-and-forget on their own token bucket and bounded queue, and only logged on failure;
- * neither scheduling writes nor shutdown ever wait for them. No method throws or leaves a
+ * neither scheduling writes nor shutdown ever wait for them, and they hold back while
+ * scheduling writes are busy (`reportsYieldAt`). No method throws or leaves a
  * rejected promise behind.
  */
 export class KubeEffects implements EffectPort {
@@ -108,21 +115,25 @@ export class KubeEffects implements EffectPort {
   private dropped = 0;
   private droppedSinceLog = 0;
   private readonly log: Logger;
+  private readonly gate: WriteGate;
 
   constructor(private readonly opts: KubeEffectsOptions) {
     this.log = opts.logger.child({ effects: 'kube' });
+    this.gate = new WriteGate(opts.reportsYieldAt ?? 4);
     this.reports = new PacedQueue<Report>({
       bucket: opts.reportLimiter,
-      capacity: opts.maxQueuedReports ?? 1000,
+      gate: this.gate,
+      capacity: opts.maxQueuedReports ?? 10_000,
       run: (report) => this.send(report),
       onDrop: (report) => this.onDrop(report),
     });
     this.groups = new GroupReports({
       clients: opts.clients,
       bucket: opts.reportLimiter,
+      gate: this.gate,
       log: this.log,
       timeoutMs: this.timeoutMs,
-      capacity: opts.maxQueuedReports ?? 1000,
+      capacity: opts.maxQueuedReports ?? 10_000,
       maxRemembered: opts.maxRemembered ?? 10_000,
       reportingController: opts.reportingController ?? 'berth',
       reportingInstance: opts.reportingInstance,
@@ -287,6 +298,7 @@ export class KubeEffects implements EffectPort {
     if (this.stopped) return;
     this.stopped = true;
     const dropped = this.reports.close() + this.groups.close();
+    this.gate.open();
     this.log.info({ dropped }, 'stopped; queued reports dropped');
   }
 
@@ -296,6 +308,7 @@ export class KubeEffects implements EffectPort {
       this.log.error({ err: describeApiError(err).message }, `unexpected failure in a ${what}`);
     });
     this.writes.add(settled);
+    this.gate.hold(settled);
     void settled.finally(() => this.writes.delete(settled));
   }
 

@@ -10,12 +10,15 @@ import { podGroupResource } from './list-watch.ts';
 import { splitKey } from './preemption-effects.ts';
 import { PacedQueue, type TokenBucket } from './rate-limiter.ts';
 import { timeoutOptions } from './request-options.ts';
+import type { WriteGate } from './write-gate.ts';
 
 /** What a GroupReports is built with. */
 export interface GroupReportsOptions {
   clients: KubeClients;
   /** The report budget (shared with pod conditions and Events); binds never take from it. */
   bucket: TokenBucket;
+  /** Writes wait while scheduling writes are busy (shared with the pod reports). */
+  gate?: WriteGate;
   log: Logger;
   timeoutMs: number;
   /** Writes that may wait for a token; beyond it the oldest is dropped. */
@@ -84,6 +87,7 @@ export class GroupReports {
   constructor(private readonly opts: GroupReportsOptions) {
     this.queue = new PacedQueue<GroupWrite>({
       bucket: opts.bucket,
+      ...(opts.gate === undefined ? {} : { gate: opts.gate }),
       capacity: opts.capacity,
       run: (write) => this.send(write),
       onDrop: (write) => {

@@ -3,7 +3,7 @@ import { Agent as HttpAgent } from 'node:http';
 import { Agent } from 'node:https';
 import { HttpMethod, RequestContext } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
-import { keepAliveMiddleware } from './keep-alive.ts';
+import { keepAliveMiddleware, maxApiSockets } from './keep-alive.ts';
 
 async function agentAfter(middleware: ReturnType<typeof keepAliveMiddleware>, agent: unknown) {
   const ctx = new RequestContext('https://fake/api', HttpMethod.GET);
@@ -21,6 +21,17 @@ describe('keepAliveMiddleware', () => {
     expect((a as Agent).options.keepAlive).toBe(true);
     expect((a as Agent).options.ca).toBe('CA');
     (a as Agent).destroy();
+  });
+
+  it('compares certificates by content and caps the connections', async () => {
+    const m = keepAliveMiddleware();
+    const a = await agentAfter(m, new Agent({ ca: Buffer.from('CA'), cert: [Buffer.from('c')] }));
+    const b = await agentAfter(m, new Agent({ ca: Buffer.from('CA'), cert: [Buffer.from('c')] }));
+    expect(a).toBe(b);
+    expect((a as Agent).maxSockets).toBe(maxApiSockets);
+    const c = await agentAfter(m, new Agent({ ca: Buffer.from('other CA') }));
+    expect(c).not.toBe(a);
+    (c as Agent).destroy();
   });
 
   it('builds a new agent when the TLS identity changes (rotated client certificate)', async () => {

@@ -6,41 +6,63 @@ type TlsOptions = Agent['options'];
 
 const idleSocketMs = 30_000;
 
-function tlsIdentity(o: TlsOptions): string {
-  // Everything that decides who we are and whom we trust; a change (e.g. a rotated client
-  // certificate from an exec plugin) gets a fresh agent.
-  return JSON.stringify([
-    o.ca,
-    o.cert,
-    o.key,
-    o.pfx,
-    o.passphrase,
-    o.rejectUnauthorized,
-    o.servername,
-  ]);
+/**
+ * Connections kept to the API server. Requests beyond this wait in the agent for a free
+ * socket: opening one TLS connection per concurrent request cost both berth and the API
+ * server more CPU than the requests themselves (a burst of 2,000 binds opened hundreds).
+ */
+export const maxApiSockets = 32;
+
+// Everything that decides who we are and whom we trust; a change (e.g. a rotated client
+// certificate from an exec plugin) gets a fresh agent.
+const identityKeys = [
+  'ca',
+  'cert',
+  'key',
+  'pfx',
+  'passphrase',
+  'rejectUnauthorized',
+  'servername',
+] as const;
+
+function sameValue(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (Buffer.isBuffer(a) && Buffer.isBuffer(b)) return a.equals(b);
+  if (Array.isArray(a) && Array.isArray(b))
+    return a.length === b.length && a.every((x, i) => sameValue(x, b[i]));
+  return false;
+}
+
+/** Whether two agents' TLS options name the same identity and trust (buffers by content). */
+function sameTlsIdentity(a: TlsOptions, b: TlsOptions): boolean {
+  return identityKeys.every((k) => sameValue(a[k], b[k]));
 }
 
 /**
  * A middleware that swaps the fresh `https.Agent` client-node builds for every request
  * (`KubeConfig.applySecurityAuthentication`) for one shared keep-alive agent with the same
- * TLS options, so that binds and reports do not each pay a TCP + TLS handshake. Proxy
+ * TLS options and at most `maxApiSockets` connections, so that binds and reports do not
+ * each pay a TCP + TLS handshake. Proxy
  * agents and plain-HTTP clusters are left alone.
  */
 export function keepAliveMiddleware(): ObservableMiddleware {
-  let shared: { identity: string; agent: Agent } | undefined;
+  let shared: Agent | undefined;
   return {
     pre: (ctx) => {
       const agent = ctx.getAgent();
       if (agent instanceof Agent && agent.constructor === Agent) {
-        const identity = tlsIdentity(agent.options);
-        if (shared?.identity !== identity) {
-          shared?.agent.destroy();
+        if (shared === undefined || !sameTlsIdentity(shared.options, agent.options)) {
+          shared?.destroy();
           // Idle sockets are closed after 30 s, well before the API server's own idle
           // timeout, so a request rarely lands on a connection the server is closing.
-          const options = { ...agent.options, keepAlive: true, timeout: idleSocketMs };
-          shared = { identity, agent: new Agent(options) };
+          shared = new Agent({
+            ...agent.options,
+            keepAlive: true,
+            timeout: idleSocketMs,
+            maxSockets: maxApiSockets,
+          });
         }
-        ctx.setAgent(shared.agent);
+        ctx.setAgent(shared);
       }
       return new Observable(Promise.resolve(ctx));
     },

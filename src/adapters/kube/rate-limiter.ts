@@ -87,6 +87,8 @@ export interface PacedQueueOptions<T> {
   run: (job: T) => Promise<void>;
   /** Called with each job dropped because the queue was full. */
   onDrop?: (job: T) => void;
+  /** Awaited before each token is taken: jobs wait while it is closed (see WriteGate). */
+  gate?: { whenOpen(): Promise<void> };
 }
 
 /**
@@ -150,6 +152,7 @@ export class PacedQueue<T> {
   private async pump(): Promise<void> {
     try {
       while (!this.closed && this.jobs.length > 0) {
+        if (this.opts.gate !== undefined) await this.opts.gate.whenOpen();
         await this.opts.bucket.take();
         // Taken off only now: while a job waits for the token it can still be dropped or removed.
         const job = this.jobs.shift();

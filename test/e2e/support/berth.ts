@@ -156,6 +156,8 @@ export interface StartOptions {
   dir: string;
   /** Name of the output files (`berth-N` by default). */
   name?: string;
+  /** Flags for node itself, before the entry point (e.g. `--cpu-prof`). */
+  nodeArgs?: string[];
   /** Wait for the `"msg":"scheduling"` line (default true). */
   waitForScheduling?: boolean;
 }
@@ -182,7 +184,15 @@ export async function startBerth(kubeconfig: string, opts: StartOptions): Promis
   const args = opts.args ?? [];
   const child = spawn(
     process.execPath,
-    [berthBin, 'run', '--kubeconfig', kubeconfig, ...testDefaults(args), ...args],
+    [
+      ...(opts.nodeArgs ?? []),
+      berthBin,
+      'run',
+      '--kubeconfig',
+      kubeconfig,
+      ...testDefaults(args),
+      ...args,
+    ],
     { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   const run = new BerthRun(child, opts.dir, name);
