@@ -1,3 +1,3 @@
 #!/usr/bin/env node
-// Entry point of the installed `berth` command: runs the compiled CLI (`npm run build` makes dist/).
-await import('../dist/src/cli/main.js');
+// Entry point of the installed `berth` command: runs the bundled CLI (`npm run build` makes dist/berth.mjs).
+await import('../dist/berth.mjs');

@@ -35,8 +35,10 @@ describe('npm pack', () => {
 
   afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-  it('ships the compiled CLI, not the TypeScript sources or tests', () => {
+  it('ships the bundled and compiled CLI, not the TypeScript sources or tests', () => {
     expect(files).toContain('bin/berth.js');
+    expect(files).toContain('dist/berth.mjs');
+    expect(files).toContain('dist/demo-cluster.yaml');
     expect(files).toContain('dist/src/cli/main.js');
     expect(files).toContain('dist/src/cli/demo-cluster.yaml');
     expect(files.filter((f) => f.endsWith('.ts'))).toEqual([]);

@@ -17,7 +17,7 @@ export interface SourceOptions {
 }
 
 type PageFetcher = (
-  params: { limit: number; _continue?: string },
+  params: { limit: number; _continue?: string; resourceVersion?: string },
   options: ConfigurationOptions,
 ) => Promise<unknown>;
 
@@ -45,14 +45,17 @@ function makeSource(
   const watcher = new Watch(clients.kc);
   return {
     resource: resourceOf(path),
-    async list() {
+    async list(listOpts) {
       const items: unknown[] = [];
       let resourceVersion = '';
       let cont: string | undefined;
       do {
         const capture = rawJsonOptions(listTimeoutMs);
+        const first = listOpts?.fromCache === true ? { resourceVersion: '0' } : {};
         await fetchPage(
-          cont === undefined ? { limit: pageSize } : { limit: pageSize, _continue: cont },
+          cont === undefined
+            ? { limit: pageSize, ...first }
+            : { limit: pageSize, _continue: cont },
           capture.options,
         );
         const page = (capture.json() ?? {}) as RawList;

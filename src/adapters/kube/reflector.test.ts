@@ -26,10 +26,13 @@ class ScriptedSource implements ListWatchSource {
   readonly lists: (ListResult | Error)[] = [];
   readonly watches: FakeWatch[] = [];
   listCalls = 0;
+  /** `fromCache` of each list call, in order. */
+  readonly fromCache: boolean[] = [];
   holdWatches = false;
 
-  list(): Promise<ListResult> {
+  list(opts?: { fromCache: boolean }): Promise<ListResult> {
     this.listCalls++;
+    this.fromCache.push(opts?.fromCache === true);
     const next = this.lists.shift() ?? new Error('no scripted list');
     return next instanceof Error ? Promise.reject(next) : Promise.resolve(next);
   }
@@ -284,6 +287,8 @@ describe('reflect', () => {
     expect(t.source.listCalls).toBe(2);
     expect(t.seen()).toEqual(['ResyncStarted Node', 'NodeUpserted b', 'ResyncDone Node']);
     expect(t.source.current.rv).toBe('20');
+    // Only the first list may be answered from the watch cache; a relist asks for now.
+    expect(t.source.fromCache).toEqual([true, false]);
     // A late close of the expired watch changes nothing.
     gone.handlers.onClose(null);
     gone.handlers.onEvent('ADDED', node('zombie', '99'));

@@ -20,8 +20,13 @@ export interface WatchHandlers {
 export interface ListWatchSource {
   /** What it lists, for messages (e.g. `scheduling.x-k8s.io/v1alpha1 podgroups`). */
   readonly resource?: string;
-  /** Lists every object, as raw JSON, with the list's resourceVersion. */
-  list(): Promise<{ items: unknown[]; resourceVersion: string }>;
+  /**
+   * Lists every object, as raw JSON, with the list's resourceVersion. With `fromCache` the
+   * API server may answer from its watch cache (resourceVersion=0, as client-go's first list
+   * does): much cheaper, possibly a moment old, which the watch from the list's version makes
+   * up for. Relists ask for the current state.
+   */
+  list(opts?: { fromCache: boolean }): Promise<{ items: unknown[]; resourceVersion: string }>;
   /** Watches from `resourceVersion` (bookmarks requested). `onClose` is called at most once. */
   watch(resourceVersion: string, handlers: WatchHandlers): Promise<{ abort(): void }>;
 }
@@ -144,6 +149,9 @@ class Reflector {
     this.delayMs = this.initialMs;
   }
 
+  /** Whether a list has succeeded yet (only the first may come from the watch cache). */
+  private listed = false;
+
   start(): void {
     this.list();
   }
@@ -158,12 +166,14 @@ class Reflector {
   private list(): void {
     if (this.stopped) return;
     const gen = ++this.generation;
+    const fromCache = !this.listed;
     // `new Promise` also catches a source that throws instead of rejecting.
     new Promise<Awaited<ReturnType<ListWatchSource['list']>>>((resolve) =>
-      resolve(this.opts.source.list()),
+      resolve(this.opts.source.list({ fromCache })),
     ).then(
       (result) => {
         if (gen !== this.generation || this.stopped) return;
+        this.listed = true;
         const items = Array.isArray(result?.items) ? result.items : [];
         const rv = typeof result?.resourceVersion === 'string' ? result.resourceVersion : '';
         if (this.unavailable) {
