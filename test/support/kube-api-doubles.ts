@@ -7,6 +7,7 @@ import {
 } from '@kubernetes/client-node';
 import pino from 'pino';
 import type { KubeClients } from '../../src/adapters/kube/config.ts';
+import type { DirectHttp } from '../../src/adapters/kube/direct-http.ts';
 import { KubeEffects, type KubeEffectsOptions } from '../../src/adapters/kube/effects.ts';
 import { TokenBucket } from '../../src/adapters/kube/rate-limiter.ts';
 import type { InputEvent } from '../../src/events/types.ts';
@@ -108,4 +109,38 @@ export function testEffects(
     ...over,
   });
   return { effects, ingested, logLines };
+}
+
+/** A bind or Event as the fake DirectHttp hands it over, shaped like client-node's parameters. */
+export type RoutedParam = Record<string, unknown>;
+
+/**
+ * A fake `DirectHttp` for KubeEffects: POSTs of a pod's `binding` go to `bind` as
+ * `{ name, namespace, body }` and POSTs of events.k8s.io Events to `event` as
+ * `{ namespace, body }` (bodies parsed back from JSON); anything else rejects.
+ */
+export function fakeDirectHttp(routes: {
+  bind?: (param: RoutedParam) => Promise<unknown>;
+  event?: (param: RoutedParam) => Promise<unknown>;
+}): DirectHttp {
+  const request = async (method: string, path: string, body: string | undefined) => {
+    const parsed = body === undefined ? undefined : (JSON.parse(body) as unknown);
+    const bind = /^\/api\/v1\/namespaces\/([^/]+)\/pods\/([^/]+)\/binding$/.exec(path);
+    if (method === 'POST' && bind !== null && routes.bind !== undefined)
+      return JSON.stringify(
+        (await routes.bind({
+          name: decodeURIComponent(bind[2] as string),
+          namespace: decodeURIComponent(bind[1] as string),
+          body: parsed,
+        })) ?? {},
+      );
+    const event = /^\/apis\/events\.k8s\.io\/v1\/namespaces\/([^/]+)\/events$/.exec(path);
+    if (method === 'POST' && event !== null && routes.event !== undefined)
+      return JSON.stringify(
+        (await routes.event({ namespace: decodeURIComponent(event[1] as string), body: parsed })) ??
+          {},
+      );
+    throw new Error(`unexpected request ${method} ${path}`);
+  };
+  return { request } as unknown as DirectHttp;
 }

@@ -14,6 +14,7 @@ import {
   StorageV1Api,
 } from '@kubernetes/client-node';
 import { describeApiError, oneLine } from './api-error.ts';
+import { DirectHttp } from './direct-http.ts';
 import { keepAliveMiddleware } from './keep-alive.ts';
 import { timeoutOptions } from './request-options.ts';
 
@@ -121,6 +122,8 @@ export interface KubeClients {
   events: EventsV1Api;
   /** Custom resources (scheduler-plugins' PodGroups). */
   custom: CustomObjectsApi;
+  /** Lean requests and watches for the hot paths (same credentials, own keep-alive pool). */
+  http: DirectHttp;
   server: string;
 }
 
@@ -144,6 +147,7 @@ export function makeClients(kc: KubeConfig): KubeClients {
       policy: new PolicyV1Api(configuration),
       events: new EventsV1Api(configuration),
       custom: new CustomObjectsApi(configuration),
+      http: new DirectHttp(kc),
       server,
     };
   } catch (error) {

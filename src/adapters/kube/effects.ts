@@ -1,5 +1,5 @@
 // The Kubernetes effect adapter: binds, preempts, nominates, sets PodScheduled, records Events.
-import { PatchStrategy, V1MicroTime } from '@kubernetes/client-node';
+import { PatchStrategy } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { EffectPort, GroupReport } from '../../core/ports.ts';
 import type { AttemptRef, BindFailureReason, InputEvent, PodRef } from '../../events/types.ts';
@@ -70,6 +70,11 @@ interface Report {
 
 /** Drops are logged at the first one and then every this many, with the running count. */
 const dropLogEvery = 1000;
+
+/** A MicroTime as the API wants it: RFC 3339 with 6 fractional digits (a Date gives 3). */
+function microTime(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
+}
 
 /** A v1 ObjectReference to a pod (an Event's `regarding` or `related`). */
 function podReference(pod: PodRef) {
@@ -328,18 +333,17 @@ export class KubeEffects implements EffectPort {
     if (this.stopped) return;
     let result: InputEvent;
     try {
-      await this.opts.clients.core.createNamespacedPodBinding(
-        {
-          name,
-          namespace,
-          body: {
-            apiVersion: 'v1',
-            kind: 'Binding',
-            metadata: { name, namespace, uid },
-            target: { apiVersion: 'v1', kind: 'Node', name: node },
-          },
-        },
-        timeoutOptions(this.timeoutMs),
+      const body = {
+        apiVersion: 'v1',
+        kind: 'Binding',
+        metadata: { name, namespace, uid },
+        target: { apiVersion: 'v1', kind: 'Node', name: node },
+      };
+      await this.opts.clients.http.request(
+        'POST',
+        `/api/v1/namespaces/${encodeURIComponent(namespace)}/pods/${encodeURIComponent(name)}/binding`,
+        JSON.stringify(body),
+        { timeoutMs: this.timeoutMs },
       );
       result = { type: 'BindSucceeded', ...attempt, node };
     } catch (err) {
@@ -375,8 +379,7 @@ export class KubeEffects implements EffectPort {
       apiVersion: 'events.k8s.io/v1',
       kind: 'Event',
       metadata: { name: this.namer.name(name, time), namespace },
-      // A plain Date would serialise with milliseconds; the API wants MicroTime (6 digits).
-      eventTime: new V1MicroTime(time),
+      eventTime: microTime(time),
       reportingController: this.opts.reportingController ?? 'berth',
       reportingInstance: this.opts.reportingInstance,
       action,
@@ -394,9 +397,11 @@ export class KubeEffects implements EffectPort {
       what: `event ${reason}`,
       ...(unschedulable === undefined ? {} : { message: unschedulable }),
       call: () =>
-        this.opts.clients.events.createNamespacedEvent(
-          { namespace, body },
-          timeoutOptions(this.timeoutMs),
+        this.opts.clients.http.request(
+          'POST',
+          `/apis/events.k8s.io/v1/namespaces/${encodeURIComponent(namespace)}/events`,
+          JSON.stringify(body),
+          { timeoutMs: this.timeoutMs },
         ),
     });
   }

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import {
   apiError,
   deferred,
+  fakeDirectHttp,
   flush,
   headersAfter,
   manualBucket,
@@ -23,12 +24,12 @@ function setup(over: Partial<KubeEffectsOptions> = {}) {
   };
   const clients = {
     server: 'https://fake',
-    core: {
-      createNamespacedPodBinding: async (param: Record<string, unknown>) => {
+    http: fakeDirectHttp({
+      bind: async (param) => {
         calls.bind.push({ param, options: undefined });
         return {};
       },
-    },
+    }),
     custom: {
       patchNamespacedCustomObjectStatus: (
         param: Record<string, unknown>,

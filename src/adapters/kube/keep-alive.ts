@@ -34,7 +34,7 @@ function sameValue(a: unknown, b: unknown): boolean {
 }
 
 /** Whether two agents' TLS options name the same identity and trust (buffers by content). */
-function sameTlsIdentity(a: TlsOptions, b: TlsOptions): boolean {
+export function sameTlsIdentity(a: TlsOptions, b: TlsOptions): boolean {
   return identityKeys.every((k) => sameValue(a[k], b[k]));
 }
 

@@ -1,5 +1,5 @@
-// ListWatchSources over @kubernetes/client-node: paged raw-JSON lists and bookmark watches.
-import { type ConfigurationOptions, Watch } from '@kubernetes/client-node';
+// ListWatchSources: paged raw-JSON lists through @kubernetes/client-node, bookmark watches through DirectHttp.
+import type { ConfigurationOptions } from '@kubernetes/client-node';
 import type { ObjectKind } from '../../cluster/cluster-objects.ts';
 import { podGroupApiVersion } from '../../cluster/pod-groups.ts';
 import type { KubeClients } from './config.ts';
@@ -42,7 +42,6 @@ function makeSource(
   const pageSize = opts.pageSize ?? 500;
   const listTimeoutMs = opts.listTimeoutMs ?? 60_000;
   const random = opts.random ?? Math.random;
-  const watcher = new Watch(clients.kc);
   return {
     resource: resourceOf(path),
     async list(listOpts) {
@@ -53,9 +52,7 @@ function makeSource(
         const capture = rawJsonOptions(listTimeoutMs);
         const first = listOpts?.fromCache === true ? { resourceVersion: '0' } : {};
         await fetchPage(
-          cont === undefined
-            ? { limit: pageSize, ...first }
-            : { limit: pageSize, _continue: cont },
+          cont === undefined ? { limit: pageSize, ...first } : { limit: pageSize, _continue: cont },
           capture.options,
         );
         const page = (capture.json() ?? {}) as RawList;
@@ -71,17 +68,18 @@ function makeSource(
     async watch(resourceVersion: string, handlers: WatchHandlers) {
       // The server ends each watch after 5–10 min (like client-go) so connections rotate.
       const timeoutSeconds = 300 + Math.floor(random() * 300);
-      const controller = await watcher.watch(
+      return clients.http.watch(
         path,
         {
           resourceVersion: resourceVersion === '' ? undefined : resourceVersion,
           allowWatchBookmarks: true,
           timeoutSeconds,
         },
-        (type: string, obj: unknown) => handlers.onEvent(type, obj),
-        (err: unknown) => handlers.onClose(err),
+        {
+          onEvent: (type, obj) => handlers.onEvent(type, obj),
+          onClose: (err) => handlers.onClose(err),
+        },
       );
-      return { abort: () => controller.abort() };
     },
   };
 }

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import {
   apiError,
   deferred,
+  fakeDirectHttp,
   flush,
   headersAfter,
   manualBucket,
@@ -41,12 +42,11 @@ function setup(over: Partial<KubeEffectsOptions> = {}) {
   };
   const clients = {
     server: 'https://fake',
+    http: fakeDirectHttp({ bind: fake('bind'), event: fake('event') }),
     core: {
       patchNamespacedPodStatus: fake('patch'),
       deleteNamespacedPod: fake('delete'),
-      createNamespacedPodBinding: fake('bind'),
     },
-    events: { createNamespacedEvent: fake('event') },
   } as unknown as KubeClients;
   const { effects, ingested, logLines } = testEffects(clients, over);
   const of = (kind: Kind) => calls.filter((c) => c.kind === kind);

@@ -1,0 +1,195 @@
+// Lean HTTPS to the API server for the hot paths (binds, reports, watches): no fetch layer, no model (de)serializers.
+import type { IncomingMessage } from 'node:http';
+import { request as httpRequest } from 'node:http';
+import { Agent, request as httpsRequest, type RequestOptions } from 'node:https';
+import { ApiException, type KubeConfig } from '@kubernetes/client-node';
+import { maxApiSockets, sameTlsIdentity } from './keep-alive.ts';
+
+/** A watch's callbacks: each event as it arrives, and one close (null: the server ended it). */
+export interface DirectWatchHandlers {
+  onEvent(type: string, object: unknown): void;
+  onClose(err: unknown): void;
+}
+
+/** An error named AbortError, as a fetch timeout is (describeApiError reads it as a timeout). */
+function timeoutError(method: string, path: string, ms: number): Error {
+  const err = new Error(`${method} ${path}: no answer within ${ms} ms`);
+  err.name = 'AbortError';
+  return err;
+}
+
+function readBody(res: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    res.on('data', (b: Buffer) => chunks.push(b));
+    res.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    res.on('error', reject);
+  });
+}
+
+/**
+ * Requests with the kubeconfig's credentials (whatever `applyToHTTPSOptions` gives: bearer
+ * token, exec plugin, client certificate, basic auth) over one keep-alive agent of at most
+ * `maxApiSockets` connections per TLS identity, like the client-node calls through
+ * `keepAliveMiddleware`. A non-2xx answer throws client-node's `ApiException` (code and the
+ * Status body as text), a timeout an `AbortError`, a network failure node's own error — the
+ * shapes `describeApiError` already reads.
+ */
+export class DirectHttp {
+  private shared: Agent | undefined;
+  private readonly server: URL;
+
+  constructor(private readonly kc: KubeConfig) {
+    this.server = new URL(kc.getCurrentCluster()?.server ?? '');
+  }
+
+  /** Request options with credentials and the shared agent (a proxy's agent is kept). */
+  private async options(method: string, path: string, timeoutMs?: number) {
+    const o: RequestOptions = {};
+    await this.kc.applyToHTTPSOptions(o);
+    const agent = o.agent;
+    if (agent instanceof Agent && agent.constructor === Agent) {
+      if (this.shared === undefined || !sameTlsIdentity(this.shared.options, agent.options)) {
+        this.shared?.destroy();
+        this.shared = new Agent({
+          ...agent.options,
+          keepAlive: true,
+          timeout: 30_000,
+          maxSockets: maxApiSockets,
+        });
+      }
+      o.agent = this.shared;
+    }
+    const base = this.server.pathname.replace(/\/$/, '');
+    return {
+      ...o,
+      protocol: this.server.protocol,
+      hostname: this.server.hostname,
+      port: this.server.port,
+      path: `${base}${path}`,
+      method,
+      ...(timeoutMs === undefined ? {} : { timeout: timeoutMs }),
+      headers: {
+        ...(o.headers as Record<string, string> | undefined),
+        accept: 'application/json',
+      } as Record<string, string>,
+    };
+  }
+
+  private send(options: RequestOptions) {
+    return options.protocol === 'http:' ? httpRequest(options) : httpsRequest(options);
+  }
+
+  /**
+   * Sends `body` (already JSON) and resolves with the 2xx answer's text; throws as the class
+   * says otherwise.
+   */
+  async request(
+    method: string,
+    path: string,
+    body: string | undefined,
+    opts: { timeoutMs: number; contentType?: string },
+  ): Promise<string> {
+    const options = await this.options(method, path, opts.timeoutMs);
+    if (body !== undefined)
+      options.headers = {
+        ...options.headers,
+        'content-type': opts.contentType ?? 'application/json',
+        'content-length': String(Buffer.byteLength(body)),
+      };
+    return new Promise((resolve, reject) => {
+      const req = this.send(options);
+      req.on('timeout', () => req.destroy(timeoutError(method, path, opts.timeoutMs)));
+      req.on('error', reject);
+      req.on('response', (res: IncomingMessage) => {
+        readBody(res).then((text) => {
+          const code = res.statusCode ?? 0;
+          if (code >= 200 && code < 300) resolve(text);
+          else reject(new ApiException(code, `HTTP ${code}`, text, res.headers as never));
+        }, reject);
+      });
+      req.end(body);
+    });
+  }
+
+  /**
+   * Watches `path` (`watch=true` and `query` added): each newline-delimited event is parsed
+   * once and handed over; lines that are not JSON are skipped. A non-200 answer closes with an
+   * error carrying `statusCode`, as client-node's Watch does. `onClose` is called once.
+   */
+  async watch(
+    path: string,
+    query: Record<string, string | number | boolean | undefined>,
+    handlers: DirectWatchHandlers,
+  ): Promise<{ abort(): void }> {
+    const params = new URLSearchParams({ watch: 'true' });
+    for (const [k, v] of Object.entries(query)) if (v !== undefined) params.set(k, String(v));
+    const options = await this.options('GET', `${path}?${params}`);
+    // A watch holds its connection for minutes: keep it off the shared pool.
+    if (options.agent === this.shared && this.shared !== undefined)
+      options.agent = new Agent({ ...this.shared.options, keepAlive: false });
+    let closed = false;
+    const close = (err: unknown) => {
+      if (closed) return;
+      closed = true;
+      req.destroy();
+      handlers.onClose(err);
+    };
+    const req = this.send(options);
+    req.on('error', (err) => close(err));
+    req.on('response', (res: IncomingMessage) => {
+      const code = res.statusCode ?? 0;
+      if (code !== 200) {
+        res.resume();
+        const err = Object.assign(new Error(res.statusMessage ?? `HTTP ${code}`), {
+          statusCode: code,
+        });
+        close(err);
+        return;
+      }
+      res.socket?.setKeepAlive(true, 30_000);
+      let rest = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => {
+        let text = rest + chunk;
+        let nl = text.indexOf('\n');
+        let start = 0;
+        while (nl >= 0) {
+          if (nl > start) this.deliver(text.slice(start, nl), handlers);
+          if (closed) return;
+          start = nl + 1;
+          nl = text.indexOf('\n', start);
+        }
+        text = text.slice(start);
+        rest = text;
+      });
+      res.on('end', () => close(null));
+      res.on('error', (err) => close(err));
+      res.on('close', () => close(null));
+    });
+    req.end();
+    // The caller knows it aborted: no onClose for that (a late one would look like a
+    // server-side close).
+    return {
+      abort: () => {
+        closed = true;
+        req.destroy();
+      },
+    };
+  }
+
+  private deliver(line: string, handlers: DirectWatchHandlers): void {
+    let event: { type?: unknown; object?: unknown };
+    try {
+      event = JSON.parse(line) as { type?: unknown; object?: unknown };
+    } catch {
+      return;
+    }
+    if (typeof event.type === 'string') handlers.onEvent(event.type, event.object);
+  }
+
+  /** Closes the pooled connections. */
+  destroy(): void {
+    this.shared?.destroy();
+  }
+}
