@@ -1,10 +1,5 @@
 // Tests KubeEffects against fake API clients that fail the way client-node 1.4 fails.
-import {
-  ApiException,
-  type ConfigurationOptions,
-  FetchError,
-  V1MicroTime,
-} from '@kubernetes/client-node';
+import { ApiException, type ConfigurationOptions, FetchError } from '@kubernetes/client-node';
 import { describe, expect, it, vi } from 'vitest';
 import {
   apiError,
