@@ -3,7 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import { request as httpRequest } from 'node:http';
 import { Agent, request as httpsRequest, type RequestOptions } from 'node:https';
 import { ApiException, type KubeConfig } from '@kubernetes/client-node';
-import { maxApiSockets, sameTlsIdentity } from './keep-alive.ts';
+import { maxApiSockets, retireAgent, sameTlsIdentity } from './keep-alive.ts';
 
 /** A watch's callbacks: each event as it arrives, and one close (null: the server ended it). */
 export interface DirectWatchHandlers {
@@ -50,7 +50,7 @@ export class DirectHttp {
     const agent = o.agent;
     if (agent instanceof Agent && agent.constructor === Agent) {
       if (this.shared === undefined || !sameTlsIdentity(this.shared.options, agent.options)) {
-        this.shared?.destroy();
+        retireAgent(this.shared);
         this.shared = new Agent({
           ...agent.options,
           keepAlive: true,

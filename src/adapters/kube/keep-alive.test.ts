@@ -43,6 +43,30 @@ describe('keepAliveMiddleware', () => {
     (b as Agent).destroy();
   });
 
+  it('retires the old agent without cutting its busy connections', async () => {
+    const m = keepAliveMiddleware();
+    const a = (await agentAfter(m, new Agent({ cert: 'one', key: 'k' }))) as Agent;
+    const idle = {
+      destroyed: false,
+      destroy() {
+        this.destroyed = true;
+      },
+    };
+    const busy = {
+      destroyed: false,
+      destroy() {
+        this.destroyed = true;
+      },
+    };
+    (a.freeSockets as Record<string, unknown[]>)['fake:443:'] = [idle];
+    (a.sockets as Record<string, unknown[]>)['fake:443:'] = [busy];
+    const b = await agentAfter(m, new Agent({ cert: 'two', key: 'k' }));
+    expect(b).not.toBe(a);
+    expect(idle.destroyed).toBe(true);
+    expect(busy.destroyed).toBe(false);
+    (b as Agent).destroy();
+  });
+
   it('leaves other agents (plain HTTP, proxies) alone', async () => {
     const m = keepAliveMiddleware();
     const http = new HttpAgent();

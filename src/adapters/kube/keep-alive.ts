@@ -33,6 +33,16 @@ function sameValue(a: unknown, b: unknown): boolean {
   return false;
 }
 
+/**
+ * Lets an agent replaced by a new TLS identity go without cutting requests still running on
+ * it: its idle connections close now, busy ones after their request (the idle timeout).
+ */
+export function retireAgent(agent: Agent | undefined): void {
+  if (agent === undefined) return;
+  for (const sockets of Object.values(agent.freeSockets))
+    for (const socket of sockets ?? []) socket.destroy();
+}
+
 /** Whether two agents' TLS options name the same identity and trust (buffers by content). */
 export function sameTlsIdentity(a: TlsOptions, b: TlsOptions): boolean {
   return identityKeys.every((k) => sameValue(a[k], b[k]));
@@ -52,7 +62,7 @@ export function keepAliveMiddleware(): ObservableMiddleware {
       const agent = ctx.getAgent();
       if (agent instanceof Agent && agent.constructor === Agent) {
         if (shared === undefined || !sameTlsIdentity(shared.options, agent.options)) {
-          shared?.destroy();
+          retireAgent(shared);
           // Idle sockets are closed after 30 s, well before the API server's own idle
           // timeout, so a request rarely lands on a connection the server is closing.
           shared = new Agent({
