@@ -82,7 +82,8 @@ export class DirectHttp {
 
   /**
    * Sends `body` (already JSON) and resolves with the 2xx answer's text; throws as the class
-   * says otherwise.
+   * says otherwise. `timeoutMs` bounds each silence (no connection, no answer, no byte of the
+   * body), not the whole exchange.
    */
   async request(
     method: string,
