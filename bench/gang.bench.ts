@@ -28,8 +28,9 @@ import { podGroupLabel } from '../src/cluster/pod-groups.ts';
 import { defaultConfig } from '../src/core/config.ts';
 import type { EffectPort, GroupReport } from '../src/core/ports.ts';
 import { Scheduler } from '../src/core/scheduler.ts';
-import type { AttemptRef, DecisionEvent, Envelope, InputEvent } from '../src/events/types.ts';
+import type { DecisionEvent, Envelope, InputEvent } from '../src/events/types.ts';
 import { VirtualClock, virtualTimerPort } from '../src/runtime/virtual-clock.ts';
+import { EmulatedBinds } from './support/emulated-api.ts';
 import { envInt, gc, type Latency, latency, mib } from './support/measure.ts';
 
 const epoch = Date.UTC(2026, 0, 1);
@@ -134,63 +135,11 @@ function podGroupEvent(g: number, size: number): InputEvent {
   };
 }
 
-/**
- * The API server as src/adapters/sim/sim-cluster.ts emulates it, trimmed to binds: each
- * lands `latency` logical ms after the command (never inside the core's call) and brings
- * BindSucceeded then the bound pod's PodUpserted, or BindFailed as the API would refuse it.
- */
-class EmulatedApi implements EffectPort {
-  readonly pods = new Map<string, PodObject>();
-  binds = 0;
-  bindFailures: string[] = [];
-  unschedulableReports = 0;
+/** The emulated API with the PodGroup status reports counted. */
+class EmulatedApi extends EmulatedBinds implements EffectPort {
   groupReports = 0;
   /** The phase of each group's last status report. */
   readonly lastPhase = new Map<string, GroupReport['phase']>();
-
-  constructor(
-    private readonly clock: VirtualClock,
-    private readonly latency: number,
-    private readonly ingest: (event: InputEvent) => void,
-  ) {}
-
-  bind(attempt: AttemptRef, node: string): void {
-    this.clock.schedule(this.clock.now() + this.latency, () => {
-      const pod = this.pods.get(attempt.key);
-      const refuse =
-        pod === undefined
-          ? 'NotFound'
-          : pod.metadata.uid !== attempt.uid
-            ? 'uid changed'
-            : pod.spec.nodeName !== undefined
-              ? `already on ${pod.spec.nodeName}`
-              : undefined;
-      if (refuse !== undefined) {
-        this.bindFailures.push(`${attempt.key} → ${node}: ${refuse}`);
-        this.ingest({
-          type: 'BindFailed',
-          ...attempt,
-          node,
-          reason: refuse === 'NotFound' ? 'NotFound' : 'Conflict',
-          message: refuse,
-        });
-        return;
-      }
-      const bound = {
-        ...pod,
-        spec: { ...pod?.spec, nodeName: node },
-        status: { ...pod?.status, phase: 'Running' },
-      } as PodObject;
-      this.pods.set(attempt.key, bound);
-      this.binds++;
-      this.ingest({ type: 'BindSucceeded', ...attempt, node });
-      this.ingest({ type: 'PodUpserted', pod: trimPod(bound) });
-    });
-  }
-
-  reportUnschedulable(): void {
-    this.unschedulableReports++;
-  }
 
   reportGroup(report: GroupReport): void {
     this.groupReports++;

@@ -26,6 +26,7 @@ import type {
   PodRef,
 } from '../src/events/types.ts';
 import { VirtualClock, virtualTimerPort } from '../src/runtime/virtual-clock.ts';
+import { EmulatedBinds } from './support/emulated-api.ts';
 import { envInt, gc, type Latency, latency, mib } from './support/measure.ts';
 
 /** kube scheduler_perf thresholds (pods/s) printed beside the figures; see bench/README.md. */
@@ -126,65 +127,18 @@ function keyOf(pod: PodObject): string {
  * DisruptionTarget) then PodDeleted (terminationGracePeriodSeconds 0: gone at once); a
  * nomination brings the pod's update with `status.nominatedNodeName`.
  */
-class EmulatedApi implements EffectPort {
-  readonly pods = new Map<string, PodObject>();
-  binds = 0;
-  bindFailures: string[] = [];
+class EmulatedApi extends EmulatedBinds implements EffectPort {
   evictions = 0;
   nominations = 0;
   nominationClears = 0;
-  unschedulableReports = 0;
   /** Eviction commands per preemptor uid, and their victims. */
   readonly preemptCalls = new Map<string, string[]>();
   readonly badSchedulerNames = new Set<string>();
   /** Called once a preemptor's bind result and bound update have been ingested. */
   onPreemptorBound: () => void = () => {};
 
-  constructor(
-    private readonly clock: VirtualClock,
-    private readonly latency: number,
-    private readonly ingest: (event: InputEvent) => void,
-  ) {}
-
-  private later(fire: () => void): void {
-    this.clock.schedule(this.clock.now() + this.latency, fire);
-  }
-
-  bind(attempt: AttemptRef, node: string): void {
-    this.later(() => {
-      const pod = this.pods.get(attempt.key);
-      const refuse =
-        pod === undefined
-          ? 'NotFound'
-          : pod.metadata.uid !== attempt.uid
-            ? 'uid changed'
-            : pod.spec.nodeName !== undefined
-              ? `already on ${pod.spec.nodeName}`
-              : pod.metadata.deletionTimestamp !== undefined
-                ? 'being deleted'
-                : undefined;
-      if (refuse !== undefined) {
-        this.bindFailures.push(`${attempt.key} → ${node}: ${refuse}`);
-        this.ingest({
-          type: 'BindFailed',
-          ...attempt,
-          node,
-          reason: refuse === 'NotFound' ? 'NotFound' : 'Conflict',
-          message: refuse,
-        });
-        return;
-      }
-      const bound = {
-        ...pod,
-        spec: { ...pod?.spec, nodeName: node },
-        status: { ...pod?.status, phase: 'Running' },
-      } as PodObject;
-      this.pods.set(attempt.key, bound);
-      this.binds++;
-      this.ingest({ type: 'BindSucceeded', ...attempt, node });
-      this.ingest({ type: 'PodUpserted', pod: trimPod(bound) });
-      if (attempt.uid.startsWith('high-')) this.onPreemptorBound();
-    });
+  protected override onBound(attempt: AttemptRef): void {
+    if (attempt.uid.startsWith('high-')) this.onPreemptorBound();
   }
 
   preempt(preemptor: AttemptRef, schedulerName: string, victim: PodRef, _node: string): void {
@@ -235,10 +189,6 @@ class EmulatedApi implements EffectPort {
       this.pods.set(ref.key, updated);
       this.ingest({ type: 'PodUpserted', pod: trimPod(updated) });
     });
-  }
-
-  reportUnschedulable(): void {
-    this.unschedulableReports++;
   }
 }
 
