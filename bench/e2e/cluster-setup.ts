@@ -1,9 +1,7 @@
 // A fresh control plane with kwok nodes and pods for one end-to-end bench run.
-import { Api } from '../../test/e2e/support/api.ts';
+import { Api, waitForReadyNodes } from '../../test/e2e/support/api.ts';
 import { Cluster } from '../../test/e2e/support/control-plane.ts';
-import type { NodeJson } from '../../test/e2e/support/kubectl.ts';
 import { kwokNode, type Manifest, namespace } from '../../test/e2e/support/manifests.ts';
-import { waitFor } from '../../test/e2e/support/wait.ts';
 
 /** The namespace every bench pod lives in. */
 export const benchNamespace = 'bench';
@@ -51,17 +49,7 @@ export async function upWithNodes(label: string, nodes: number): Promise<BenchCl
       kwokNode(`node-${i}`, { cpu: '4', memory: '16Gi', pods: 110 }),
     );
     await createAll(api, '/api/v1/nodes', manifests);
-    await waitFor(
-      `${nodes} nodes Ready`,
-      async () => {
-        const items = (await api.ok<{ items: NodeJson[] }>('GET', '/api/v1/nodes')).items;
-        const ready = items.filter((n) =>
-          n.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'),
-        ).length;
-        return { ok: ready === nodes, seen: ready };
-      },
-      { timeoutMs: 300_000, intervalMs: 1_000 },
-    );
+    await waitForReadyNodes(api, nodes, { timeoutMs: 300_000, intervalMs: 1_000 });
   } catch (error) {
     await down(true);
     throw error;

@@ -1,14 +1,13 @@
 // Pods arriving at 40/s on 500 nodes are each bound within a second at default client limits.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Api, type Watch } from './support/api.ts';
+import { Api, type Watch, waitForReadyNodes } from './support/api.ts';
 import { type Arrival, createPaced, quantile, watchBindings } from './support/arrivals.ts';
 import { type BerthRun, startBerth } from './support/berth.ts';
 import { useCluster } from './support/cluster.ts';
 import { clusterOvercommits } from './support/invariants.ts';
 import { type KubeScheduler, startKubeScheduler } from './support/kube-scheduler.ts';
-import type { NodeJson } from './support/kubectl.ts';
 import { kwokNode, namespace, pod, toYaml } from './support/manifests.ts';
-import { delay, waitFor } from './support/wait.ts';
+import { delay } from './support/wait.ts';
 
 const ns = 'steady';
 const nodeCount = 500;
@@ -38,17 +37,7 @@ describe(`pods arriving at ${perSecond}/s on ${nodeCount} nodes`, () => {
     for (let i = 0; i < nodes.length; i += 50)
       await Promise.all(nodes.slice(i, i + 50).map((n) => api.ok('POST', '/api/v1/nodes', n)));
     // Let kwok's first round of node status writes settle before the clock starts.
-    await waitFor(
-      `${nodeCount} nodes Ready`,
-      async () => {
-        const items = (await api.ok<{ items: NodeJson[] }>('GET', '/api/v1/nodes')).items;
-        const ready = items.filter((n) =>
-          n.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'),
-        ).length;
-        return { ok: ready === nodeCount, seen: ready };
-      },
-      { timeoutMs: 120_000, intervalMs: 1_000 },
-    );
+    await waitForReadyNodes(api, nodeCount, { timeoutMs: 120_000, intervalMs: 1_000 });
     if (reference) kube = startKubeScheduler(cluster());
     // Default client limits (qps 50, burst 100), as in the issue's measurement.
     else berth = await startBerth(cluster().kubeconfig, { dir: cluster().dir, name: 'berth' });

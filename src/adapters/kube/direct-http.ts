@@ -3,7 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import { request as httpRequest } from 'node:http';
 import { Agent, request as httpsRequest, type RequestOptions } from 'node:https';
 import { ApiException, type KubeConfig } from '@kubernetes/client-node';
-import { maxApiSockets, retireAgent, sameTlsIdentity } from './keep-alive.ts';
+import { isPlainHttpsAgent, sharedAgent } from './keep-alive.ts';
 
 /** A watch's callbacks: each event as it arrives, and one close (null: the server ended it). */
 export interface DirectWatchHandlers {
@@ -47,17 +47,8 @@ export class DirectHttp {
   private async options(method: string, path: string, timeoutMs?: number) {
     const o: RequestOptions = {};
     await this.kc.applyToHTTPSOptions(o);
-    const agent = o.agent;
-    if (agent instanceof Agent && agent.constructor === Agent) {
-      if (this.shared === undefined || !sameTlsIdentity(this.shared.options, agent.options)) {
-        retireAgent(this.shared);
-        this.shared = new Agent({
-          ...agent.options,
-          keepAlive: true,
-          timeout: 30_000,
-          maxSockets: maxApiSockets,
-        });
-      }
+    if (isPlainHttpsAgent(o.agent)) {
+      this.shared = sharedAgent(this.shared, o.agent);
       o.agent = this.shared;
     }
     const base = this.server.pathname.replace(/\/$/, '');

@@ -48,30 +48,41 @@ export function sameTlsIdentity(a: TlsOptions, b: TlsOptions): boolean {
   return identityKeys.every((k) => sameValue(a[k], b[k]));
 }
 
+/** Whether `agent` is a plain `https.Agent` (not a proxy's subclass): only those are shared. */
+export function isPlainHttpsAgent(agent: unknown): agent is Agent {
+  return agent instanceof Agent && agent.constructor === Agent;
+}
+
+/**
+ * `current` when it has `fresh`'s TLS identity; otherwise retires it and returns a new
+ * keep-alive agent with `fresh`'s TLS options and at most `maxApiSockets` connections.
+ */
+export function sharedAgent(current: Agent | undefined, fresh: Agent): Agent {
+  if (current !== undefined && sameTlsIdentity(current.options, fresh.options)) return current;
+  retireAgent(current);
+  // Idle sockets are closed after 30 s, well before the API server's own idle timeout, so a
+  // request rarely lands on a connection the server is closing.
+  return new Agent({
+    ...fresh.options,
+    keepAlive: true,
+    timeout: idleSocketMs,
+    maxSockets: maxApiSockets,
+  });
+}
+
 /**
  * A middleware that swaps the fresh `https.Agent` client-node builds for every request
  * (`KubeConfig.applySecurityAuthentication`) for one shared keep-alive agent with the same
  * TLS options and at most `maxApiSockets` connections, so that binds and reports do not
- * each pay a TCP + TLS handshake. Proxy
- * agents and plain-HTTP clusters are left alone.
+ * each pay a TCP + TLS handshake. Proxy agents and plain-HTTP clusters are left alone.
  */
 export function keepAliveMiddleware(): ObservableMiddleware {
   let shared: Agent | undefined;
   return {
     pre: (ctx) => {
       const agent = ctx.getAgent();
-      if (agent instanceof Agent && agent.constructor === Agent) {
-        if (shared === undefined || !sameTlsIdentity(shared.options, agent.options)) {
-          retireAgent(shared);
-          // Idle sockets are closed after 30 s, well before the API server's own idle
-          // timeout, so a request rarely lands on a connection the server is closing.
-          shared = new Agent({
-            ...agent.options,
-            keepAlive: true,
-            timeout: idleSocketMs,
-            maxSockets: maxApiSockets,
-          });
-        }
+      if (isPlainHttpsAgent(agent)) {
+        shared = sharedAgent(shared, agent);
         ctx.setAgent(shared);
       }
       return new Observable(Promise.resolve(ctx));

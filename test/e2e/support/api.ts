@@ -2,7 +2,8 @@
 import { readFileSync } from 'node:fs';
 import { Agent, request as httpsRequest } from 'node:https';
 import { parse as parseYaml } from 'yaml';
-import type { PodJson } from './kubectl.ts';
+import type { NodeJson, PodJson } from './kubectl.ts';
+import { type WaitOptions, waitFor } from './wait.ts';
 
 /** What one API call returned: HTTP status and the parsed JSON body (or the raw text). */
 export interface ApiResponse<T = unknown> {
@@ -197,4 +198,23 @@ export class Api {
   close(): void {
     this.agent.destroy();
   }
+}
+
+/** Waits until `count` nodes report Ready (kwok marks them), polling the node list. */
+export async function waitForReadyNodes(
+  api: Api,
+  count: number,
+  opts: WaitOptions = {},
+): Promise<void> {
+  await waitFor(
+    `${count} nodes Ready`,
+    async () => {
+      const items = (await api.ok<{ items: NodeJson[] }>('GET', '/api/v1/nodes')).items;
+      const ready = items.filter((n) =>
+        n.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'),
+      ).length;
+      return { ok: ready === count, seen: `${ready}/${items.length}` };
+    },
+    opts,
+  );
 }

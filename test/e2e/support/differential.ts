@@ -1,5 +1,5 @@
 // Differential runs: load a generated scenario into a reset control plane, read what a scheduler did, compare two.
-import type { Api } from './api.ts';
+import { type Api, waitForReadyNodes } from './api.ts';
 import { overcommits } from './invariants.ts';
 import type { NodeJson, PodJson } from './kubectl.ts';
 import { podScheduledCondition } from './kubectl.ts';
@@ -135,13 +135,7 @@ export async function loadScenario(api: Api, scenario: Scenario): Promise<OwnerU
       metadata: { name, labels },
     });
   for (const n of scenario.nodes) await api.ok('POST', '/api/v1/nodes', n);
-  await waitFor('kwok to mark every node Ready', async () => {
-    const nodes = (await api.ok<List<NodeJson>>('GET', '/api/v1/nodes')).items;
-    const ready = nodes.filter((n) =>
-      n.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'),
-    );
-    return { ok: ready.length === scenario.nodes.length, seen: `${ready.length}/${nodes.length}` };
-  });
+  await waitForReadyNodes(api, scenario.nodes.length);
   const uids = new Map<string, string>();
   for (const w of scenario.workloads) {
     const created = await api.ok<{ metadata: { uid: string } }>(
