@@ -6,7 +6,7 @@ import { parseControllerRef } from './owner-ref.ts';
 import { parsePodAffinity } from './pod-affinity.ts';
 import { parseHostPorts, parseSchedulingGates } from './pod-fields.ts';
 import { parsePodVolumes } from './pod-volumes.ts';
-import { computePodRequests } from './requests.ts';
+import { podRequestsOf } from './requests-cache.ts';
 import { noSpreadConstraints, parseSpreadConstraints } from './spread-constraints.ts';
 import { parseTimestampMs } from './timestamps.ts';
 import type { PodInfo } from './types.ts';
@@ -62,7 +62,7 @@ export function podInfoFromObject(obj: unknown): PodInfo | { rejected: string } 
   const spec = isRecord(obj.spec) ? obj.spec : emptyRecord<unknown>();
   const status = isRecord(obj.status) ? obj.status : emptyRecord<unknown>();
 
-  const reqs = computePodRequests(obj.spec, obj.status);
+  const reqs = podRequestsOf(obj.spec, obj.status);
   let invalid = reqs.invalid;
   const selector = parseNodeSelector(spec.nodeSelector, 'spec.nodeSelector');
   if (!selector.ok) invalid ??= selector.error;

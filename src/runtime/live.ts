@@ -66,7 +66,11 @@ export interface LiveOptions {
    * informer cache): default nodes and pods; `berth run` adds every watched object kind.
    */
   syncKinds?: readonly ResourceKind[];
-  /** How many cycles run before yielding to I/O (watch events, bind results). */
+  /**
+   * At most this many cycles run before yielding to I/O (watch events, bind results; default
+   * 64). A burst starts with one cycle per turn and doubles up to this, so the first bind goes
+   * out after one decision, not after a whole turn of cold code.
+   */
   cyclesPerTurn?: number;
   /** Monotonic wall time in ms (injectable for tests). */
   now?: () => number;
@@ -99,6 +103,8 @@ export class LiveScheduler {
   private inputs: Subscription | undefined;
   private readonly synced = new Set<ResourceKind>();
   private turnPending = false;
+  /** Cycles the next turn may run (see turn()). */
+  private turnLimit = 1;
   private stopping = false;
   private isLeading: boolean;
   private decisions = 0;
@@ -227,11 +233,14 @@ export class LiveScheduler {
     setImmediate(() => this.turn());
   }
 
-  /** Runs a bounded batch of cycles, then yields so I/O can deliver events. */
+  /**
+   * Runs a bounded batch of cycles, then yields so I/O can deliver events. The bound starts at
+   * one when the queue was empty and doubles with every full turn, up to `cyclesPerTurn`.
+   */
   private turn(): void {
     this.turnPending = false;
     if (this.stopping || !this.isLeading) return;
-    const limit = this.opts.cyclesPerTurn ?? 64;
+    const limit = this.turnLimit;
     const observer = this.opts.observer;
     const timed = observer?.cycle !== undefined;
     for (let i = 0; i < limit; i++) {
@@ -243,11 +252,15 @@ export class LiveScheduler {
         this.opts.logger.error({ err: error }, 'a scheduling cycle failed; continuing');
         break;
       }
-      if (decided.length === 0) return;
+      if (decided.length === 0) {
+        this.turnLimit = 1;
+        return;
+      }
       if (timed) observer?.cycle?.(decided, (performance.now() - started) / 1000);
       this.logDecisions(decided);
       this.rotateIfDue();
     }
+    this.turnLimit = Math.min(limit * 2, this.opts.cyclesPerTurn ?? 64);
     this.scheduleTurn();
   }
 

@@ -25,6 +25,10 @@ const pod = (name: string, nodeName?: string) =>
   });
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));
+/** Enough turns for a handful of pending pods (a burst starts with one cycle per turn). */
+const turns = async (n = 8) => {
+  for (let i = 0; i < n; i++) await tick();
+};
 
 function setup(config = defaultConfig, extra: Partial<LiveOptions> = {}) {
   const nodes = new Subject<InputEvent>();
@@ -98,6 +102,30 @@ describe('LiveScheduler', () => {
     await live.stop(100);
   });
 
+  it('starts a burst with one cycle per turn and doubles up to cyclesPerTurn', async () => {
+    const { nodes, pods, binds, live } = setup(defaultConfig, { cyclesPerTurn: 4 });
+    live.start();
+    nodes.next({ type: 'ResyncStarted', kind: 'Node' });
+    for (let i = 0; i < 8; i++) nodes.next({ type: 'NodeUpserted', node: node(`n${i}`) });
+    nodes.next({ type: 'ResyncDone', kind: 'Node' });
+    pods.next({ type: 'ResyncStarted', kind: 'Pod' });
+    for (let i = 0; i < 12; i++) pods.next({ type: 'PodUpserted', pod: pod(`p${i}`) });
+    pods.next({ type: 'ResyncDone', kind: 'Pod' });
+    const afterEachTurn: number[] = [];
+    for (let turn = 0; turn < 5; turn++) {
+      await tick();
+      afterEachTurn.push(binds.length);
+    }
+    // 1, then 2, then 4 (the cap), then 4 more, then the last one.
+    expect(afterEachTurn).toEqual([1, 3, 7, 11, 12]);
+    // Idle again: the next arrival is decided in a turn of one.
+    pods.next({ type: 'PodUpserted', pod: pod('late-0') });
+    pods.next({ type: 'PodUpserted', pod: pod('late-1') });
+    await tick();
+    expect(binds).toHaveLength(13);
+    await live.stop(100);
+  });
+
   it('waits for binds in flight on stop, logs their results, and the log replays', async () => {
     const { nodes, pods, binds, live, lines } = setup();
     live.start();
@@ -109,7 +137,7 @@ describe('LiveScheduler', () => {
     pods.next({ type: 'PodUpserted', pod: pod('a') });
     pods.next({ type: 'PodUpserted', pod: pod('b') });
     pods.next({ type: 'ResyncDone', kind: 'Pod' });
-    await tick();
+    await turns();
     expect(binds.map((b) => b.attempt)).toEqual([{ uid: 'uid-a', key: 'default/a', attempt: 1 }]);
     const stopped = live.stop(5_000);
     binds[0]?.complete();
@@ -194,7 +222,7 @@ describe('LiveScheduler: leadership', () => {
     });
     live.start();
     syncOneNode(nodes, pods, ['a', 'b', 'c']);
-    await tick();
+    await turns();
     // The 2-cpu node takes a and b (reserve, then bind), and c is unschedulable.
     expect(cycles).toEqual([2, 2, 1]);
     expect(envelopes.filter((t) => t === 'BindRequested')).toHaveLength(2);
