@@ -17,7 +17,7 @@ RUN --mount=type=secret,id=npm-ca,target=/run/secrets/npm-ca,required=false \
     && npm ci --omit=dev --ignore-scripts --no-audit --no-fund --no-update-notifier \
     && find node_modules -mindepth 1 -maxdepth 1 -type d -empty -delete
 
-# --- compile TypeScript to dist/ ----------------------------------------------------------------
+# --- compile, bundle and code-cache to dist/ ----------------------------------------------------
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
@@ -27,6 +27,8 @@ RUN --mount=type=secret,id=npm-ca,target=/run/secrets/npm-ca,required=false \
 COPY tsconfig.json tsconfig.build.json ./
 COPY machines ./machines
 COPY src ./src
+COPY scripts ./scripts
+COPY bin ./bin
 RUN npm run build
 
 # --- runtime ------------------------------------------------------------------------------------

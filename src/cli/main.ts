@@ -108,4 +108,7 @@ export async function main(argv: string[]): Promise<number> {
 
 guardOutput(process.stdout, 'stdout');
 guardOutput(process.stderr, 'stderr');
-process.exitCode = await main(process.argv.slice(2));
+// No top-level await: the bundle is CommonJS, so that bin/berth.js can run it from a code cache.
+void main(process.argv.slice(2)).then((code) => {
+  process.exitCode = code;
+});

@@ -6,7 +6,8 @@ import { fileURLToPath } from 'node:url';
 /**
  * Reads the version from berth's own package.json, found by walking up from this module:
  * it sits two levels up in a checkout (src/runtime), three in the compiled tree
- * (dist/src/runtime) and one in the bundle (dist/berth.mjs).
+ * (dist/src/runtime) and one in the bundle (dist/berth.cjs, where esbuild makes `import.meta.url`
+ * the bundle's own URL).
  */
 function readOwnVersion(): string {
   let dir = dirname(fileURLToPath(import.meta.url));

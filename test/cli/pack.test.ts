@@ -37,7 +37,8 @@ describe('npm pack', () => {
 
   it('ships the bundled and compiled CLI, not the TypeScript sources or tests', () => {
     expect(files).toContain('bin/berth.js');
-    expect(files).toContain('dist/berth.mjs');
+    expect(files).toContain('dist/berth.cjs');
+    expect(files).toContain('dist/berth.cjs.cache');
     expect(files).toContain('dist/demo-cluster.yaml');
     expect(files).toContain('dist/src/cli/main.js');
     expect(files).toContain('dist/src/cli/demo-cluster.yaml');
@@ -65,6 +66,16 @@ describe('npm pack', () => {
     const summary = JSON.parse(r.stdout) as { pods: number; scheduled: number };
     expect(summary.pods).toBe(200);
     expect(summary.scheduled).toBe(200);
+  });
+
+  it('compiles the installed bundle from its code cache', () => {
+    const bin = join(work, 'app/node_modules/.bin/berth');
+    const r = spawnSync(bin, ['--version'], {
+      env: { ...process.env, NODE_OPTIONS: '', BERTH_DEBUG_CODE_CACHE: '1' },
+      encoding: 'utf8',
+    });
+    expect(r.status).toBe(0);
+    expect(r.stderr).toMatch(/^code cache: accepted /);
   });
 
   it('writes the package version into a recorded log header', () => {

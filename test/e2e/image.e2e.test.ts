@@ -179,13 +179,12 @@ describe('berth container image (podman, stand-in node:20-bookworm-slim)', () =>
     expect(JSON.stringify(image.Config.Env)).not.toMatch(/cafile|npm-ca|secret/i);
   });
 
+  /** `podman run` of a throw-away container with a read-only root and no network. */
+  const offlineRun = ['run', '--rm', '--read-only', '--network', 'none'];
+
   it('holds compiled JavaScript and exactly the production dependencies of package-lock.json', async () => {
     const r = await podman.must([
-      'run',
-      '--rm',
-      '--read-only',
-      '--network',
-      'none',
+      ...offlineRun,
       '--entrypoint',
       'node',
       imageTag,
@@ -255,6 +254,18 @@ describe('berth container image (podman, stand-in node:20-bookworm-slim)', () =>
     const digest = (s: string) => /^\s+digest\s+([0-9a-f]{64})$/m.exec(s)?.[1];
     expect(digest(inImage.stdout)).toBeDefined();
     expect(digest(inImage.stdout)).toBe(digest(local.stdout));
+  });
+
+  it('compiles the bundle from the code cache made in the build stage', async () => {
+    const r = await podman.must([
+      ...offlineRun,
+      '--env',
+      'BERTH_DEBUG_CODE_CACHE=1',
+      imageTag,
+      '--version',
+    ]);
+    expect(r.stdout).toMatch(/^berth \d+\.\d+\.\d+/);
+    expect(r.stderr).toMatch(/^code cache: accepted /);
   });
 
   it('schedules pods on the control plane from a read-only root filesystem as its own uid', async () => {
