@@ -161,9 +161,11 @@ describe('checkConnection', () => {
   let server: Server;
   let url: string;
   let answer: { status: number; body?: unknown } | 'hang' = { status: 200 };
+  let acceptEncoding: string | undefined;
 
   beforeAll(async () => {
-    server = createServer((_req, res) => {
+    server = createServer((req, res) => {
+      acceptEncoding = req.headers['accept-encoding'];
       if (answer === 'hang') return;
       res.writeHead(answer.status, { 'content-type': 'application/json' });
       res.end(answer.body === undefined ? '{}' : JSON.stringify(answer.body));
@@ -195,6 +197,13 @@ describe('checkConnection', () => {
   it('resolves when the server answers', async () => {
     answer = { status: 200, body: { kind: 'NodeList', items: [], metadata: {} } };
     await expect(checkConnection(clientsFor(url))).resolves.toBeUndefined();
+  });
+
+  it('asks for uncompressed answers, as kube-scheduler does', async () => {
+    answer = { status: 200, body: { kind: 'NodeList', items: [], metadata: {} } };
+    acceptEncoding = undefined;
+    await clientsFor(url).core.listNode({ limit: 1 });
+    expect(acceptEncoding).toBe('identity');
   });
 
   it('explains 401', async () => {
