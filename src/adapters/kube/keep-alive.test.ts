@@ -1,6 +1,7 @@
 // Tests that the keep-alive middleware shares one agent per TLS identity.
 import { Agent as HttpAgent } from 'node:http';
 import { Agent } from 'node:https';
+import { rootCertificates } from 'node:tls';
 import { HttpMethod, RequestContext } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { keepAliveMiddleware, maxApiSockets } from './keep-alive.ts';
@@ -32,6 +33,18 @@ describe('keepAliveMiddleware', () => {
     const c = await agentAfter(m, new Agent({ ca: Buffer.from('other CA') }));
     expect(c).not.toBe(a);
     (c as Agent).destroy();
+  });
+
+  it('parses the TLS options once, into a context all its connections share', async () => {
+    const m = keepAliveMiddleware();
+    const a = (await agentAfter(m, new Agent({ ca: rootCertificates[0] }))) as Agent;
+    expect(a.options.secureContext?.context).toBeDefined();
+    // Options TLS cannot use are left to each connection, which fails its request with why.
+    const b = (await agentAfter(m, new Agent({ cert: 'not a certificate', key: 'k' }))) as Agent;
+    expect(b).not.toBe(a);
+    expect(b.options.secureContext).toBeUndefined();
+    expect(b.options.cert).toBe('not a certificate');
+    b.destroy();
   });
 
   it('builds a new agent when the TLS identity changes (rotated client certificate)', async () => {
