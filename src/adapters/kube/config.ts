@@ -15,7 +15,7 @@ import {
 } from '@kubernetes/client-node';
 import { describeApiError, oneLine } from './api-error.ts';
 import { DirectHttp } from './direct-http.ts';
-import { keepAliveMiddleware, uncompressedMiddleware } from './keep-alive.ts';
+import { apiMiddleware } from './keep-alive.ts';
 import { timeoutOptions } from './request-options.ts';
 
 /** A setup problem (kubeconfig, context, connection), with a one-line message for people. */
@@ -137,7 +137,7 @@ export function makeClients(kc: KubeConfig): KubeClients {
     const configuration = createConfiguration({
       baseServer: new ServerConfiguration(server, {}),
       authMethods: { default: kc },
-      middleware: [keepAliveMiddleware(), uncompressedMiddleware()],
+      middleware: apiMiddleware(),
     });
     return {
       kc,

@@ -5,6 +5,9 @@ import { Observable, type ObservableMiddleware } from '@kubernetes/client-node';
 
 type TlsOptions = Agent['options'];
 
+/** A middleware step that hands its request or response on unchanged. */
+const passOn = <T>(value: T) => new Observable(Promise.resolve(value));
+
 const idleSocketMs = 30_000;
 
 /**
@@ -101,9 +104,9 @@ export function keepAliveMiddleware(): ObservableMiddleware {
         shared = sharedAgent(shared, agent);
         ctx.setAgent(shared);
       }
-      return new Observable(Promise.resolve(ctx));
+      return passOn(ctx);
     },
-    post: (rsp) => new Observable(Promise.resolve(rsp)),
+    post: passOn,
   };
 }
 
@@ -117,8 +120,13 @@ export function uncompressedMiddleware(): ObservableMiddleware {
   return {
     pre: (ctx) => {
       ctx.setHeaderParam('Accept-Encoding', 'identity');
-      return new Observable(Promise.resolve(ctx));
+      return passOn(ctx);
     },
-    post: (rsp) => new Observable(Promise.resolve(rsp)),
+    post: passOn,
   };
+}
+
+/** The middleware of every client-node configuration berth builds, in order. */
+export function apiMiddleware(): ObservableMiddleware[] {
+  return [keepAliveMiddleware(), uncompressedMiddleware()];
 }

@@ -9,7 +9,7 @@ import {
   type V1Lease,
 } from '@kubernetes/client-node';
 import { describeApiError } from './api-error.ts';
-import { keepAliveMiddleware, uncompressedMiddleware } from './keep-alive.ts';
+import { apiMiddleware } from './keep-alive.ts';
 import { timeoutOptions } from './request-options.ts';
 
 /** The few Lease calls the elector makes (real: CoordinationV1Api; tests: a fake). */
@@ -32,7 +32,7 @@ export function kubeLeaseApi(kc: KubeConfig, requestTimeoutMs = 10_000): LeaseAp
     createConfiguration({
       baseServer: new ServerConfiguration(server, {}),
       authMethods: { default: kc },
-      middleware: [keepAliveMiddleware(), uncompressedMiddleware()],
+      middleware: apiMiddleware(),
     }),
   );
   const target = (lease: V1Lease) => ({
