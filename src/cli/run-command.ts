@@ -18,6 +18,7 @@ import { LiveScheduler } from '../runtime/live.ts';
 import { intFlag, numberFlag, parseFlags } from './args.ts';
 import { decisionConfig, readConfigFile } from './config-file.ts';
 import { CliError } from './errors.ts';
+import { applyHeapGrowth, defaultHeapGrowthPercent } from './heap-growth.ts';
 import { openLogFile } from './log-file.ts';
 import { normalizeBoolFlags, type RunOptions, readRunOptions } from './run-options.ts';
 import { openSegmentedLog, parseSize } from './segmented-log.ts';
@@ -73,6 +74,7 @@ export async function runCommand(argv: string[]): Promise<void> {
     'metrics-bind-address': { type: 'string' },
     'record-segment-size': { type: 'string' },
     'record-retain': { type: 'string' },
+    'heap-growth-percent': { type: 'string' },
   });
   const level = values['log-level'] ?? 'info';
   if (!logLevels.includes(level))
@@ -87,6 +89,15 @@ export async function runCommand(argv: string[]): Promise<void> {
   const eventsQps = numberFlag(values['events-qps'], 'events-qps', qps, 0.1, 100_000);
   const eventsBurst = intFlag(values['events-burst'], 'events-burst', burst, 1, 100_000);
   const seed = intFlag(values.seed, 'seed', 1, 0, 2 ** 32 - 1);
+  applyHeapGrowth(
+    intFlag(
+      values['heap-growth-percent'],
+      'heap-growth-percent',
+      defaultHeapGrowthPercent,
+      0,
+      1000,
+    ),
+  );
   const segmentSize = values['record-segment-size'];
   const segments =
     segmentSize === undefined

@@ -216,7 +216,11 @@ const flagRows: Row[] = [
     ['seed', 'bind-latency-ms', 'bind-failure-rate'],
     '99999999999999999999',
   ),
-  ...numericRows('run', ['qps', 'burst', 'events-qps', 'events-burst', 'seed'], '1e400'),
+  ...numericRows(
+    'run',
+    ['qps', 'burst', 'events-qps', 'events-burst', 'seed', 'heap-growth-percent'],
+    '1e400',
+  ),
   [
     'simulate --bind-failure-rate -0.1',
     ['simulate', '--bind-failure-rate', '-0.1'],
@@ -273,6 +277,12 @@ const flagRows: Row[] = [
     [/--horizon must be from .*got "99999h"/],
   ],
   ['run --qps -0.5', ['run', '--qps', '-0.5'], 2, [range('qps', '-0.5')]],
+  [
+    'run --heap-growth-percent -5',
+    ['run', '--heap-growth-percent', '-5'],
+    2,
+    [range('heap-growth-percent', '-5')],
+  ],
   [
     'run --leader-elect-lease-duration -5s',
     ['run', '--leader-elect-lease-duration', '-5s'],
