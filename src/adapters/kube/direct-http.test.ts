@@ -11,6 +11,7 @@ import { ApiException, KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeApiError } from './api-error.ts';
 import { DirectHttp, type DirectWatchHandlers } from './direct-http.ts';
+import { ListFormatError } from './list-splitter.ts';
 
 /** What the server saw of one request (the last one on its path). */
 interface Seen {
@@ -136,7 +137,46 @@ const routes: Record<string, Route> = {
   },
   // A watch that never gets its headers.
   '/api/v1/namespaces/silent/pods': () => {},
+  // A list sent in two parts: the rest only once the client has handed over the first item.
+  '/api/v1/namespaces/listed/pods': async (_req, res) => {
+    const text = JSON.stringify(listed);
+    const cut = text.indexOf('"b"');
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.write(text.slice(0, cut));
+    await firstItemHandedOver.promise;
+    res.end(text.slice(cut));
+  },
+  // Half a list, then the connection is reset.
+  '/api/v1/namespaces/cutlist/pods': (req, res) => {
+    const text = JSON.stringify(listed);
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.write(text.slice(0, text.indexOf('"b"')));
+    setTimeout(() => req.socket.destroy(), 20);
+  },
+  '/api/v1/namespaces/html/pods': (_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/html' });
+    res.end('<html>a proxy says hello</html>');
+  },
 };
+
+const listed = {
+  kind: 'PodList',
+  apiVersion: 'v1',
+  metadata: { resourceVersion: '42', continue: 'next-page' },
+  items: [
+    { metadata: { name: 'a', creationTimestamp: '2025-01-01T00:00:00Z' }, spec: { x: '}"]' } },
+    { metadata: { name: 'b' } },
+  ],
+};
+
+/** Resolved by the list test when the first item reached it. */
+const firstItemHandedOver = (() => {
+  let resolve = () => {};
+  const promise = new Promise<void>((r) => {
+    resolve = r;
+  });
+  return { promise, resolve };
+})();
 
 function handle(req: IncomingMessage, res: ServerResponse): void {
   const url = new URL(req.url ?? '/', 'http://local');
@@ -434,5 +474,46 @@ describe('DirectHttp.watch', () => {
     await sleep(100);
     expect(closes).toEqual([]);
     expect(events).toEqual([]);
+  });
+});
+
+describe('DirectHttp.list', () => {
+  it('hands over each item while the rest of the list is still on the wire', async () => {
+    const items: unknown[] = [];
+    const page = await http.list(
+      '/api/v1/namespaces/listed/pods',
+      { limit: 500, resourceVersion: '0', continue: undefined },
+      { timeoutMs: 5_000 },
+      (item) => {
+        items.push(item);
+        // The server sends the second item only after this.
+        if (items.length === 1) firstItemHandedOver.resolve();
+      },
+    );
+    expect(items).toEqual(listed.items);
+    expect(page).toEqual({ resourceVersion: '42', continue: 'next-page' });
+    const asked = seen.get('/api/v1/namespaces/listed/pods');
+    expect(asked?.url.search).toBe('?limit=500&resourceVersion=0');
+    expect(asked?.headers.authorization).toBe('Bearer secret-token');
+  });
+
+  it('rejects a list cut short, after handing over the items that arrived', async () => {
+    const items: unknown[] = [];
+    const err = await rejection(
+      http.list('/api/v1/namespaces/cutlist/pods', {}, { timeoutMs: 5_000 }, (i) => items.push(i)),
+    );
+    expect(items).toEqual([listed.items[0]]);
+    expect(describeApiError(err).message).not.toBe('');
+  });
+
+  it('rejects an API error with its code, and a 2xx body that is not a list', async () => {
+    const forbidden = await rejection(
+      http.list('/api/v1/namespaces/forbidden/pods', {}, { timeoutMs: 5_000 }, () => {}),
+    );
+    expect(describeApiError(forbidden).code).toBe(403);
+    const html = await rejection(
+      http.list('/api/v1/namespaces/html/pods', {}, { timeoutMs: 5_000 }, () => {}),
+    );
+    expect(html).toBeInstanceOf(ListFormatError);
   });
 });

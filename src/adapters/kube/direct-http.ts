@@ -4,6 +4,7 @@ import { request as httpRequest } from 'node:http';
 import { Agent, request as httpsRequest, type RequestOptions } from 'node:https';
 import { ApiException, type KubeConfig } from '@kubernetes/client-node';
 import { isPlainHttpsAgent, sharedAgent } from './keep-alive.ts';
+import { type ListMetadata, ListSplitter } from './list-splitter.ts';
 
 /** A watch's callbacks: each event as it arrives, and one close (null: the server ended it). */
 export interface DirectWatchHandlers {
@@ -101,6 +102,63 @@ export class DirectHttp {
         }, reject);
       });
       req.end(body);
+    });
+  }
+
+  /**
+   * GETs one page of a list (`query` added) and hands each item of its `items`, parsed, to
+   * `onItem` as soon as the item has arrived, so the caller folds the list while the rest is
+   * still on the wire. Resolves with the page's resourceVersion and continue token. Throws as
+   * the class says, or a ListFormatError (a 2xx body that is not a list, or one cut short),
+   * after the items that did arrive were handed over. `timeoutMs` bounds each silence.
+   */
+  async list(
+    path: string,
+    query: Record<string, string | number | undefined>,
+    opts: { timeoutMs: number },
+    onItem: (item: unknown) => void,
+  ): Promise<ListMetadata> {
+    const params = new URLSearchParams();
+    for (const [k, v] of Object.entries(query)) if (v !== undefined) params.set(k, String(v));
+    const q = params.size === 0 ? '' : `?${params}`;
+    const options = await this.options('GET', `${path}${q}`, opts.timeoutMs);
+    return new Promise((resolve, reject) => {
+      const req = this.send(options);
+      const fail = (err: unknown) => {
+        req.destroy();
+        reject(err);
+      };
+      req.on('timeout', () => req.destroy(timeoutError('GET', path, opts.timeoutMs)));
+      req.on('error', reject);
+      req.on('response', (res: IncomingMessage) => {
+        const code = res.statusCode ?? 0;
+        if (code < 200 || code > 299) {
+          readBody(res).then(
+            (text) => reject(new ApiException(code, `HTTP ${code}`, text, res.headers as never)),
+            reject,
+          );
+          return;
+        }
+        const splitter = new ListSplitter((text) => onItem(JSON.parse(text)));
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          try {
+            splitter.push(chunk);
+          } catch (err) {
+            fail(err);
+          }
+        });
+        res.on('end', () => {
+          try {
+            resolve(splitter.end());
+          } catch (err) {
+            reject(err);
+          }
+        });
+        res.on('error', reject);
+        res.on('aborted', () => reject(new Error(`GET ${path}: the connection closed mid-list`)));
+      });
+      req.end();
     });
   }
 

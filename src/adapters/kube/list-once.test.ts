@@ -1,23 +1,14 @@
-// Pins how PodGroups are listed (the CustomObjectsApi, paged) and a one-shot list of a kind the server does not serve.
-import { type ConfigurationOptions, KubeConfig, ResponseContext } from '@kubernetes/client-node';
+// Pins how PodGroups are listed (paged, streamed from a real local server) and a one-shot list of a kind the server does not serve.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { KubeConfig } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { apiError } from '../../../test/support/kube-api-doubles.ts';
 import type { KubeClients } from './config.ts';
+import { DirectHttp } from './direct-http.ts';
 import { ListError, listKind } from './list-once.ts';
 import { objectSource } from './list-watch.ts';
 import type { ListWatchSource } from './reflector.ts';
-
-/** Answers a call as the API server would: runs the per-call middleware on a 200 with `body`. */
-async function answer(options: ConfigurationOptions | undefined, body: unknown): Promise<unknown> {
-  const text = JSON.stringify(body);
-  let rsp = new ResponseContext(
-    200,
-    { 'content-type': 'application/json' },
-    { text: async () => text, binary: async () => Buffer.from(text) },
-  );
-  for (const m of options?.middleware ?? []) rsp = await m.post(rsp).toPromise();
-  return JSON.parse(await rsp.body.text());
-}
 
 function failing(error: unknown, resource?: string): ListWatchSource {
   return {
@@ -28,8 +19,7 @@ function failing(error: unknown, resource?: string): ListWatchSource {
 }
 
 describe('objectSource PodGroup', () => {
-  it('pages through every namespace with the CustomObjectsApi and keeps the raw JSON', async () => {
-    const calls: Record<string, unknown>[] = [];
+  it('pages through every namespace and keeps the raw JSON', async () => {
     const pages = [
       {
         items: [
@@ -39,33 +29,43 @@ describe('objectSource PodGroup', () => {
       },
       { items: [{ metadata: { name: 'b', namespace: 'y' } }], metadata: { resourceVersion: '6' } },
     ];
-    const clients = {
-      kc: new KubeConfig(),
-      custom: {
-        listClusterCustomObject: (
-          param: Record<string, unknown>,
-          options?: ConfigurationOptions,
-        ) => {
-          calls.push(param);
-          return answer(options, pages[calls.length - 1]);
-        },
-      },
-    } as unknown as KubeClients;
-    const source = objectSource(clients, 'PodGroup', { pageSize: 1 });
-    expect(source.resource).toBe('scheduling.x-k8s.io/v1alpha1 podgroups');
-    expect(await source.list()).toEqual({
-      items: [
-        // The timestamp stays a string: the generated deserializer never saw the body.
-        { metadata: { name: 'a', namespace: 'x', creationTimestamp: '2025-01-01T00:00:00Z' } },
-        { metadata: { name: 'b', namespace: 'y' } },
-      ],
-      resourceVersion: '6',
+    const asked: string[] = [];
+    const server = createServer((req, res) => {
+      asked.push(req.url ?? '');
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(pages[asked.length - 1]));
     });
-    const where = { group: 'scheduling.x-k8s.io', version: 'v1alpha1', plural: 'podgroups' };
-    expect(calls).toEqual([
-      { ...where, limit: 1 },
-      { ...where, limit: 1, _continue: 'next' },
-    ]);
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const kc = new KubeConfig();
+    kc.loadFromOptions({
+      clusters: [
+        {
+          name: 'c',
+          server: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+          skipTLSVerify: true,
+        },
+      ],
+      users: [{ name: 'u', token: 't' }],
+      contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
+      currentContext: 'x',
+    });
+    const http = new DirectHttp(kc);
+    try {
+      const source = objectSource({ http } as unknown as KubeClients, 'PodGroup', { pageSize: 1 });
+      expect(source.resource).toBe('scheduling.x-k8s.io/v1alpha1 podgroups');
+      const items: unknown[] = [];
+      expect(await source.list({ fromCache: true }, (i) => items.push(i))).toEqual({
+        resourceVersion: '6',
+      });
+      // The timestamp stays a string: the objects are exactly what the server sent.
+      expect(items).toEqual([...(pages[0]?.items ?? []), ...(pages[1]?.items ?? [])]);
+      const path = '/apis/scheduling.x-k8s.io/v1alpha1/podgroups';
+      expect(asked).toEqual([`${path}?limit=1&resourceVersion=0`, `${path}?limit=1&continue=next`]);
+    } finally {
+      http.destroy();
+      server.closeAllConnections();
+      server.close();
+    }
   });
 });
 

@@ -32,9 +32,9 @@ export async function listKind(
   source: ListWatchSource,
   optional = false,
 ): Promise<InputEvent[]> {
-  let items: unknown[];
+  const items: unknown[] = [];
   try {
-    items = (await source.list()).items;
+    await source.list({ fromCache: false }, (item) => items.push(item));
   } catch (error) {
     const f = describeApiError(error);
     if (optional && isNotServed(f))

@@ -10,7 +10,8 @@ import {
   type WatchHandlers,
 } from './reflector.ts';
 
-type ListResult = { items: unknown[]; resourceVersion: string };
+/** A scripted list: its items, its resourceVersion, and a failure after the items, if any. */
+type ListResult = { items: unknown[]; resourceVersion: string; failAfterItems?: Error };
 
 interface FakeWatch {
   rv: string;
@@ -30,11 +31,20 @@ class ScriptedSource implements ListWatchSource {
   readonly fromCache: boolean[] = [];
   holdWatches = false;
 
-  list(opts?: { fromCache: boolean }): Promise<ListResult> {
+  /** Hands the scripted items over after a turn, as they would come off the wire. */
+  list(
+    opts: { fromCache: boolean },
+    onItem: (item: unknown) => void,
+  ): Promise<{ resourceVersion: string }> {
     this.listCalls++;
-    this.fromCache.push(opts?.fromCache === true);
+    this.fromCache.push(opts.fromCache);
     const next = this.lists.shift() ?? new Error('no scripted list');
-    return next instanceof Error ? Promise.reject(next) : Promise.resolve(next);
+    if (next instanceof Error) return Promise.reject(next);
+    return Promise.resolve().then(() => {
+      for (const item of next.items) onItem(item);
+      if (next.failAfterItems !== undefined) throw next.failAfterItems;
+      return { resourceVersion: next.resourceVersion };
+    });
   }
 
   watch(rv: string, handlers: WatchHandlers): Promise<{ abort(): void }> {
@@ -353,6 +363,29 @@ describe('reflect', () => {
     expect(t.logLines.filter((l) => l.msg === 'list failed; retrying')).toHaveLength(2);
   });
 
+  it('folds objects as they arrive; a list that fails part-way is listed again from the start', async () => {
+    const t = setup();
+    const cut = new Error('socket hang up');
+    t.source.lists.push({
+      items: [node('a', '2'), node('b', '3')],
+      resourceVersion: '',
+      failAfterItems: cut,
+    });
+    t.source.lists.push({ items: [node('b', '4')], resourceVersion: '9' });
+    t.start();
+    await tick();
+    // The objects of the failed list were folded as they came; no ResyncDone, no watch.
+    expect(t.seen()).toEqual(['ResyncStarted Node', 'NodeUpserted a', 'NodeUpserted b']);
+    expect(t.source.watches).toHaveLength(0);
+    await tick(800);
+    // The retry starts the relist over; its ResyncDone drops `a`, which it did not list.
+    expect(t.seen()).toEqual(['ResyncStarted Node', 'NodeUpserted b', 'ResyncDone Node']);
+    expect(t.source.current.rv).toBe('9');
+    expect(t.source.fromCache).toEqual([true, true]);
+    const failed = t.logLines.find((l) => l.msg === 'list failed; retrying');
+    expect(failed?.listedBeforeFailing).toBe(2);
+  });
+
   it('restarts a watch that stays silent for the inactivity timeout, from the last rv', async () => {
     const t = setup('Node', { inactivityTimeoutMs: 10_000 });
     t.source.lists.push({ items: [], resourceVersion: '1' });
@@ -482,14 +515,17 @@ describe('reflect', () => {
 
   it('unsubscribing while the list is in flight drops its result', async () => {
     const t = setup();
-    let resolveList: (r: ListResult) => void = () => {};
-    t.source.list = () =>
+    let resolveList: (r: { resourceVersion: string }) => void = () => {};
+    let onItem: (item: unknown) => void = () => {};
+    t.source.list = (_opts, handItem) =>
       new Promise((resolve) => {
         resolveList = resolve;
+        onItem = handItem;
       });
     const sub = t.start();
     sub.unsubscribe();
-    resolveList({ items: [node('a', '1')], resourceVersion: '1' });
+    onItem(node('a', '1'));
+    resolveList({ resourceVersion: '1' });
     await tick();
     expect(t.seen()).toEqual([]);
     expect(t.source.watches).toHaveLength(0);
@@ -501,7 +537,7 @@ describe('reflect', () => {
     t.source.list = () => {
       calls++;
       if (calls === 1) throw new Error('sync throw');
-      return Promise.resolve({ items: 'junk', resourceVersion: 7 } as unknown as ListResult);
+      return Promise.resolve({ resourceVersion: 7 } as unknown as { resourceVersion: string });
     };
     const original = t.source.watch.bind(t.source);
     t.source.watch = async (rv, h) => {

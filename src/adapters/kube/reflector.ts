@@ -21,12 +21,16 @@ export interface ListWatchSource {
   /** What it lists, for messages (e.g. `scheduling.x-k8s.io/v1alpha1 podgroups`). */
   readonly resource?: string;
   /**
-   * Lists every object, as raw JSON, with the list's resourceVersion. With `fromCache` the
-   * API server may answer from its watch cache (resourceVersion=0, as client-go's first list
-   * does): much cheaper, possibly a moment old, which the watch from the list's version makes
-   * up for. Relists ask for the current state.
+   * Lists every object, handing each to `onItem` (raw JSON) as it arrives, and resolves with
+   * the list's resourceVersion. A list that fails may have handed some objects over first.
+   * With `fromCache` the API server may answer from its watch cache (resourceVersion=0, as
+   * client-go's first list does): much cheaper, possibly a moment old, which the watch from
+   * the list's version makes up for. Relists ask for the current state.
    */
-  list(opts?: { fromCache: boolean }): Promise<{ items: unknown[]; resourceVersion: string }>;
+  list(
+    opts: { fromCache: boolean },
+    onItem: (item: unknown) => void,
+  ): Promise<{ resourceVersion: string }>;
   /** Watches from `resourceVersion` (bookmarks requested). `onClose` is called at most once. */
   watch(resourceVersion: string, handlers: WatchHandlers): Promise<{ abort(): void }>;
 }
@@ -167,20 +171,38 @@ class Reflector {
     if (this.stopped) return;
     const gen = ++this.generation;
     const fromCache = !this.listed;
+    // Objects are folded as they arrive, while the rest of the list is still on the wire. A
+    // list that fails part-way is simply listed again: its ResyncStarted starts the relist
+    // over, and the ResyncDone of the one that succeeds drops whatever it did not list.
+    let started = false;
+    let count = 0;
+    const start = () => {
+      if (started) return;
+      started = true;
+      this.emit({ type: 'ResyncStarted', kind: this.opts.kind });
+    };
+    const onItem = (item: unknown) => {
+      if (gen !== this.generation || this.stopped) return;
+      start();
+      if (this.upsert(item)) count++;
+    };
     // `new Promise` also catches a source that throws instead of rejecting.
     new Promise<Awaited<ReturnType<ListWatchSource['list']>>>((resolve) =>
-      resolve(this.opts.source.list({ fromCache })),
+      resolve(this.opts.source.list({ fromCache }, onItem)),
     ).then(
       (result) => {
         if (gen !== this.generation || this.stopped) return;
         this.listed = true;
-        const items = Array.isArray(result?.items) ? result.items : [];
         const rv = typeof result?.resourceVersion === 'string' ? result.resourceVersion : '';
         if (this.unavailable) {
           this.unavailable = false;
           this.log.info({ resource: this.opts.source.resource }, 'now served; watching it');
         }
-        this.applyList(items, rv);
+        start();
+        this.lastRv = rv;
+        // Logged before ResyncDone so it precedes whatever the relist's end sets off downstream.
+        this.log.info({ items: count, resourceVersion: rv }, 'listed');
+        this.emit({ type: 'ResyncDone', kind: this.opts.kind });
         this.startWatch();
       },
       (err) => {
@@ -190,7 +212,7 @@ class Reflector {
           this.notServed(f);
           return;
         }
-        this.log.warn({ err: f.message }, 'list failed; retrying');
+        this.log.warn({ err: f.message, listedBeforeFailing: count }, 'list failed; retrying');
         this.retry('list');
       },
     );
@@ -219,16 +241,6 @@ class Reflector {
       this.retryTimer = undefined;
       this.list();
     }, this.optionalRetryMs);
-  }
-
-  private applyList(items: unknown[], resourceVersion: string): void {
-    this.emit({ type: 'ResyncStarted', kind: this.opts.kind });
-    let count = 0;
-    for (const item of items) if (this.upsert(item)) count++;
-    this.lastRv = resourceVersion;
-    // Logged before ResyncDone so it precedes whatever the relist's end sets off downstream.
-    this.log.info({ items: count, resourceVersion }, 'listed');
-    this.emit({ type: 'ResyncDone', kind: this.opts.kind });
   }
 
   private startWatch(): void {
