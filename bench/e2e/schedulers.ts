@@ -58,7 +58,7 @@ export async function startScheduler(
     name: 'berth',
     waitForScheduling: false,
     nodeArgs: nodeArgs(),
-    args: ['--qps', String(limits.qps), '--burst', String(limits.burst)],
+    args: ['--qps', String(limits.qps), '--burst', String(limits.burst), ...berthArgs()],
   });
   return {
     name,
@@ -77,6 +77,11 @@ export async function startScheduler(
  */
 function nodeArgs(): string[] {
   return (process.env.BERTH_BENCH_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
+}
+
+/** Extra `berth run` flags from BERTH_BENCH_ARGS, split on spaces (e.g. `--heap-growth-percent 0`). */
+function berthArgs(): string[] {
+  return (process.env.BERTH_BENCH_ARGS ?? '').split(' ').filter((a) => a !== '');
 }
 
 /** The `spec.schedulerName` pods for `name` carry (`null`: left out, the default scheduler). */
