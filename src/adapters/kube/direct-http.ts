@@ -38,6 +38,9 @@ function readBody(res: IncomingMessage): Promise<string> {
  */
 export class DirectHttp {
   private shared: Agent | undefined;
+  private watchAgent: { basis: Agent; agent: Agent } | undefined;
+  /** A TLS session of the shared pool's TLS identity (`basis`), which watches resume. */
+  private session: { basis: Agent; session: Buffer } | undefined;
   private readonly server: URL;
 
   constructor(private readonly kc: KubeConfig) {
@@ -69,7 +72,16 @@ export class DirectHttp {
   }
 
   private send(options: RequestOptions) {
-    return options.protocol === 'http:' ? httpRequest(options) : httpsRequest(options);
+    const req = options.protocol === 'http:' ? httpRequest(options) : httpsRequest(options);
+    const shared = this.shared;
+    // Keeps the first TLS session of the shared pool's connections, for the watches.
+    if (shared !== undefined && options.agent === shared && this.session?.basis !== shared)
+      req.once('socket', (socket) =>
+        socket.once('session', (session: Buffer) => {
+          if (this.shared === shared) this.session = { basis: shared, session };
+        }),
+      );
+    return req;
   }
 
   /**
@@ -176,8 +188,13 @@ export class DirectHttp {
     for (const [k, v] of Object.entries(query)) if (v !== undefined) params.set(k, String(v));
     const options = await this.options('GET', `${path}?${params}`);
     // A watch holds its connection for minutes: keep it off the shared pool.
-    if (options.agent === this.shared && this.shared !== undefined)
-      options.agent = new Agent({ ...this.shared.options, keepAlive: false });
+    if (options.agent === this.shared && this.shared !== undefined) {
+      options.agent = this.watchAgentFor(this.shared);
+      // Resumes a session of the pool (same TLS identity), even for the first watch.
+      // (tls.connect takes `session`; https.request passes it through but does not type it.)
+      if (this.session?.basis === this.shared)
+        Object.assign(options, { session: this.session.session });
+    }
     let closed = false;
     const close = (err: unknown) => {
       if (closed) return;
@@ -226,6 +243,20 @@ export class DirectHttp {
         req.destroy();
       },
     };
+  }
+
+  /**
+   * One agent for all watches, without keep-alive (a watch's connection is its own), but with
+   * the TLS session cache of an agent: a watch opened after the first resumes its TLS session
+   * instead of a full handshake with certificate checks. A new TLS identity gets a new agent.
+   */
+  private watchAgentFor(shared: Agent): Agent {
+    if (this.watchAgent?.basis !== shared)
+      this.watchAgent = {
+        basis: shared,
+        agent: new Agent({ ...shared.options, keepAlive: false, maxSockets: Infinity }),
+      };
+    return this.watchAgent.agent;
   }
 
   private deliver(line: string, handlers: DirectWatchHandlers): void {
