@@ -6,8 +6,8 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TLSSocket } from 'node:tls';
-import { KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { localKubeConfig } from '../../../test/support/local-kubeconfig.ts';
 import { DirectHttp } from './direct-http.ts';
 
 let dir: string;
@@ -50,19 +50,8 @@ beforeAll(async () => {
   });
   server.on('secureConnection', (socket: TLSSocket) => resumed.push(socket.isSessionReused()));
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const kc = new KubeConfig();
-  kc.loadFromOptions({
-    clusters: [
-      {
-        name: 'c',
-        server: `https://127.0.0.1:${(server.address() as AddressInfo).port}`,
-        caData: cert.toString('base64'),
-      },
-    ],
-    users: [{ name: 'u', token: 't' }],
-    contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
-    currentContext: 'x',
-  });
+  const port = (server.address() as AddressInfo).port;
+  const kc = localKubeConfig(`https://127.0.0.1:${port}`, { caData: cert.toString('base64') });
   http = new DirectHttp(kc);
 });
 

@@ -7,8 +7,9 @@ import {
   type ServerResponse,
 } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ApiException, KubeConfig } from '@kubernetes/client-node';
+import { ApiException } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { localKubeConfig } from '../../../test/support/local-kubeconfig.ts';
 import { describeApiError } from './api-error.ts';
 import { DirectHttp, type DirectWatchHandlers } from './direct-http.ts';
 import { ListFormatError } from './list-splitter.ts';
@@ -201,18 +202,6 @@ function handle(req: IncomingMessage, res: ServerResponse): void {
   });
 }
 
-function kubeConfig(server: string): KubeConfig {
-  const kc = new KubeConfig();
-  kc.loadFromOptions({
-    // client-node refuses an http: server unless TLS verification is skipped.
-    clusters: [{ name: 'c', server, skipTLSVerify: true }],
-    users: [{ name: 'u', token: 'secret-token' }],
-    contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
-    currentContext: 'x',
-  });
-  return kc;
-}
-
 function listen(s: Server): Promise<number> {
   return new Promise((resolve) =>
     s.listen(0, '127.0.0.1', () => resolve((s.address() as AddressInfo).port)),
@@ -254,7 +243,7 @@ let http: DirectHttp;
 beforeAll(async () => {
   server = createServer(handle);
   port = await listen(server);
-  http = new DirectHttp(kubeConfig(`http://127.0.0.1:${port}`));
+  http = new DirectHttp(localKubeConfig(`http://127.0.0.1:${port}`));
 });
 
 afterAll(async () => {
@@ -298,7 +287,7 @@ describe('DirectHttp.request', () => {
   });
 
   it("keeps the server URL's path and sends no content headers without a body", async () => {
-    const other = new DirectHttp(kubeConfig(`http://127.0.0.1:${port}/k8s/`));
+    const other = new DirectHttp(localKubeConfig(`http://127.0.0.1:${port}/k8s/`));
     try {
       const text = await other.request('GET', '/version', undefined, { timeoutMs: 2000 });
       expect(JSON.parse(text)).toEqual({ gitVersion: 'v1.31.0' });
@@ -365,7 +354,7 @@ describe('DirectHttp.request', () => {
     const closed = createServer();
     const closedPort = await listen(closed);
     await closeServer(closed);
-    const refused = new DirectHttp(kubeConfig(`http://127.0.0.1:${closedPort}`));
+    const refused = new DirectHttp(localKubeConfig(`http://127.0.0.1:${closedPort}`));
     try {
       const err = await rejection(
         refused.request('GET', '/api/v1/nodes', undefined, { timeoutMs: 2000 }),

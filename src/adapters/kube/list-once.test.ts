@@ -1,9 +1,9 @@
 // Pins how PodGroups are listed (paged, streamed from a real local server) and a one-shot list of a kind the server does not serve.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { KubeConfig } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { apiError } from '../../../test/support/kube-api-doubles.ts';
+import { localKubeConfig } from '../../../test/support/local-kubeconfig.ts';
 import type { KubeClients } from './config.ts';
 import { DirectHttp } from './direct-http.ts';
 import { ListError, listKind } from './list-once.ts';
@@ -36,19 +36,8 @@ describe('objectSource PodGroup', () => {
       res.end(JSON.stringify(pages[asked.length - 1]));
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    const kc = new KubeConfig();
-    kc.loadFromOptions({
-      clusters: [
-        {
-          name: 'c',
-          server: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-          skipTLSVerify: true,
-        },
-      ],
-      users: [{ name: 'u', token: 't' }],
-      contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
-      currentContext: 'x',
-    });
+    const port = (server.address() as AddressInfo).port;
+    const kc = localKubeConfig(`http://127.0.0.1:${port}`);
     const http = new DirectHttp(kc);
     try {
       const source = objectSource({ http } as unknown as KubeClients, 'PodGroup', { pageSize: 1 });
