@@ -274,6 +274,40 @@ describe('DirectHttp.request', () => {
     expect(req?.headers.authorization).toBe('Bearer secret-token');
   });
 
+  it('reads the credentials again once they are older than the TTL, and after a failure', async () => {
+    let now = 0;
+    let token = 'first';
+    let broken = false;
+    const kc = localKubeConfig(`http://127.0.0.1:${port}`);
+    // As a token file or exec plugin would: what the kubeconfig gives changes over time.
+    kc.applyToHTTPSOptions = async (o) => {
+      if (broken) throw new Error('exec plugin failed');
+      o.headers = { ...o.headers, authorization: `Bearer ${token}` };
+    };
+    const rotating = new DirectHttp(kc, { now: () => now, credentialsTtlMs: 1000 });
+    const sentToken = async () => {
+      await rotating.request('GET', '/k8s/version', undefined, { timeoutMs: 2000 });
+      return seen.get('/k8s/version')?.headers.authorization;
+    };
+    try {
+      expect(await sentToken()).toBe('Bearer first');
+      token = 'second';
+      now = 999;
+      expect(await sentToken()).toBe('Bearer first');
+      now = 1000;
+      expect(await sentToken()).toBe('Bearer second');
+      broken = true;
+      now = 2500;
+      await expect(sentToken()).rejects.toThrow('exec plugin failed');
+      broken = false;
+      token = 'third';
+      // Not kept: the very next request reads them again.
+      expect(await sentToken()).toBe('Bearer third');
+    } finally {
+      rotating.destroy();
+    }
+  });
+
   it('sends the given content type', async () => {
     const body = '{"metadata":{"labels":{"a":"b"}}}';
     await http.request('PATCH', '/api/v1/namespaces/ns/pods/patched', body, {
