@@ -7,7 +7,8 @@ import type { CycleState, WeightedScorePlugin } from './types.ts';
  * kube's prioritizeNodes: RunPreScorePlugins (each plugin's `preScore`, if any, in profile
  * order), then RunScorePlugins: each plugin scores every node, its normalize (if any)
  * rewrites the scores to 0–100, each score is multiplied by the plugin's weight, and the
- * weighted scores are summed per node. Returns totals aligned with `nodes`. Without score
+ * weighted scores are summed per node (a plugin's `scoreNodes`, when it has one, scores all
+ * nodes at once). Returns totals aligned with `nodes`. Without score
  * plugins every node gets 1, as in kube. `plugins` are the ones not skipped for `pod`.
  */
 export function prioritizeNodes(
@@ -30,7 +31,8 @@ export function prioritizeNodes(
   for (let p = 0; p < plugins.length; p++) {
     const { plugin, weight } = plugins[p] as WeightedScorePlugin;
     if (running !== undefined) running.plugin = plugin.name;
-    for (let i = 0; i < n; i++) scores[i] = plugin.score(pod, nodes[i] as NodeInfo, state);
+    if (plugin.scoreNodes !== undefined) plugin.scoreNodes(pod, nodes, state, scores);
+    else for (let i = 0; i < n; i++) scores[i] = plugin.score(pod, nodes[i] as NodeInfo, state);
     plugin.normalize?.(pod, scores, state);
     for (let i = 0; i < n; i++) totals[i] = (totals[i] as number) + (scores[i] as number) * weight;
   }

@@ -108,6 +108,13 @@ export interface ScorePlugin {
     nodes: readonly NodeInfo[],
   ): void;
   score(pod: PodInfo, node: NodeInfo, state: CycleState): number;
+  /**
+   * The batch form of `score`, optional: sets `scores[i]` to exactly what
+   * `score(pod, nodes[i], state)` returns, for every node (the cycle calls it instead of
+   * `score` when present). It lets a plugin read the pod and its cycle state once per
+   * cycle and keeps its per-node loop to itself.
+   */
+  scoreNodes?(pod: PodInfo, nodes: readonly NodeInfo[], state: CycleState, scores: number[]): void;
   normalize?(pod: PodInfo, scores: number[], state: CycleState): void;
   /**
    * kube's PreScore `Skip`: true when this plugin would give every node the same score

@@ -105,6 +105,10 @@ export const taintToleration = {
   score(pod: PodInfo, node: NodeInfo): number {
     return countIntolerablePreferNoSchedule(pod, node);
   },
+  scoreNodes(pod: PodInfo, nodes: readonly NodeInfo[], _state: unknown, scores: number[]): void {
+    for (let i = 0; i < nodes.length; i++)
+      scores[i] = countIntolerablePreferNoSchedule(pod, nodes[i] as NodeInfo);
+  },
   normalize(_pod: PodInfo, scores: number[]): void {
     defaultNormalizeScore(scores, true);
   },
