@@ -11,6 +11,8 @@ import {
 } from '../framework/types.ts';
 import {
   allocAndRequested,
+  cpuMemoryScores,
+  cpuMemoryWeights,
   leastRequestedScore,
   mostRequestedScore,
   parseArgs,
@@ -150,7 +152,9 @@ export function isNodeResourcesFitFilter(filter: FilterPlugin): boolean {
  * resources scoring above 0, and rounds the mean. No normalisation (scores are 0–100).
  */
 export function newNodeResourcesFit(args?: unknown) {
-  const { type, resources, ratio } = parseArgs(args);
+  const strategy = parseArgs(args);
+  const { type, resources, ratio } = strategy;
+  const onCpuAndMemory = cpuMemoryWeights(strategy);
   const perResource = type === 'MostAllocated' ? mostRequestedScore : leastRequestedScore;
   const pair = [0, 0];
   const score = (pod: PodInfo, node: NodeInfo): number => {
@@ -184,7 +188,9 @@ export function newNodeResourcesFit(args?: unknown) {
     },
     score,
     scoreNodes(pod: PodInfo, nodes: readonly NodeInfo[], _state: unknown, scores: number[]) {
-      for (let i = 0; i < nodes.length; i++) scores[i] = score(pod, nodes[i] as NodeInfo);
+      if (onCpuAndMemory !== undefined)
+        cpuMemoryScores(pod, nodes, onCpuAndMemory, perResource, scores);
+      else for (let i = 0; i < nodes.length; i++) scores[i] = score(pod, nodes[i] as NodeInfo);
     },
   } satisfies FilterPlugin & ScorePlugin;
   fitFilters.add(plugin);

@@ -79,6 +79,15 @@ const plugins: ScorePlugin[] = [
   newNodeResourcesFit({ scoringStrategy: { type: 'MostAllocated' } }),
   newNodeResourcesFit({
     scoringStrategy: {
+      resources: [
+        { name: 'memory', weight: 3 },
+        { name: 'cpu', weight: 2 },
+      ],
+    },
+  }),
+  newNodeResourcesFit({ scoringStrategy: { resources: [{ name: 'memory', weight: 1 }] } }),
+  newNodeResourcesFit({
+    scoringStrategy: {
       type: 'RequestedToCapacityRatio',
       resources: [
         { name: 'cpu', weight: 2 },
