@@ -349,7 +349,9 @@ function runCycle(
   running.filters = filters;
   // Pods nominated to a node hold their place there (kube's RunFilterPluginsWithNominatedPods).
   const honourNominated = snapshot.nominated.size > 0;
-  const feasible: NodeInfo[] = [];
+  // Sized once for the most the walk can keep (no regrowth per push), trimmed after it.
+  const feasible = new Array<NodeInfo>(Math.min(numToFind, numNodes));
+  let found = 0;
   const failedNodes: string[] = [];
   const failedStatuses: Status[] = [];
   const next = Number.isInteger(ctx.cursor.next) && ctx.cursor.next > 0 ? ctx.cursor.next : 0;
@@ -375,14 +377,15 @@ function runCycle(
         message: s.reasons.join(', '),
       };
     if (s.code === 'Success') {
-      if (feasible.length === numToFind) break;
-      feasible.push(node);
+      if (found === numToFind) break;
+      feasible[found++] = node;
     } else {
       failedNodes.push(node.name);
       failedStatuses.push(s);
     }
   }
-  const processed = feasible.length + failedNodes.length;
+  feasible.length = found;
+  const processed = found + failedNodes.length;
   // kube advances its start index over all nodes, narrowed walk or not.
   ctx.cursor.next =
     leftOut === undefined ? (start + processed) % numNodes : (next + processed) % numAllNodes;
