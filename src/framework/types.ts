@@ -83,6 +83,12 @@ export interface FilterPlugin {
    * so it may read what its own PreFilter left in `state`.
    */
   preFilterSkip?(pod: PodInfo, state: CycleState): boolean;
+  /**
+   * True when this filter passes every pod on every node that is neither cordoned
+   * (`unschedulable`) nor tainted (e.g. NodeUnschedulable, TaintToleration); the cycle's
+   * walk leaves it out on such nodes. Must not change any outcome.
+   */
+  readonly passesUntaintedNodes?: boolean;
   /** Which cluster changes could undo this filter's rejection (absent: every change). */
   queueingHint?: QueueingHint;
 }

@@ -99,6 +99,7 @@ export function countIntolerablePreferNoSchedule(pod: PodInfo, node: NodeInfo): 
 export const taintToleration = {
   name,
   queueingHint: nodeTaintsChanged,
+  passesUntaintedNodes: true,
   filter(pod: PodInfo, node: NodeInfo): Status {
     return findUntoleratedTaint(pod, node) === undefined ? success : rejected;
   },
