@@ -3,6 +3,10 @@ import type { ClusterSnapshot, NodeInfo, PodInfo } from '../cluster/types.ts';
 import type { Rng } from './rng.ts';
 import type { CycleState, WeightedScorePlugin } from './types.ts';
 
+// One buffer for every call's raw scores, made anew only when the node count changes: each
+// plugin writes every node's score before it is read, and keeps no reference past its call.
+let scoresBuffer: number[] = [];
+
 /**
  * kube's prioritizeNodes: RunPreScorePlugins (each plugin's `preScore`, if any, in profile
  * order), then RunScorePlugins: each plugin scores every node, its normalize (if any)
@@ -27,7 +31,8 @@ export function prioritizeNodes(
     if (running !== undefined) running.plugin = plugin.name;
     plugin.preScore(pod, state, snapshot, nodes);
   }
-  const scores = new Array<number>(n);
+  if (scoresBuffer.length !== n) scoresBuffer = new Array<number>(n);
+  const scores = scoresBuffer;
   for (let p = 0; p < plugins.length; p++) {
     const { plugin, weight } = plugins[p] as WeightedScorePlugin;
     if (running !== undefined) running.plugin = plugin.name;
