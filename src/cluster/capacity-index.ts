@@ -50,7 +50,11 @@ interface Entry {
   shapeKey: string;
 }
 
-function isGuarded(node: NodeInfo): boolean {
+/**
+ * Whether the index keeps `node` guarded (filters must visit it) rather than open: cordoned,
+ * invalid, a NoSchedule or NoExecute taint, or a headroom not a number or above allocatable.
+ */
+export function isGuardedNode(node: NodeInfo): boolean {
   if (node.unschedulable || node.invalid !== undefined) return true;
   for (const r of indexedResources) if (Number.isNaN(node[r])) return true;
   // Open nodes never have more free than allocatable, so a request beyond allocatable is
@@ -113,7 +117,7 @@ class CapacityIndex implements CapacityIndexView {
   /** Brings the entry of live node `node` up to date (adds it if new). */
   update(node: NodeInfo): void {
     const entry = this.entries.get(node.name);
-    const guarded = isGuarded(node);
+    const guarded = isGuardedNode(node);
     if (entry !== undefined && !entry.guarded && !guarded && entry.node === node) {
       const [pods, cpu, memory, storage] = this.sorted as [
         SortedNumbers,

@@ -235,7 +235,8 @@ function unschedulable(
  *    that node, unscored; more → weighted scores, highest total, ties by reservoir
  *    sampling with `ctx.rng`.
  *
- * Filters and scores whose PreFilter/PreScore `Skip` holds for this pod are left out. A
+ * Filters and scores whose PreFilter/PreScore `Skip` holds for this pod are left out, and
+ * so are, on a node neither cordoned nor tainted, filters that pass there (`passesUntaintedNodes`). A
  * PreFilter may narrow the nodes (kube's PreFilterResult); the walk then covers only those
  * (starting at `cursor.next` modulo their number), the nodes left out each count as
  * "node(s) didn't satisfy plugin(s) [..]" (unresolvable), and the cursor still advances
@@ -349,7 +350,11 @@ function runCycle(
   running.filters = filters;
   // Pods nominated to a node hold their place there (kube's RunFilterPluginsWithNominatedPods).
   const honourNominated = snapshot.nominated.size > 0;
-  const feasible: NodeInfo[] = [];
+  // On a node neither cordoned nor tainted, the filters that pass every pod there are left out.
+  const untaintedFilters = filters.filter((f) => f.passesUntaintedNodes !== true);
+  // Sized once for the most the walk can keep (no regrowth per push), trimmed after it.
+  const feasible = new Array<NodeInfo>(Math.min(numToFind, numNodes));
+  let found = 0;
   const failedNodes: string[] = [];
   const failedStatuses: Status[] = [];
   const next = Number.isInteger(ctx.cursor.next) && ctx.cursor.next > 0 ? ctx.cursor.next : 0;
@@ -365,9 +370,13 @@ function runCycle(
   }
   for (let i = 0, at = start; i < numNodes; i++, at = at + 1 === numNodes ? 0 : at + 1) {
     const node = order[at] as NodeInfo;
-    const s = honourNominated
-      ? filterWithNominatedPods(filters, profile.preFilter, pod, node, state, snapshot)
-      : runFilterPlugins(filters, pod, node, state, running);
+    let s: Status;
+    if (honourNominated)
+      s = filterWithNominatedPods(filters, profile.preFilter, pod, node, state, snapshot);
+    else {
+      running.filters = node.unschedulable || node.taints.length !== 0 ? filters : untaintedFilters;
+      s = runFilterPlugins(running.filters, pod, node, state, running);
+    }
     if (s.code === 'Error')
       return {
         kind: 'Error',
@@ -375,14 +384,15 @@ function runCycle(
         message: s.reasons.join(', '),
       };
     if (s.code === 'Success') {
-      if (feasible.length === numToFind) break;
-      feasible.push(node);
+      if (found === numToFind) break;
+      feasible[found++] = node;
     } else {
       failedNodes.push(node.name);
       failedStatuses.push(s);
     }
   }
-  const processed = feasible.length + failedNodes.length;
+  feasible.length = found;
+  const processed = found + failedNodes.length;
   // kube advances its start index over all nodes, narrowed walk or not.
   ctx.cursor.next =
     leftOut === undefined ? (start + processed) % numNodes : (next + processed) % numAllNodes;

@@ -50,6 +50,25 @@ describe('prioritizeNodes', () => {
     expect(totals).toEqual([10, 20, 40]);
   });
 
+  it('scores each call afresh though the raw scores share one buffer between calls', () => {
+    const scale: ScorePlugin['normalize'] = (_p, s) => s.fill(100);
+    const first = [{ plugin: constant('x', { a: 7, b: 8, c: 9 }, scale), weight: 1 }];
+    const second = [
+      { plugin: constant('y', { a: 1, b: 2, c: 3 }), weight: 1 },
+      { plugin: constant('z', { a: 30, b: 20, c: 95 }), weight: 2 },
+    ];
+    expect(prioritizeNodes(pod, nodes, first, new Map(), snapshot)).toEqual([100, 100, 100]);
+    expect(prioritizeNodes(pod, nodes, second, new Map(), snapshot)).toEqual([61, 42, 193]);
+    // Normalising by the highest raw score sees this call's nodes only.
+    const byMax: ScorePlugin['normalize'] = (_p, s) => {
+      const max = Math.max(...s);
+      for (let i = 0; i < s.length; i++) s[i] = Math.trunc((100 * (s[i] as number)) / max);
+    };
+    const fewer = [{ plugin: constant('m', { b: 10, c: 20 }, byMax), weight: 1 }];
+    expect(prioritizeNodes(pod, nodes.slice(1), fewer, new Map(), snapshot)).toEqual([50, 100]);
+    expect(prioritizeNodes(pod, nodes, first, new Map(), snapshot)).toEqual([100, 100, 100]);
+  });
+
   it('gives every node 1 when there are no score plugins (kube\u2019s rule)', () => {
     expect(prioritizeNodes(pod, nodes, [], new Map(), snapshot)).toEqual([1, 1, 1]);
   });

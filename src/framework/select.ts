@@ -3,11 +3,16 @@ import type { ClusterSnapshot, NodeInfo, PodInfo } from '../cluster/types.ts';
 import type { Rng } from './rng.ts';
 import type { CycleState, WeightedScorePlugin } from './types.ts';
 
+// One buffer for every call's raw scores, made anew only when the node count changes: each
+// plugin writes every node's score before it is read, and keeps no reference past its call.
+let scoresBuffer: number[] = [];
+
 /**
  * kube's prioritizeNodes: RunPreScorePlugins (each plugin's `preScore`, if any, in profile
  * order), then RunScorePlugins: each plugin scores every node, its normalize (if any)
  * rewrites the scores to 0–100, each score is multiplied by the plugin's weight, and the
- * weighted scores are summed per node. Returns totals aligned with `nodes`. Without score
+ * weighted scores are summed per node (a plugin's `scoreNodes`, when it has one, scores all
+ * nodes at once). Returns totals aligned with `nodes`. Without score
  * plugins every node gets 1, as in kube. `plugins` are the ones not skipped for `pod`.
  */
 export function prioritizeNodes(
@@ -26,11 +31,13 @@ export function prioritizeNodes(
     if (running !== undefined) running.plugin = plugin.name;
     plugin.preScore(pod, state, snapshot, nodes);
   }
-  const scores = new Array<number>(n);
+  if (scoresBuffer.length !== n) scoresBuffer = new Array<number>(n);
+  const scores = scoresBuffer;
   for (let p = 0; p < plugins.length; p++) {
     const { plugin, weight } = plugins[p] as WeightedScorePlugin;
     if (running !== undefined) running.plugin = plugin.name;
-    for (let i = 0; i < n; i++) scores[i] = plugin.score(pod, nodes[i] as NodeInfo, state);
+    if (plugin.scoreNodes !== undefined) plugin.scoreNodes(pod, nodes, state, scores);
+    else for (let i = 0; i < n; i++) scores[i] = plugin.score(pod, nodes[i] as NodeInfo, state);
     plugin.normalize?.(pod, scores, state);
     for (let i = 0; i < n; i++) totals[i] = (totals[i] as number) + (scores[i] as number) * weight;
   }

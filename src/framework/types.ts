@@ -83,6 +83,12 @@ export interface FilterPlugin {
    * so it may read what its own PreFilter left in `state`.
    */
   preFilterSkip?(pod: PodInfo, state: CycleState): boolean;
+  /**
+   * True when this filter passes every pod on every node that is neither cordoned
+   * (`unschedulable`) nor tainted (e.g. NodeUnschedulable, TaintToleration); the cycle's
+   * walk leaves it out on such nodes. Must not change any outcome.
+   */
+  readonly passesUntaintedNodes?: boolean;
   /** Which cluster changes could undo this filter's rejection (absent: every change). */
   queueingHint?: QueueingHint;
 }
@@ -108,6 +114,13 @@ export interface ScorePlugin {
     nodes: readonly NodeInfo[],
   ): void;
   score(pod: PodInfo, node: NodeInfo, state: CycleState): number;
+  /**
+   * The batch form of `score`, optional: sets `scores[i]` to exactly what
+   * `score(pod, nodes[i], state)` returns, for every node (the cycle calls it instead of
+   * `score` when present). It lets a plugin read the pod and its cycle state once per
+   * cycle and keeps its per-node loop to itself.
+   */
+  scoreNodes?(pod: PodInfo, nodes: readonly NodeInfo[], state: CycleState, scores: number[]): void;
   normalize?(pod: PodInfo, scores: number[], state: CycleState): void;
   /**
    * kube's PreScore `Skip`: true when this plugin would give every node the same score

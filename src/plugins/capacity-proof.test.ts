@@ -11,6 +11,8 @@ import type { BerthEvent } from '../events/types.ts';
 import { type CycleResult, type SchedulingContext, scheduleOne } from '../framework/cycle.ts';
 import { seededRng } from '../framework/rng.ts';
 import type { Profile } from '../framework/types.ts';
+import { proveFromIndex, walkStartFits } from './capacity-proof.ts';
+import { fitsRequest } from './node-resources-fit.ts';
 import { defaultProfile } from './registry.ts';
 
 /** One change to the cluster, in reducer events. */
@@ -252,5 +254,47 @@ describe('proveInfeasibleFromCapacity', () => {
     );
     // The proof must actually have been taken, or this test compares the walk with itself.
     expect(proved).toBeGreaterThan(100);
+  });
+
+  it('is given up early (walkStartFits) only where the proof itself would give up', () => {
+    let early = 0;
+    let guardedStartProved = 0;
+    const misses: string[] = [];
+    // The plain proof, watched: whenever the shortcut would hold, it must find nothing.
+    const watched: Profile = {
+      ...profile,
+      proveInfeasible: (pod, filters, snapshot, state, walkStart) => {
+        const proof = proveFromIndex(pod, filters, snapshot, state, walkStart);
+        const start = snapshot.nodeOrder[walkStart] as NodeInfo;
+        if (walkStartFits(pod, snapshot, walkStart)) {
+          early++;
+          // An open node NodeResourcesFit passes: the plain proof's reason to give up. (The
+          // cycle turns a throw into an Error outcome, so misses are collected, not thrown.)
+          const open = capacityIndexOf(snapshot)?.guarded.has(start.name) === false;
+          const fits = fitsRequest(pod, start).code === 'Success';
+          if (!open || !fits || proof !== undefined) misses.push(`${pod.key} at ${start.name}`);
+        } else if (proof !== undefined && start.freeMilliCPU >= pod.requests.milliCPU)
+          guardedStartProved++;
+        return proof;
+      },
+    };
+    fc.assert(
+      fc.property(
+        fc.array(nodeObj, { minLength: 1, maxLength: NODES }),
+        fc.array(op, { minLength: 1, maxLength: 80, size: 'max' }),
+        fc.array(fc.tuple(queryPod, fc.nat(40)), { minLength: 1, maxLength: 8 }),
+        (nodes, changes, queries) => {
+          const created = nodes.map(
+            (make, i): Op => ({ kind: 'node', at: i, object: make(`n${i}`) }),
+          );
+          const state = clusterOf([...created, ...changes]);
+          for (const [pod, start] of queries) run(pod, state, watched, start);
+        },
+      ),
+      { numRuns: 300, seed: 20261124 },
+    );
+    expect(misses).toEqual([]);
+    expect(early).toBeGreaterThan(100);
+    expect(guardedStartProved).toBeGreaterThan(0);
   });
 });

@@ -1,9 +1,13 @@
 // Proves a pod fits nowhere from the capacity index, with the diagnosis a walk would give.
-import { type CapacityIndexView, capacityIndexOf } from '../cluster/capacity-index.ts';
+import {
+  type CapacityIndexView,
+  capacityIndexOf,
+  isGuardedNode,
+} from '../cluster/capacity-index.ts';
 import type { ClusterSnapshot, NodeInfo, PodInfo } from '../cluster/types.ts';
 import { runFilterPlugins } from '../framework/cycle.ts';
 import type { Diagnosis } from '../framework/explain.ts';
-import type { CycleState, FilterPlugin, Status } from '../framework/types.ts';
+import type { CycleState, FilterPlugin, InfeasibilityProof, Status } from '../framework/types.ts';
 import {
   name as fitName,
   isNodeResourcesFitFilter,
@@ -76,14 +80,46 @@ function firstOpenDistance(
 }
 
 /**
- * The registry profiles' `proveInfeasible`. Applies when every filter before
+ * Whether the node the walk starts at is open and has room for every resource `pod`
+ * requests. Then some open node might fit, so `proveFromIndex` would give up: the common
+ * case (a pod that fits) costs one node's check, and no index update.
+ */
+export function walkStartFits(pod: PodInfo, snapshot: ClusterSnapshot, walkStart: number): boolean {
+  const node = snapshot.nodeOrder[walkStart];
+  if (node === undefined || isGuardedNode(node)) return false;
+  const r = pod.requests;
+  return (
+    node.freePods >= 1 &&
+    r.milliCPU <= node.freeMilliCPU &&
+    r.memory <= node.freeMemory &&
+    r.ephemeralStorage <= node.freeEphemeralStorage
+  );
+}
+
+/**
+ * The registry profiles' `proveInfeasible`: `proveFromIndex`, given up at once when
+ * `walkStartFits` (the proof would give up too).
+ */
+export const proveInfeasibleFromCapacity: InfeasibilityProof = (
+  pod,
+  filters,
+  snapshot,
+  state,
+  walkStart,
+) =>
+  walkStartFits(pod, snapshot, walkStart)
+    ? undefined
+    : proveFromIndex(pod, filters, snapshot, state, walkStart);
+
+/**
+ * The proof itself. Applies when every filter before
  * NodeResourcesFit passes every open node (NodeUnschedulable, TaintToleration; NodeName
  * and NodeAffinity only when skipped for this pod), the pod requests no extended resource
  * and the capacity index is current. Guarded nodes run the real filters; open nodes are
  * counted from the index. Gives up (undefined) when a guarded node passes or errs, when
  * some open node might fit, or when over half the nodes are guarded.
  */
-export function proveInfeasibleFromCapacity(
+export function proveFromIndex(
   pod: PodInfo,
   filters: readonly FilterPlugin[],
   snapshot: ClusterSnapshot,

@@ -77,6 +77,18 @@ export function imageLocalityScore(
   return calculatePriority(sum, pod.images.length);
 }
 
+/** The sum of the `scaled` scores of those `names` that `node` holds. */
+function heldImagesScore(
+  names: readonly string[],
+  scaled: readonly number[],
+  node: NodeInfo,
+): number {
+  let sum = 0;
+  for (let i = 0; i < names.length; i++)
+    if (node.images.has(names[i] as string)) sum += scaled[i] as number;
+  return sum;
+}
+
 function preScoreData(state: CycleState): PreScoreData {
   const data = state.get(preScoreStateKey) as PreScoreData | undefined;
   if (data === undefined)
@@ -110,10 +122,19 @@ export const imageLocality = {
   },
   score(_pod: PodInfo, node: NodeInfo, state: CycleState): number {
     const { names, scaled, numContainers } = preScoreData(state);
-    let sum = 0;
-    for (let i = 0; i < names.length; i++)
-      if (node.images.has(names[i] as string)) sum += scaled[i] as number;
-    return calculatePriority(sum, numContainers);
+    return calculatePriority(heldImagesScore(names, scaled, node), numContainers);
+  },
+  scoreNodes(_pod: PodInfo, nodes: readonly NodeInfo[], state: CycleState, scores: number[]) {
+    const { names, scaled, numContainers } = preScoreData(state);
+    if (names.length === 0) {
+      // No image of the pod is on any live node: every node scores the empty sum.
+      scores.fill(calculatePriority(0, numContainers), 0, nodes.length);
+      return;
+    }
+    for (let i = 0; i < nodes.length; i++) {
+      const sum = heldImagesScore(names, scaled, nodes[i] as NodeInfo);
+      scores[i] = calculatePriority(sum, numContainers);
+    }
   },
 } satisfies ScorePlugin;
 

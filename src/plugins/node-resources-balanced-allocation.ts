@@ -44,6 +44,10 @@ export const nodeResourcesBalancedAllocation = {
   score(pod: PodInfo, node: NodeInfo): number {
     return balancedAllocationScore(pod, node);
   },
+  scoreNodes(pod: PodInfo, nodes: readonly NodeInfo[], _state: unknown, scores: number[]): void {
+    for (let i = 0; i < nodes.length; i++)
+      scores[i] = balancedAllocationScore(pod, nodes[i] as NodeInfo);
+  },
 } satisfies ScorePlugin;
 
 /** Returns the plugin (kube's `resources` argument is fixed to cpu and memory here). */

@@ -11,6 +11,8 @@ import {
 } from '../framework/types.ts';
 import {
   allocAndRequested,
+  cpuMemoryScores,
+  cpuMemoryWeights,
   leastRequestedScore,
   mostRequestedScore,
   parseArgs,
@@ -150,37 +152,45 @@ export function isNodeResourcesFitFilter(filter: FilterPlugin): boolean {
  * resources scoring above 0, and rounds the mean. No normalisation (scores are 0–100).
  */
 export function newNodeResourcesFit(args?: unknown) {
-  const { type, resources, ratio } = parseArgs(args);
+  const strategy = parseArgs(args);
+  const { type, resources, ratio } = strategy;
+  const onCpuAndMemory = cpuMemoryWeights(strategy);
   const perResource = type === 'MostAllocated' ? mostRequestedScore : leastRequestedScore;
   const pair = [0, 0];
+  const score = (pod: PodInfo, node: NodeInfo): number => {
+    let total = 0;
+    let weights = 0;
+    for (let i = 0; i < resources.length; i++) {
+      const r = resources[i] as Weighted;
+      allocAndRequested(r, pod, node, pair);
+      const alloc = pair[0] as number;
+      if (alloc === 0) continue;
+      const requested = pair[1] as number;
+      if (ratio === undefined) {
+        total += perResource(requested, alloc) * r.weight;
+        weights += r.weight;
+        continue;
+      }
+      const s = ratio(requested, alloc);
+      if (s > 0) {
+        total += s * r.weight;
+        weights += r.weight;
+      }
+    }
+    if (weights === 0) return 0;
+    return ratio === undefined ? Math.trunc(total / weights) : Math.round(total / weights);
+  };
   const plugin = {
     queueingHint: capacityFreed,
     name,
     filter(pod: PodInfo, node: NodeInfo): Status {
       return fitsRequest(pod, node);
     },
-    score(pod: PodInfo, node: NodeInfo): number {
-      let total = 0;
-      let weights = 0;
-      for (let i = 0; i < resources.length; i++) {
-        const r = resources[i] as Weighted;
-        allocAndRequested(r, pod, node, pair);
-        const alloc = pair[0] as number;
-        if (alloc === 0) continue;
-        const requested = pair[1] as number;
-        if (ratio === undefined) {
-          total += perResource(requested, alloc) * r.weight;
-          weights += r.weight;
-          continue;
-        }
-        const s = ratio(requested, alloc);
-        if (s > 0) {
-          total += s * r.weight;
-          weights += r.weight;
-        }
-      }
-      if (weights === 0) return 0;
-      return ratio === undefined ? Math.trunc(total / weights) : Math.round(total / weights);
+    score,
+    scoreNodes(pod: PodInfo, nodes: readonly NodeInfo[], _state: unknown, scores: number[]) {
+      if (onCpuAndMemory !== undefined)
+        cpuMemoryScores(pod, nodes, onCpuAndMemory, perResource, scores);
+      else for (let i = 0; i < nodes.length; i++) scores[i] = score(pod, nodes[i] as NodeInfo);
     },
   } satisfies FilterPlugin & ScorePlugin;
   fitFilters.add(plugin);

@@ -30,6 +30,7 @@ const rejected: Status = Object.freeze(
 export const nodeUnschedulable = {
   name,
   queueingHint: nodeCordonChanged,
+  passesUntaintedNodes: true,
   filter(pod: PodInfo, node: NodeInfo): Status {
     if (!node.unschedulable) return success;
     if (tolerationsTolerateTaint(pod.tolerations, unschedulableTaint)) return success;

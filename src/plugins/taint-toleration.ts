@@ -99,11 +99,16 @@ export function countIntolerablePreferNoSchedule(pod: PodInfo, node: NodeInfo): 
 export const taintToleration = {
   name,
   queueingHint: nodeTaintsChanged,
+  passesUntaintedNodes: true,
   filter(pod: PodInfo, node: NodeInfo): Status {
     return findUntoleratedTaint(pod, node) === undefined ? success : rejected;
   },
   score(pod: PodInfo, node: NodeInfo): number {
     return countIntolerablePreferNoSchedule(pod, node);
+  },
+  scoreNodes(pod: PodInfo, nodes: readonly NodeInfo[], _state: unknown, scores: number[]): void {
+    for (let i = 0; i < nodes.length; i++)
+      scores[i] = countIntolerablePreferNoSchedule(pod, nodes[i] as NodeInfo);
   },
   normalize(_pod: PodInfo, scores: number[]): void {
     defaultNormalizeScore(scores, true);

@@ -181,3 +181,56 @@ export function allocAndRequested(r: Weighted, pod: PodInfo, node: NodeInfo, out
     }
   }
 }
+
+/** A strategy's summed weights of cpu and of memory, when it scores nothing else. */
+export interface CpuMemoryWeights {
+  cpu: number;
+  memory: number;
+}
+
+/**
+ * The weights of cpu and memory of a LeastAllocated or MostAllocated strategy that scores
+ * only those two (the default), else undefined (RequestedToCapacityRatio, other resources).
+ */
+export function cpuMemoryWeights(strategy: Strategy): CpuMemoryWeights | undefined {
+  if (strategy.ratio !== undefined) return undefined;
+  const weights = { cpu: 0, memory: 0 };
+  for (const r of strategy.resources) {
+    if (r.kind === 0) weights.cpu += r.weight;
+    else if (r.kind === 1) weights.memory += r.weight;
+    else return undefined;
+  }
+  return weights;
+}
+
+/**
+ * The scores of `nodes` for `pod` under a cpu-and-memory strategy (`cpuMemoryWeights`),
+ * into `scores`: the truncated weighted mean of `perResource` over the resources whose
+ * allocatable is not 0, on the non-zero requests — what the general per-resource loop gives.
+ */
+export function cpuMemoryScores(
+  pod: PodInfo,
+  nodes: readonly NodeInfo[],
+  weights: CpuMemoryWeights,
+  perResource: (requested: number, capacity: number) => number,
+  scores: number[],
+): void {
+  const podCPU = pod.nonZeroRequests.milliCPU;
+  const podMemory = pod.nonZeroRequests.memory;
+  const cpuWeight = weights.cpu;
+  const memoryWeight = weights.memory;
+  for (let i = 0; i < nodes.length; i++) {
+    const node = nodes[i] as NodeInfo;
+    let total = 0;
+    let sum = 0;
+    if (cpuWeight !== 0 && node.allocMilliCPU !== 0) {
+      total += perResource(node.nonZeroMilliCPU + podCPU, node.allocMilliCPU) * cpuWeight;
+      sum += cpuWeight;
+    }
+    if (memoryWeight !== 0 && node.allocMemory !== 0) {
+      total += perResource(node.nonZeroMemory + podMemory, node.allocMemory) * memoryWeight;
+      sum += memoryWeight;
+    }
+    scores[i] = sum === 0 ? 0 : Math.trunc(total / sum);
+  }
+}
