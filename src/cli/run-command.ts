@@ -89,12 +89,14 @@ export async function runCommand(argv: string[]): Promise<void> {
   const eventsQps = numberFlag(values['events-qps'], 'events-qps', qps, 0.1, 100_000);
   const eventsBurst = intFlag(values['events-burst'], 'events-burst', burst, 1, 100_000);
   const seed = intFlag(values.seed, 'seed', 1, 0, 2 ** 32 - 1);
-  const heapGrowth = intFlag(
-    values['heap-growth-percent'],
-    'heap-growth-percent',
-    defaultHeapGrowthPercent,
-    0,
-    1000,
+  applyHeapGrowth(
+    intFlag(
+      values['heap-growth-percent'],
+      'heap-growth-percent',
+      defaultHeapGrowthPercent,
+      0,
+      1000,
+    ),
   );
   const segmentSize = values['record-segment-size'];
   const segments =
@@ -149,9 +151,6 @@ export async function runCommand(argv: string[]): Promise<void> {
     logger,
     observer: metrics,
     leading: !election.enabled,
-    // While the first lists are folded the heap holds live data only: collecting it more
-    // often would only slow the start.
-    onSynced: () => applyHeapGrowth(heapGrowth),
     sources: [
       reflect({ kind: 'Node', source: nodeSource(clients), logger }),
       reflect({ kind: 'Pod', source: podSource(clients), logger }),

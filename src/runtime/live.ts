@@ -81,8 +81,6 @@ export interface LiveOptions {
    * its watches and state warm but runs no cycle, so it issues no command, until `lead()`.
    */
   leading?: boolean;
-  /** Called once, when the first relists are done, just before the first cycle can run. */
-  onSynced?: () => void;
 }
 
 const defaultSyncKinds: readonly ResourceKind[] = ['Node', 'Pod'];
@@ -223,7 +221,6 @@ export class LiveScheduler {
           },
           'scheduling',
         );
-        this.opts.onSynced?.();
       }
     }
     this.scheduleTurn();
