@@ -894,13 +894,17 @@ export class Scheduler {
   }
 
   /** Keeps the group member index current with a pod change (gang scheduling only). */
+  /** The pod of a change's side if it is a gang member berth schedules (a method: no closure per change). */
+  private gangMemberOf(r: { info: PodInfo } | undefined): PodInfo | undefined {
+    return r !== undefined && this.isGangMember(r.info) ? r.info : undefined;
+  }
+
   private noteGroupMembers(change: Extract<ClusterChange, { kind: 'pod' }>): void {
     if (this.opts.config.gangs === undefined) return;
-    const ours = (r: { info: PodInfo } | undefined) =>
-      r !== undefined && this.isGangMember(r.info) ? r.info : undefined;
-    if (change.replaced !== undefined) this.gangs.notePod(ours(change.replaced), undefined);
-    const before = ours(change.before);
-    const after = ours(change.after);
+    if (change.replaced !== undefined)
+      this.gangs.notePod(this.gangMemberOf(change.replaced), undefined);
+    const before = this.gangMemberOf(change.before);
+    const after = this.gangMemberOf(change.after);
     if (before !== undefined || after !== undefined) this.gangs.notePod(before, after);
     // A member of the holding group left: the hold may be more than the group can use now.
     const hold = this.gangs.hold;
