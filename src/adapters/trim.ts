@@ -14,9 +14,13 @@ import type { NodeObject, PodObject } from '../cluster/objects.ts';
 type Loose = Record<string, unknown>;
 
 /** One level of projection: a key either kept whole (`true`) or projected further. */
-type Shape = { readonly [key: string]: true | Shape | Projection };
-/** A custom projection for one field; it receives the raw value and returns the kept one. */
-type Projection = (value: unknown) => unknown;
+export type Shape = { readonly [key: string]: true | Shape | Projection };
+/**
+ * A custom projection for one field; it receives the raw value and returns the kept one.
+ * `element` is set on the projections made by `each`: the shape of every array element, so
+ * a decoder that builds objects itself (the protobuf list decoder) can project as it reads.
+ */
+export type Projection = ((value: unknown) => unknown) & { readonly element?: Shape };
 
 function isObject(value: unknown): value is Loose {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -41,7 +45,9 @@ function project(value: unknown, shape: Shape): unknown {
 
 /** Arrays project each element; any other value passes through. */
 function each(shape: Shape): Projection {
-  return (value) => (Array.isArray(value) ? value.map((v) => project(v, shape)) : value);
+  const projection = (value: unknown) =>
+    Array.isArray(value) ? value.map((v) => project(v, shape)) : value;
+  return Object.assign(projection, { element: shape });
 }
 
 /** Object metadata of pods and nodes (uid and resourceVersion for identity and resume). */
@@ -114,7 +120,8 @@ function readConditions(value: unknown): unknown {
   return kept.length === 0 ? undefined : kept;
 }
 
-const podShape = {
+/** What trimPod keeps (also read by the protobuf list decoder). */
+export const podShape = {
   metadata: {
     ...meta,
     /** kube writes it as the observedGeneration of the conditions it sets. */
@@ -159,7 +166,8 @@ const podShape = {
   },
 } as const satisfies Shape;
 
-const nodeShape = {
+/** What trimNode keeps (also read by the protobuf list decoder). */
+export const nodeShape = {
   metadata: meta,
   spec: { unschedulable: true, taints: true },
   status: {

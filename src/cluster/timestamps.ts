@@ -44,6 +44,20 @@ export function daysFromCivil(year: number, month: number, day: number): number 
  */
 export function parseTimestampMs(value: unknown): number | undefined {
   if (typeof value !== 'string') return undefined;
+  // Objects listed together mostly share their timestamps (pods made in the same second).
+  if (value === lastParsed.text) return lastParsed.ms;
+  const ms = parseUncached(value);
+  lastParsed = { text: value, ms };
+  return ms;
+}
+
+/** The last string parseTimestampMs parsed, and its result (a pure cache). */
+let lastParsed: { text: string | undefined; ms: number | undefined } = {
+  text: undefined,
+  ms: undefined,
+};
+
+function parseUncached(value: string): number | undefined {
   const m = RFC3339.exec(value);
   if (m === null) return undefined;
   const [, ys, mos, ds, hs, mis, ss, frac, sign, ohs, omis] = m;

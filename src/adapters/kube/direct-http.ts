@@ -5,6 +5,8 @@ import { Agent, request as httpsRequest, type RequestOptions } from 'node:https'
 import { ApiException, type KubeConfig } from '@kubernetes/client-node';
 import { isPlainHttpsAgent, sharedAgent } from './keep-alive.ts';
 import { type ListMetadata, ListSplitter } from './list-splitter.ts';
+import type { ProtoItemDecoder } from './protobuf/items.ts';
+import { ProtoListSplitter, protobufMediaType } from './protobuf/list-splitter.ts';
 
 /** A watch's callbacks: each event as it arrives, and one close (null: the server ended it). */
 export interface DirectWatchHandlers {
@@ -26,6 +28,25 @@ function readBody(res: IncomingMessage): Promise<string> {
     res.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
     res.on('error', reject);
   });
+}
+
+/** What splits a list body into items: protobuf when asked for and answered, JSON otherwise. */
+interface BodySplitter {
+  /** A text chunk for JSON, a Buffer for protobuf (as `splitterFor` set the stream up). */
+  push(chunk: string | Buffer): void;
+  end(): ListMetadata;
+}
+
+/** The splitter for `res`'s media type; a JSON body is read as text, a protobuf one as bytes. */
+function splitterFor(
+  res: IncomingMessage,
+  decode: ProtoItemDecoder | undefined,
+  onItem: (item: unknown) => void,
+): BodySplitter {
+  if (decode !== undefined && res.headers['content-type']?.startsWith(protobufMediaType))
+    return new ProtoListSplitter((bytes) => onItem(decode(bytes)));
+  res.setEncoding('utf8');
+  return new ListSplitter((text) => onItem(JSON.parse(text)));
 }
 
 /**
@@ -156,17 +177,23 @@ export class DirectHttp {
    * still on the wire. Resolves with the page's resourceVersion and continue token. Throws as
    * the class says, or a ListFormatError (a 2xx body that is not a list, or one cut short),
    * after the items that did arrive were handed over. `timeoutMs` bounds each silence.
+   * With `protobuf`, the list is asked for as Kubernetes protobuf (JSON accepted too, which
+   * is what the server sends for custom resources) and each protobuf item is handed over as
+   * `protobuf` decodes it; a body it cannot read throws a ProtoFormatError.
    */
   async list(
     path: string,
     query: Record<string, string | number | undefined>,
-    opts: { timeoutMs: number },
+    opts: { timeoutMs: number; protobuf?: ProtoItemDecoder },
     onItem: (item: unknown) => void,
   ): Promise<ListMetadata> {
     const params = new URLSearchParams();
     for (const [k, v] of Object.entries(query)) if (v !== undefined) params.set(k, String(v));
     const q = params.size === 0 ? '' : `?${params}`;
     const options = await this.options('GET', `${path}${q}`, opts.timeoutMs);
+    const decode = opts.protobuf;
+    // Asked for protobuf, the server may still answer JSON (custom resources have no protobuf).
+    if (decode !== undefined) options.headers.accept = `${protobufMediaType}, application/json`;
     return new Promise((resolve, reject) => {
       const req = this.send(options);
       const fail = (err: unknown) => {
@@ -184,9 +211,8 @@ export class DirectHttp {
           );
           return;
         }
-        const splitter = new ListSplitter((text) => onItem(JSON.parse(text)));
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => {
+        const splitter = splitterFor(res, decode, onItem);
+        res.on('data', (chunk: string | Buffer) => {
           try {
             splitter.push(chunk);
           } catch (err) {

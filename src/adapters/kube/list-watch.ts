@@ -1,7 +1,9 @@
-// ListWatchSources: paged lists streamed item by item and bookmark watches, both through DirectHttp.
+// ListWatchSources: paged lists streamed item by item (Pods and Nodes as protobuf) and bookmark watches, through DirectHttp.
 import type { ObjectKind } from '../../cluster/cluster-objects.ts';
 import { podGroupApiVersion } from '../../cluster/pod-groups.ts';
 import type { KubeClients } from './config.ts';
+import { ProtoFormatError } from './protobuf/decode.ts';
+import { decodeNodeItem, decodePodItem, type ProtoItemDecoder } from './protobuf/items.ts';
 import type { ListWatchSource, WatchHandlers } from './reflector.ts';
 
 /** Tuning of a list/watch source. */
@@ -14,6 +16,11 @@ export interface SourceOptions {
   random?: () => number;
 }
 
+/** Pods and Nodes are listed as protobuf, as kube-scheduler lists them, each item decoded. */
+interface ProtoOption {
+  protobuf?: ProtoItemDecoder;
+}
+
 /** `/apis/GROUP/VERSION/PLURAL` → `GROUP/VERSION PLURAL`; `/api/v1/PLURAL` → `v1 PLURAL`. */
 function resourceOf(path: string): string {
   const parts = path.split('/').filter((p) => p !== '' && p !== 'api' && p !== 'apis');
@@ -21,8 +28,13 @@ function resourceOf(path: string): string {
   return parts.length === 0 ? plural : `${parts.join('/')} ${plural}`;
 }
 
-function makeSource(clients: KubeClients, path: string, opts: SourceOptions): ListWatchSource {
+function makeSource(
+  clients: KubeClients,
+  path: string,
+  opts: SourceOptions & ProtoOption,
+): ListWatchSource {
   const pageSize = opts.pageSize ?? 500;
+  let protobuf = opts.protobuf;
   const listTimeoutMs = opts.listTimeoutMs ?? 60_000;
   const random = opts.random ?? Math.random;
   return {
@@ -35,7 +47,14 @@ function makeSource(clients: KubeClients, path: string, opts: SourceOptions): Li
           cont !== undefined
             ? { limit: pageSize, continue: cont }
             : { limit: pageSize, resourceVersion: listOpts.fromCache ? '0' : undefined };
-        const page = await clients.http.list(path, query, { timeoutMs: listTimeoutMs }, onItem);
+        const page = await clients.http
+          .list(path, query, { timeoutMs: listTimeoutMs, protobuf }, onItem)
+          .catch((err: unknown) => {
+            // A body berth cannot decode is not retried as protobuf: JSON always works.
+            if (protobuf === undefined || !(err instanceof ProtoFormatError)) throw err;
+            protobuf = undefined;
+            throw new ProtoFormatError(`${err.message}; listing ${path} as JSON from now on`);
+          });
         if (page.resourceVersion !== '') resourceVersion = page.resourceVersion;
         cont = page.continue;
       } while (cont !== undefined);
@@ -62,12 +81,12 @@ function makeSource(clients: KubeClients, path: string, opts: SourceOptions): Li
 
 /** Lists and watches all Nodes (`/api/v1/nodes`). */
 export function nodeSource(clients: KubeClients, opts: SourceOptions = {}): ListWatchSource {
-  return makeSource(clients, '/api/v1/nodes', opts);
+  return makeSource(clients, '/api/v1/nodes', { protobuf: decodeNodeItem, ...opts });
 }
 
 /** Lists and watches all Pods in all namespaces (`/api/v1/pods`). */
 export function podSource(clients: KubeClients, opts: SourceOptions = {}): ListWatchSource {
-  return makeSource(clients, '/api/v1/pods', opts);
+  return makeSource(clients, '/api/v1/pods', { protobuf: decodePodItem, ...opts });
 }
 
 /** Where berth lists, watches and writes PodGroups: group, version and plural of the CRD. */
