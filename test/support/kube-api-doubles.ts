@@ -1,15 +1,11 @@
 // Test doubles for the Kubernetes effect adapters: API errors, a manual token bucket, promise helpers, a KubeEffects harness.
-import {
-  ApiException,
-  type ConfigurationOptions,
-  HttpMethod,
-  RequestContext,
-} from '@kubernetes/client-node';
+import { ApiException } from '@kubernetes/client-node';
 import pino from 'pino';
 import type { KubeClients } from '../../src/adapters/kube/config.ts';
 import type { DirectHttp } from '../../src/adapters/kube/direct-http.ts';
 import { KubeEffects, type KubeEffectsOptions } from '../../src/adapters/kube/effects.ts';
 import { TokenBucket } from '../../src/adapters/kube/rate-limiter.ts';
+import type { CallOptions } from '../../src/adapters/kube/request-options.ts';
 import type { InputEvent } from '../../src/events/types.ts';
 
 /** The ApiException client-node throws for an API `Status` failure with `code`. */
@@ -72,14 +68,11 @@ export function within(promise: Promise<unknown>, ms: number): Promise<'settled'
   ]);
 }
 
-/** Runs the per-call middleware of `options` on a request and returns its headers. */
+/** The headers a write sent with `options` carries (DirectHttp sends JSON unless told). */
 export async function headersAfter(
-  options: ConfigurationOptions | undefined,
+  options: CallOptions | undefined,
 ): Promise<Record<string, string>> {
-  const ctx = new RequestContext('https://fake/x', HttpMethod.PATCH);
-  ctx.setHeaderParam('Content-Type', 'application/json-patch+json');
-  for (const m of options?.middleware ?? []) await m.pre(ctx).toPromise();
-  return ctx.getHeaders();
+  return { 'Content-Type': options?.contentType ?? 'application/json' };
 }
 
 /**

@@ -121,6 +121,9 @@ export class DirectHttp {
       headers: {
         ...(o.headers as Record<string, string> | undefined),
         accept: 'application/json',
+        // As kube-scheduler (DisableCompression): the API server would gzip the start-up
+        // lists before berth could read them, costing both sides CPU.
+        'accept-encoding': 'identity',
       } as Record<string, string>,
     };
   }

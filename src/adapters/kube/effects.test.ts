@@ -1,5 +1,5 @@
 // Tests KubeEffects against fake API clients that fail the way client-node 1.4 fails.
-import { ApiException, type ConfigurationOptions, FetchError } from '@kubernetes/client-node';
+import { ApiException, FetchError } from '@kubernetes/client-node';
 import { describe, expect, it, vi } from 'vitest';
 import {
   apiError,
@@ -15,8 +15,9 @@ import type { AttemptRef, PodRef } from '../../events/types.ts';
 import type { KubeClients } from './config.ts';
 import type { KubeEffectsOptions } from './effects.ts';
 import { TokenBucket } from './rate-limiter.ts';
+import type { CallOptions } from './request-options.ts';
 
-type Call = { param: Record<string, unknown>; options: ConfigurationOptions | undefined };
+type Call = { param: Record<string, unknown>; options: CallOptions | undefined };
 
 /** A pod in `ns` named `name`; its uid defaults to `uid-<name>`. */
 function pod(key: string, uid = `uid-${key.split('/')[1] ?? key}`): PodRef {
@@ -47,10 +48,7 @@ function setup(over: Partial<KubeEffectsOptions> = {}) {
       },
     }),
     core: {
-      patchNamespacedPodStatus: (
-        param: Record<string, unknown>,
-        options?: ConfigurationOptions,
-      ) => {
+      patchNamespacedPodStatus: (param: Record<string, unknown>, options?: CallOptions) => {
         calls.patch.push({ param, options });
         return behaviour.patch();
       },

@@ -1,5 +1,4 @@
 // The Kubernetes effect adapter: binds, preempts, nominates, sets PodScheduled, records Events.
-import { PatchStrategy } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { EffectPort, GroupReport } from '../../core/ports.ts';
 import type { AttemptRef, BindFailureReason, InputEvent, PodRef } from '../../events/types.ts';
@@ -15,7 +14,7 @@ import {
   splitKey,
 } from './preemption-effects.ts';
 import { PacedQueue, type TokenBucket } from './rate-limiter.ts';
-import { timeoutOptions } from './request-options.ts';
+import { PatchType, timeoutOptions } from './request-options.ts';
 import { WriteGate } from './write-gate.ts';
 
 /** What a KubeEffects is built with. */
@@ -237,7 +236,7 @@ export class KubeEffects implements EffectPort {
       call: () =>
         this.opts.clients.core.patchNamespacedPodStatus(
           { name, namespace, body: { status: { conditions: [condition] } } },
-          timeoutOptions(this.timeoutMs, PatchStrategy.StrategicMergePatch),
+          timeoutOptions(this.timeoutMs, PatchType.StrategicMerge),
         ),
     });
     this.recordEvent(pod, 'Warning', 'FailedScheduling', 'Scheduling', message, {

@@ -1,5 +1,5 @@
 // Tests KubeEffects.reportGroup: PodGroup status patches and Events, coalesced, on the report budget.
-import { type ConfigurationOptions, V1MicroTime } from '@kubernetes/client-node';
+import { V1MicroTime } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import {
   apiError,
@@ -13,8 +13,9 @@ import {
 import type { GroupReport } from '../../core/ports.ts';
 import type { KubeClients } from './config.ts';
 import type { KubeEffectsOptions } from './effects.ts';
+import type { CallOptions } from './request-options.ts';
 
-type Call = { param: Record<string, unknown>; options: ConfigurationOptions | undefined };
+type Call = { param: Record<string, unknown>; options: CallOptions | undefined };
 
 function setup(over: Partial<KubeEffectsOptions> = {}) {
   const calls = { status: [] as Call[], event: [] as Call[], bind: [] as Call[] };
@@ -33,14 +34,14 @@ function setup(over: Partial<KubeEffectsOptions> = {}) {
     custom: {
       patchNamespacedCustomObjectStatus: (
         param: Record<string, unknown>,
-        options?: ConfigurationOptions,
+        options?: CallOptions,
       ) => {
         calls.status.push({ param, options });
         return behaviour.status();
       },
     },
     events: {
-      createNamespacedEvent: (param: Record<string, unknown>, options?: ConfigurationOptions) => {
+      createNamespacedEvent: (param: Record<string, unknown>, options?: CallOptions) => {
         calls.event.push({ param, options });
         return behaviour.event();
       },

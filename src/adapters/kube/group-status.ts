@@ -1,5 +1,5 @@
 // Writes pod groups' standing to their PodGroups: the status subresource and Events, on the report budget.
-import { type EventsV1Event, PatchStrategy, V1MicroTime } from '@kubernetes/client-node';
+import { type EventsV1Event, V1MicroTime } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { podGroupApiVersion } from '../../cluster/pod-groups.ts';
 import type { GroupReport } from '../../core/ports.ts';
@@ -9,7 +9,7 @@ import { type EventNamer, eventNote } from './event-names.ts';
 import { podGroupResource } from './list-watch.ts';
 import { splitKey } from './preemption-effects.ts';
 import { PacedQueue, type TokenBucket } from './rate-limiter.ts';
-import { timeoutOptions } from './request-options.ts';
+import { PatchType, timeoutOptions } from './request-options.ts';
 import type { WriteGate } from './write-gate.ts';
 
 /** What a GroupReports is built with. */
@@ -179,7 +179,7 @@ export class GroupReports {
     const ok = await this.attempt(key, `patch status ${status.phase}`, () =>
       this.opts.clients.custom.patchNamespacedCustomObjectStatus(
         { group, version, plural, namespace, name, body: { status } },
-        timeoutOptions(this.opts.timeoutMs, PatchStrategy.MergePatch),
+        timeoutOptions(this.opts.timeoutMs, PatchType.Merge),
       ),
     );
     this.inFlight.delete(key);

@@ -1,21 +1,27 @@
-// Tests that the keep-alive middleware shares one agent per TLS identity.
+// Tests that DirectHttp's agent rule shares one keep-alive agent per TLS identity.
 import { Agent as HttpAgent } from 'node:http';
 import { Agent } from 'node:https';
 import { rootCertificates } from 'node:tls';
-import { HttpMethod, RequestContext } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
-import { keepAliveMiddleware, maxApiSockets } from './keep-alive.ts';
+import { isPlainHttpsAgent, maxApiSockets, sharedAgent } from './keep-alive.ts';
 
-async function agentAfter(middleware: ReturnType<typeof keepAliveMiddleware>, agent: unknown) {
-  const ctx = new RequestContext('https://fake/api', HttpMethod.GET);
-  ctx.setAgent(agent as Agent);
-  const out = await middleware.pre(ctx).toPromise();
-  return out.getAgent();
+/** What DirectHttp does with the agent each credentials read gives: share plain ones. */
+function agentSharer() {
+  let shared: Agent | undefined;
+  return (agent: unknown) => {
+    if (!isPlainHttpsAgent(agent)) return agent;
+    shared = sharedAgent(shared, agent);
+    return shared;
+  };
 }
 
-describe('keepAliveMiddleware', () => {
+async function agentAfter(share: ReturnType<typeof agentSharer>, agent: unknown) {
+  return share(agent);
+}
+
+describe('sharedAgent', () => {
   it('replaces per-request agents with one shared keep-alive agent', async () => {
-    const m = keepAliveMiddleware();
+    const m = agentSharer();
     const a = await agentAfter(m, new Agent({ ca: 'CA', rejectUnauthorized: true }));
     const b = await agentAfter(m, new Agent({ ca: 'CA', rejectUnauthorized: true }));
     expect(a).toBe(b);
@@ -25,7 +31,7 @@ describe('keepAliveMiddleware', () => {
   });
 
   it('compares certificates by content and caps the connections', async () => {
-    const m = keepAliveMiddleware();
+    const m = agentSharer();
     const a = await agentAfter(m, new Agent({ ca: Buffer.from('CA'), cert: [Buffer.from('c')] }));
     const b = await agentAfter(m, new Agent({ ca: Buffer.from('CA'), cert: [Buffer.from('c')] }));
     expect(a).toBe(b);
@@ -36,7 +42,7 @@ describe('keepAliveMiddleware', () => {
   });
 
   it('parses the TLS options once, into a context all its connections share', async () => {
-    const m = keepAliveMiddleware();
+    const m = agentSharer();
     const a = (await agentAfter(m, new Agent({ ca: rootCertificates[0] }))) as Agent;
     expect(a.options.secureContext?.context).toBeDefined();
     // Options TLS cannot use are left to each connection, which fails its request with why.
@@ -48,7 +54,7 @@ describe('keepAliveMiddleware', () => {
   });
 
   it('builds a new agent when the TLS identity changes (rotated client certificate)', async () => {
-    const m = keepAliveMiddleware();
+    const m = agentSharer();
     const a = await agentAfter(m, new Agent({ cert: 'one', key: 'k' }));
     const b = await agentAfter(m, new Agent({ cert: 'two', key: 'k' }));
     expect(a).not.toBe(b);
@@ -57,7 +63,7 @@ describe('keepAliveMiddleware', () => {
   });
 
   it('retires the old agent without cutting its busy connections', async () => {
-    const m = keepAliveMiddleware();
+    const m = agentSharer();
     const a = (await agentAfter(m, new Agent({ cert: 'one', key: 'k' }))) as Agent;
     const idle = {
       destroyed: false,
@@ -81,7 +87,7 @@ describe('keepAliveMiddleware', () => {
   });
 
   it('leaves other agents (plain HTTP, proxies) alone', async () => {
-    const m = keepAliveMiddleware();
+    const m = agentSharer();
     const http = new HttpAgent();
     expect(await agentAfter(m, http)).toBe(http);
     class ProxyAgent extends Agent {}

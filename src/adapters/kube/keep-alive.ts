@@ -1,12 +1,8 @@
-// Client-node middleware: one keep-alive TLS pool instead of a connection per request, and uncompressed answers.
+// One keep-alive TLS pool per TLS identity instead of a connection per request (DirectHttp's agents).
 import { Agent } from 'node:https';
 import { createSecureContext, type SecureContext } from 'node:tls';
-import { Observable, type ObservableMiddleware } from '@kubernetes/client-node';
 
 type TlsOptions = Agent['options'];
-
-/** A middleware step that hands its request or response on unchanged. */
-const passOn = <T>(value: T) => new Observable(Promise.resolve(value));
 
 const idleSocketMs = 30_000;
 
@@ -87,46 +83,4 @@ export function secureContextOf(options: TlsOptions): SecureContext | undefined 
   } catch {
     return undefined;
   }
-}
-
-/**
- * A middleware that swaps the fresh `https.Agent` client-node builds for every request
- * (`KubeConfig.applySecurityAuthentication`) for one shared keep-alive agent with the same
- * TLS options and at most `maxApiSockets` connections, so that binds and reports do not
- * each pay a TCP + TLS handshake. Proxy agents and plain-HTTP clusters are left alone.
- */
-export function keepAliveMiddleware(): ObservableMiddleware {
-  let shared: Agent | undefined;
-  return {
-    pre: (ctx) => {
-      const agent = ctx.getAgent();
-      if (isPlainHttpsAgent(agent)) {
-        shared = sharedAgent(shared, agent);
-        ctx.setAgent(shared);
-      }
-      return passOn(ctx);
-    },
-    post: passOn,
-  };
-}
-
-/**
- * A middleware that asks the API server not to compress its answers (`Accept-Encoding:
- * identity`), as kube-scheduler does (`DisableCompression` on its client): between the control
- * plane's processes gzip costs both sides CPU and delays the first bind, since the API server
- * compresses a large list (all pods at start-up) before berth can read it.
- */
-export function uncompressedMiddleware(): ObservableMiddleware {
-  return {
-    pre: (ctx) => {
-      ctx.setHeaderParam('Accept-Encoding', 'identity');
-      return passOn(ctx);
-    },
-    post: passOn,
-  };
-}
-
-/** The middleware of every client-node configuration berth builds, in order. */
-export function apiMiddleware(): ObservableMiddleware[] {
-  return [keepAliveMiddleware(), uncompressedMiddleware()];
 }

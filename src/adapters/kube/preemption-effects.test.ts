@@ -1,5 +1,5 @@
 // Tests KubeEffects.preempt and .nominate against fake API clients that fail as client-node 1.4 does.
-import type { ConfigurationOptions } from '@kubernetes/client-node';
+
 import { describe, expect, it } from 'vitest';
 import {
   apiError,
@@ -14,12 +14,13 @@ import {
 import type { AttemptRef, PodRef } from '../../events/types.ts';
 import type { KubeClients } from './config.ts';
 import type { KubeEffectsOptions } from './effects.ts';
+import type { CallOptions } from './request-options.ts';
 
 type Kind = 'patch' | 'delete' | 'event' | 'bind';
 type Call = {
   kind: Kind;
   param: Record<string, unknown>;
-  options: ConfigurationOptions | undefined;
+  options: CallOptions | undefined;
 };
 
 const timeout = () =>
@@ -36,7 +37,7 @@ function setup(over: Partial<KubeEffectsOptions> = {}) {
     event: async () => ({}),
     bind: async () => ({}),
   };
-  const fake = (kind: Kind) => (param: Record<string, unknown>, options?: ConfigurationOptions) => {
+  const fake = (kind: Kind) => (param: Record<string, unknown>, options?: CallOptions) => {
     calls.push({ kind, param, options });
     return behaviour[kind]();
   };

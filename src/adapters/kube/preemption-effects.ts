@@ -1,11 +1,10 @@
 // Preemption's API writes: evicting a victim (DisruptionTarget, delete) and nominating a pod.
-import { PatchStrategy } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { AttemptRef, InputEvent, PodRef } from '../../events/types.ts';
 import { type ApiFailure, describeApiError } from './api-error.ts';
 import type { KubeClients } from './config.ts';
 import type { TokenBucket } from './rate-limiter.ts';
-import { timeoutOptions } from './request-options.ts';
+import { PatchType, timeoutOptions } from './request-options.ts';
 
 /** What the preemption writes need from the effect adapter that runs them. */
 export interface PreemptionWriter {
@@ -93,7 +92,7 @@ export async function runPreempt(
   observedGeneration?: number,
 ): Promise<void> {
   const { namespace, name } = splitKey(victim.key);
-  const options = timeoutOptions(w.timeoutMs, PatchStrategy.StrategicMergePatch);
+  const options = timeoutOptions(w.timeoutMs, PatchType.StrategicMerge);
   const context = {
     preemptor: preemptor.key,
     uid: preemptor.uid,
@@ -209,7 +208,7 @@ export async function runNominate(
         namespace,
         body: { metadata: { uid: pod.uid }, status: { nominatedNodeName: node ?? null } },
       },
-      timeoutOptions(w.timeoutMs, PatchStrategy.MergePatch),
+      timeoutOptions(w.timeoutMs, PatchType.Merge),
     ),
   );
   if (failed === undefined || failed === notSent) return;
