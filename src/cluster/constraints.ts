@@ -1,5 +1,5 @@
 // Total parsers for placement constraints: tolerations, taints, node selector, node affinity.
-import { emptyRecord, isRecord, type JsonRecord } from './fields.ts';
+import { emptyRecord, isRecord, type JsonRecord, noEntries } from './fields.ts';
 import type {
   NodeSelectorRequirement,
   NodeSelectorTerm,
@@ -17,12 +17,18 @@ const OPERATORS = new Set(['In', 'NotIn', 'Exists', 'DoesNotExist', 'Gt', 'Lt'])
 const absent = (v: unknown): v is undefined | null => v === undefined || v === null;
 const optString = (v: unknown): boolean => absent(v) || typeof v === 'string';
 
+// Shared frozen results for what most pods leave out: parsing them allocates nothing.
+const noTolerations: Toleration[] = Object.freeze([]) as unknown as Toleration[];
+const noPreferred: PreferredSchedulingTerm[] = Object.freeze(
+  [],
+) as unknown as PreferredSchedulingTerm[];
+
 /**
  * Well-formed tolerations only (a malformed entry is dropped: tolerating less can only keep
  * a pod off nodes, never put it somewhere wrong). Null fields count as absent.
  */
 export function parseTolerations(v: unknown): Toleration[] {
-  if (!Array.isArray(v)) return [];
+  if (!Array.isArray(v) || v.length === 0) return noTolerations;
   const out: Toleration[] = [];
   for (const t of v) {
     if (!isRecord(t)) continue;
@@ -72,18 +78,25 @@ export function parseTaints(v: unknown, path: string): ParsedField<Taint[]> {
  * an error rather than dropped, since dropping it would widen where the pod may go.
  */
 export function parseNodeSelector(v: unknown, path: string): ParsedField<Record<string, string>> {
-  const out = emptyRecord<string>();
-  if (absent(v)) return { ok: true, value: out };
+  if (absent(v)) return noSelector;
   if (!isRecord(v)) return { ok: false, error: `${path} is not an object` };
+  let out: Record<string, string> | undefined;
   for (const key of Object.keys(v)) {
     const value = v[key];
     if (typeof value !== 'string') {
       return { ok: false, error: `${path}[${JSON.stringify(key)}] is not a string` };
     }
+    out ??= emptyRecord<string>();
     out[key] = value;
   }
-  return { ok: true, value: out };
+  return out === undefined ? noSelector : { ok: true, value: out };
 }
+
+/** An absent or empty nodeSelector: one frozen result shared by every pod without one. */
+const noSelector: ParsedField<Record<string, string>> = Object.freeze({
+  ok: true,
+  value: noEntries,
+});
 
 function parseRequirements(v: unknown, path: string): ParsedField<NodeSelectorRequirement[]> {
   if (!Array.isArray(v)) return { ok: false, error: `${path} is not a list` };
@@ -129,7 +142,7 @@ export interface ParsedNodeAffinity {
 
 /** Preferred terms: malformed entries are dropped (they only ever change scores). */
 function parsePreferred(v: unknown): PreferredSchedulingTerm[] {
-  if (!Array.isArray(v)) return [];
+  if (!Array.isArray(v) || v.length === 0) return noPreferred;
   const out: PreferredSchedulingTerm[] = [];
   for (const p of v) {
     if (!isRecord(p) || typeof p.weight !== 'number' || !Number.isFinite(p.weight)) continue;
@@ -144,7 +157,7 @@ function parsePreferred(v: unknown): PreferredSchedulingTerm[] {
  * full is an error naming the field: dropping any of it could place the pod wrongly.
  */
 export function parseNodeAffinity(v: unknown, path: string): ParsedField<ParsedNodeAffinity> {
-  const none: ParsedNodeAffinity = { required: undefined, preferred: [] };
+  const none: ParsedNodeAffinity = { required: undefined, preferred: noPreferred };
   if (absent(v)) return { ok: true, value: none };
   if (!isRecord(v)) return { ok: false, error: `${path} is not an object` };
   const na: unknown = v.nodeAffinity;

@@ -16,18 +16,30 @@ export function emptyRecord<T>(): Record<string, T> {
   return Object.create(null) as Record<string, T>;
 }
 
+/**
+ * The one empty record the parsers return when a map has no entries: frozen, so that
+ * sharing it between objects is safe (a write would throw rather than leak), and so that
+ * parsing thousands of pods without labels allocates no map per pod.
+ */
+export const noEntries: Record<string, never> = Object.freeze(emptyRecord<never>());
+
 /** The field when it is a non-empty string, else undefined. */
 export function nonEmptyString(v: unknown): string | undefined {
   return typeof v === 'string' && v.length > 0 ? v : undefined;
 }
 
-/** The string-valued entries of an object (others dropped); empty for a non-object. */
+/**
+ * The string-valued entries of an object (others dropped); `noEntries` (shared, frozen) when
+ * there are none, including for a non-object.
+ */
 export function stringEntries(v: unknown): Record<string, string> {
-  const out = emptyRecord<string>();
-  if (!isRecord(v)) return out;
+  if (!isRecord(v)) return noEntries;
+  let out: Record<string, string> | undefined;
   for (const key of Object.keys(v)) {
     const value = v[key];
-    if (typeof value === 'string') out[key] = value;
+    if (typeof value !== 'string') continue;
+    out ??= emptyRecord<string>();
+    out[key] = value;
   }
-  return out;
+  return out ?? noEntries;
 }

@@ -41,6 +41,35 @@ describe('podInfoFromObject', () => {
     expect(p.nodeSelector).toEqual({});
   });
 
+  it('gives pods that leave out labels, selector, tolerations, preferences and scalars one frozen value of each', () => {
+    const a = info({ metadata: { name: 'a', labels: {} }, spec: { nodeSelector: {} } });
+    const b = info({ metadata: { name: 'b' }, spec: { tolerations: [], affinity: {} } });
+    for (const field of [
+      'labels',
+      'nodeSelector',
+      'tolerations',
+      'preferredNodeAffinity',
+      'scalarRequestNames',
+    ] as const) {
+      expect(a[field], field).toBe(b[field]);
+      // Shared, so never writable: a write would otherwise reach every pod.
+      expect(Object.isFrozen(a[field]), field).toBe(true);
+    }
+    // A pod that has some gets its own.
+    const c = info({
+      metadata: { name: 'c', labels: { app: 'x' } },
+      spec: {
+        nodeSelector: { zone: 'z' },
+        tolerations: [{ key: 'k', operator: 'Exists' }],
+        containers: [{ name: 'c', resources: { requests: { 'example.com/gpu': '1' } } }],
+      },
+    });
+    expect(c.labels).toEqual({ app: 'x' });
+    expect(c.nodeSelector).toEqual({ zone: 'z' });
+    expect(c.tolerations).toEqual([{ key: 'k', operator: 'Exists' }]);
+    expect(c.scalarRequestNames).toEqual(['example.com/gpu']);
+  });
+
   it('reads the fields scheduling uses', () => {
     const p = info({
       metadata: {

@@ -48,6 +48,22 @@ export function podKeyOfObject(obj: unknown): string | undefined {
   return podKey(nonEmptyString(obj.metadata.namespace) ?? 'default', name);
 }
 
+const noScalarNames: readonly string[] = Object.freeze([]);
+
+/**
+ * The scalar resources `scalar` requests a non-zero amount of, in key order; a shared frozen
+ * empty list when there are none (most pods), so that no list is made per pod.
+ */
+function requestedScalarNames(scalar: Readonly<Record<string, number>>): readonly string[] {
+  let names: string[] | undefined;
+  for (const k of Object.keys(scalar)) {
+    if (scalar[k] === 0) continue;
+    names ??= [];
+    names.push(k);
+  }
+  return names ?? noScalarNames;
+}
+
 /**
  * Parses a Pod object. Never throws. Rejects only a pod that cannot be identified (not an
  * object, or no non-empty string `metadata.name`); every other defect is defaulted or, when
@@ -98,9 +114,7 @@ export function podInfoFromObject(obj: unknown): PodInfo | { rejected: string } 
     startMs: parseTimestampMs(status.startTime),
     preemptedByScheduler: preemptedBySchedulerCondition(status.conditions),
     requests: reqs.requests,
-    scalarRequestNames: Object.keys(reqs.requests.scalar).filter(
-      (k) => reqs.requests.scalar[k] !== 0,
-    ),
+    scalarRequestNames: requestedScalarNames(reqs.requests.scalar),
     nonZeroRequests: reqs.nonZeroRequests,
     invalid,
     nodeSelector: selector.ok ? selector.value : emptyRecord(),

@@ -23,9 +23,9 @@ export interface FlatImplementations<C, E> {
 export interface FlatHooks<C, E> {
   effect(name: string, context: C, event: E, params: unknown): void;
   /** The state entered has an `after` delay of `ms`; fire it with `fireDelay()`. */
-  armDelay(ms: number): void;
+  armDelay(ms: number, context: C): void;
   /** The state with the armed delay was left before it fired. */
-  cancelDelay(): void;
+  cancelDelay(context: C): void;
 }
 
 /** The config of a flat machine could not be compiled (a feature the runner does not run). */
@@ -303,7 +303,7 @@ export class FlatActor<C, E extends { type: string }> {
     }
     const left = this.machine.node(this.current);
     this.run(left.exit, event);
-    if (left.after !== undefined) this.hooks.cancelDelay();
+    if (left.after !== undefined) this.hooks.cancelDelay(this.ctx);
     this.run(t.actions, event);
     this.current = t.target;
     this.enter(t.target, event);
@@ -313,7 +313,7 @@ export class FlatActor<C, E extends { type: string }> {
     const node = this.machine.node(state);
     this.run(node.entry, event);
     if (node.after !== undefined)
-      this.hooks.armDelay(node.after.delay({ context: this.ctx, event }));
+      this.hooks.armDelay(node.after.delay({ context: this.ctx, event }), this.ctx);
   }
 
   private run(actions: readonly Action<C, E>[], event: E): void {

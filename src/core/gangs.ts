@@ -200,6 +200,11 @@ export class Gangs {
     this.dirty.add(key);
   }
 
+  /** True when some group changed since the last `takeReports` (it may have a report). */
+  get changed(): boolean {
+    return this.dirty.size !== 0;
+  }
+
   /**
    * The status reports of the groups changed since the last call that differ from what
    * was last reported; drops the machines of groups with no member in flight.

@@ -135,7 +135,7 @@ export class PodActors {
   /** Creates and starts the machine of a pod that needs scheduling. */
   spawn(pod: PodInfo): void {
     const context = this.newContext(pod);
-    const actor = compiledPodMachine.actor(compiledPodMachine.initial, context, this.hooksFor(pod));
+    const actor = compiledPodMachine.actor(compiledPodMachine.initial, context, this.hooks);
     this.actors.set(pod.uid, actor);
     actor.start({ type: 'xstate.init' } as unknown as PodEvent);
     if (pod.schedulingGates.length > 0) actor.send({ type: 'GATED' });
@@ -280,7 +280,7 @@ export class PodActors {
       throw new SnapshotError(`machine ${m.uid} has no pod in the cluster state`);
     const context = this.newContext(m, m);
     // A restored machine starts in its state without running entry actions (no re-enqueue, no timer).
-    this.actors.set(m.uid, compiledPodMachine.actor(state, context, this.hooksFor(m)));
+    this.actors.set(m.uid, compiledPodMachine.actor(state, context, this.hooks));
   }
 
   /** A machine context for pod `ref`: fresh, or with the attempts, failure, node and reason `saved`. */
@@ -308,19 +308,20 @@ export class PodActors {
     });
   }
 
-  /** Where pod `pod`'s machine's effects go; its backoff delay is a timer on the log clock. */
-  private hooksFor(pod: PodRef): FlatHooks<PodContext, PodEvent> {
-    const ref: PodRef = { uid: pod.uid, key: pod.key };
-    return {
-      effect: (name, context, _event, params) => this.effect(name, context, params),
-      armDelay: (ms) => {
-        const deadline = this.opts.now() + ms;
-        this.backoffTimers.set(ref.uid, deadline);
-        this.opts.timers.armPod(ref, 'backoff', deadline);
-      },
-      cancelDelay: () => {
-        if (this.backoffTimers.delete(ref.uid)) this.opts.timers.disarmPod(ref.uid, 'backoff');
-      },
-    };
-  }
+  /**
+   * Where every pod machine's effects go (the pod is the context's); a backoff delay is a
+   * timer on the log clock. One object for all machines: nothing is made per pod.
+   */
+  private readonly hooks: FlatHooks<PodContext, PodEvent> = {
+    effect: (name, context, _event, params) => this.effect(name, context, params),
+    armDelay: (ms, context) => {
+      const deadline = this.opts.now() + ms;
+      this.backoffTimers.set(context.uid, deadline);
+      this.opts.timers.armPod({ uid: context.uid, key: context.key }, 'backoff', deadline);
+    },
+    cancelDelay: (context) => {
+      if (this.backoffTimers.delete(context.uid))
+        this.opts.timers.disarmPod(context.uid, 'backoff');
+    },
+  };
 }

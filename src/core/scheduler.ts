@@ -1026,7 +1026,10 @@ export class Scheduler {
 
   /** Queues the status reports of the groups that changed (gang scheduling only). */
   private queueGroupReports(): void {
+    // Checked here, not only inside takeReports: this runs after every input, and most
+    // change no group (no callbacks made for nothing).
     if (this.opts.config.gangs === undefined) return;
+    if (!this.gangs.changed && this.groupEvents.size === 0) return;
     const reports = this.gangs.takeReports(
       this.cluster,
       (key) => {
