@@ -41,12 +41,12 @@ interface BodySplitter {
 function splitterFor(
   res: IncomingMessage,
   decode: ProtoItemDecoder | undefined,
-  onItem: (item: unknown) => void,
+  onItem: (item: unknown, trimmed: boolean) => void,
 ): BodySplitter {
   if (decode !== undefined && res.headers['content-type']?.startsWith(protobufMediaType))
-    return new ProtoListSplitter((bytes) => onItem(decode(bytes)));
+    return new ProtoListSplitter((bytes) => onItem(decode(bytes), true));
   res.setEncoding('utf8');
-  return new ListSplitter((text) => onItem(JSON.parse(text)));
+  return new ListSplitter((text) => onItem(JSON.parse(text), false));
 }
 
 /**
@@ -182,13 +182,14 @@ export class DirectHttp {
    * after the items that did arrive were handed over. `timeoutMs` bounds each silence.
    * With `protobuf`, the list is asked for as Kubernetes protobuf (JSON accepted too, which
    * is what the server sends for custom resources) and each protobuf item is handed over as
-   * `protobuf` decodes it; a body it cannot read throws a ProtoFormatError.
+   * `protobuf` decodes it (already trimmed: `onItem`'s `trimmed` is then true); a body it
+   * cannot read throws a ProtoFormatError.
    */
   async list(
     path: string,
     query: Record<string, string | number | undefined>,
     opts: { timeoutMs: number; protobuf?: ProtoItemDecoder },
-    onItem: (item: unknown) => void,
+    onItem: (item: unknown, trimmed: boolean) => void,
   ): Promise<ListMetadata> {
     const params = new URLSearchParams();
     for (const [k, v] of Object.entries(query)) if (v !== undefined) params.set(k, String(v));

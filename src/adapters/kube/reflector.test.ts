@@ -11,7 +11,13 @@ import {
 } from './reflector.ts';
 
 /** A scripted list: its items, its resourceVersion, and a failure after the items, if any. */
-type ListResult = { items: unknown[]; resourceVersion: string; failAfterItems?: Error };
+type ListResult = {
+  items: unknown[];
+  resourceVersion: string;
+  failAfterItems?: Error;
+  /** The items come already trimmed (as decoded protobuf items do). */
+  trimmed?: boolean;
+};
 
 interface FakeWatch {
   rv: string;
@@ -34,14 +40,14 @@ class ScriptedSource implements ListWatchSource {
   /** Hands the scripted items over after a turn, as they would come off the wire. */
   list(
     opts: { fromCache: boolean },
-    onItem: (item: unknown) => void,
+    onItem: (item: unknown, trimmed?: boolean) => void,
   ): Promise<{ resourceVersion: string }> {
     this.listCalls++;
     this.fromCache.push(opts.fromCache);
     const next = this.lists.shift() ?? new Error('no scripted list');
     if (next instanceof Error) return Promise.reject(next);
     return Promise.resolve().then(() => {
-      for (const item of next.items) onItem(item);
+      for (const item of next.items) onItem(item, next.trimmed ?? false);
       if (next.failAfterItems !== undefined) throw next.failAfterItems;
       return { resourceVersion: next.resourceVersion };
     });
@@ -166,6 +172,25 @@ describe('reflect', () => {
       type: 'NodeUpserted',
       node: { metadata: { name: 'a', resourceVersion: '5' } },
     });
+  });
+
+  it('does not trim again what the source hands over as already trimmed', async () => {
+    const t = setup('Pod');
+    const decoded = { metadata: { name: 'p', namespace: 'ns', uid: 'u1' }, spec: {} };
+    const raw = { ...decoded, metadata: { ...decoded.metadata, annotations: { a: 'b' } } };
+    t.source.lists.push({ items: [decoded], resourceVersion: '10', trimmed: true });
+    t.start();
+    await tick();
+    const upsert = t.events.find((e) => e.type === 'PodUpserted');
+    // The very object, not a projected copy.
+    expect(upsert).toHaveProperty('pod', decoded);
+    expect((upsert as { pod: unknown }).pod).toBe(decoded);
+    const u = setup('Pod');
+    u.source.lists.push({ items: [raw], resourceVersion: '10' });
+    u.start();
+    await tick();
+    const trimmed = u.events.find((e) => e.type === 'PodUpserted') as { pod: unknown };
+    expect(trimmed.pod).toEqual(decoded);
   });
 
   it('turns watch events into upserts and deletes, with ns/name keys for pods', async () => {

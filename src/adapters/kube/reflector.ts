@@ -2,6 +2,7 @@
 import pino from 'pino';
 import { Observable } from 'rxjs';
 import { isObjectKind, objectKeyOf } from '../../cluster/cluster-objects.ts';
+import type { NodeObject, PodObject } from '../../cluster/objects.ts';
 import type { InputEvent, ResourceKind } from '../../events/types.ts';
 import { trimNode, trimObject, trimPod } from '../trim.ts';
 import { type ApiFailure, describeApiError, describeStatus } from './api-error.ts';
@@ -21,7 +22,8 @@ export interface ListWatchSource {
   /** What it lists, for messages (e.g. `scheduling.x-k8s.io/v1alpha1 podgroups`). */
   readonly resource?: string;
   /**
-   * Lists every object, handing each to `onItem` (raw JSON) as it arrives, and resolves with
+   * Lists every object, handing each to `onItem` as it arrives (raw JSON, or with `trimmed`
+   * already projected as trimPod/trimNode would: a decoded protobuf item), and resolves with
    * the list's resourceVersion. A list that fails may have handed some objects over first.
    * With `fromCache` the API server may answer from its watch cache (resourceVersion=0, as
    * client-go's first list does): much cheaper, possibly a moment old, which the watch from
@@ -29,7 +31,7 @@ export interface ListWatchSource {
    */
   list(
     opts: { fromCache: boolean },
-    onItem: (item: unknown) => void,
+    onItem: (item: unknown, trimmed?: boolean) => void,
   ): Promise<{ resourceVersion: string }>;
   /** Watches from `resourceVersion` (bookmarks requested). `onClose` is called at most once. */
   watch(resourceVersion: string, handlers: WatchHandlers): Promise<{ abort(): void }>;
@@ -181,10 +183,10 @@ class Reflector {
       started = true;
       this.emit({ type: 'ResyncStarted', kind: this.opts.kind });
     };
-    const onItem = (item: unknown) => {
+    const onItem = (item: unknown, trimmed = false) => {
       if (gen !== this.generation || this.stopped) return;
       start();
-      if (this.upsert(item)) count++;
+      if (this.upsert(item, trimmed)) count++;
     };
     // `new Promise` also catches a source that throws instead of rejecting.
     new Promise<Awaited<ReturnType<ListWatchSource['list']>>>((resolve) =>
@@ -376,15 +378,18 @@ class Reflector {
     }, this.inactivityMs);
   }
 
-  private upsert(obj: unknown): boolean {
+  /** Emits the object's upsert (trimmed here unless `trimmed` says it already is). */
+  private upsert(obj: unknown, trimmed = false): boolean {
     const meta = metadataOf(obj);
     if (typeof meta?.name !== 'string' || meta.name === '') {
       this.log.warn({ kind: this.opts.kind }, 'object without metadata.name; skipped');
       return false;
     }
     const kind = this.opts.kind;
-    if (kind === 'Node') this.emit({ type: 'NodeUpserted', node: trimNode(obj) });
-    else if (kind === 'Pod') this.emit({ type: 'PodUpserted', pod: trimPod(obj) });
+    if (kind === 'Node')
+      this.emit({ type: 'NodeUpserted', node: trimmed ? (obj as NodeObject) : trimNode(obj) });
+    else if (kind === 'Pod')
+      this.emit({ type: 'PodUpserted', pod: trimmed ? (obj as PodObject) : trimPod(obj) });
     else this.emit({ type: 'ObjectUpserted', kind, object: trimObject(kind, obj) });
     return true;
   }
