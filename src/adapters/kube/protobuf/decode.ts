@@ -60,19 +60,25 @@ function readSpecial(r: Reader, type: string): unknown {
   switch (type) {
     case '@Quantity': {
       let text = '';
-      readSmall(r, (n, wire) => {
-        if (n === 1 && wire === wireBytes) text = r.string();
-        else r.skipType(wire);
-      });
+      const end = r.uint32() + r.pos;
+      while (r.pos < end) {
+        const tag = r.uint32();
+        if (tag === 10) text = r.string();
+        else r.skipType(tag & 7);
+      }
+      if (r.pos !== end) throw new ProtoFormatError('a Quantity runs past its length');
       return text;
     }
     case '@Time': {
       // kube writes a zero time as an empty message; either way its JSON is null.
       let seconds = zeroTimeSeconds;
-      readSmall(r, (n, wire) => {
-        if (n === 1 && wire === wireVarint) seconds = int64(r);
-        else r.skipType(wire);
-      });
+      const end = r.uint32() + r.pos;
+      while (r.pos < end) {
+        const tag = r.uint32();
+        if (tag === 8) seconds = int64(r);
+        else r.skipType(tag & 7);
+      }
+      if (r.pos !== end) throw new ProtoFormatError('a Time runs past its length');
       return seconds === zeroTimeSeconds ? null : rfc3339(seconds);
     }
     case '@IntOrString': {
@@ -109,6 +115,21 @@ function isZero(value: unknown): boolean {
   return value === '' || value === 0 || value === false || value === null;
 }
 
+/** What to do with one field of a message under one keep rule. */
+interface Step {
+  field: ProtoField;
+  /** What to keep of its value (of each element, for a repeated field). */
+  rule: KeepRule;
+  /** An inlined struct: its fields are decoded into the enclosing object. */
+  inline: boolean;
+}
+
+/** The steps of a message's kept fields, and the projections to apply once it is read. */
+interface Plan {
+  steps: Map<number, Step>;
+  projections: [string, Projection][];
+}
+
 /** Decodes the decoder's reader over a whole Kubernetes object (or a part of one). */
 export class MessageDecoder {
   constructor(private readonly schema: CompiledSchema) {}
@@ -128,56 +149,80 @@ export class MessageDecoder {
     }
   }
 
-  /** Decodes the message of type `type` filling [r.pos, end) with what `keep` keeps. */
-  decode(r: Reader, end: number, type: string, keep: KeepRule, out: Loose = {}): Loose {
+  /** Per keep rule object, per message type: what to do with each field number. */
+  private readonly plans = new WeakMap<object, Map<string, Plan>>();
+  /** The plans of messages kept whole (`keep === true`). */
+  private readonly wholePlans = new Map<string, Plan>();
+
+  /** What `keep` keeps of a `type` message, worked out once per (rule, type). */
+  private planFor(type: string, keep: KeepRule): Plan {
+    let byType = keep === true ? this.wholePlans : this.plans.get(keep);
+    if (byType === undefined) {
+      byType = new Map();
+      this.plans.set(keep as object, byType);
+    }
+    let plan = byType.get(type);
+    if (plan === undefined) {
+      plan = this.makePlan(type, keep);
+      byType.set(type, plan);
+    }
+    return plan;
+  }
+
+  private makePlan(type: string, keep: KeepRule): Plan {
     const fields = this.schema.get(type);
     if (fields === undefined) throw new ProtoFormatError(`no schema for ${type}`);
-    let projections: [string, Projection][] | undefined;
+    const steps = new Map<number, Step>();
+    const projections: [string, Projection][] = [];
+    for (const [number, field] of fields) {
+      if (field.inline) {
+        steps.set(number, { field, rule: keep, inline: true });
+        continue;
+      }
+      let rule: KeepRule | undefined;
+      if (keep === true || typeof keep === 'function') rule = true;
+      else rule = Object.hasOwn(keep, field.json) ? keep[field.json] : undefined;
+      if (rule === undefined) continue;
+      // An `each(shape)` projection is applied while reading; any other after the message.
+      if (typeof rule === 'function') {
+        if (rule.element !== undefined) rule = rule.element;
+        else {
+          projections.push([field.json, rule]);
+          rule = true;
+        }
+      }
+      steps.set(number, { field, rule, inline: false });
+    }
+    return { steps, projections };
+  }
+
+  /** Decodes the message of type `type` filling [r.pos, end) with what `keep` keeps. */
+  decode(r: Reader, end: number, type: string, keep: KeepRule, out: Loose = {}): Loose {
+    const plan = this.planFor(type, keep);
+    const steps = plan.steps;
     while (r.pos < end) {
       const tag = r.uint32();
       const wire = tag & 7;
-      const field = fields.get(tag >>> 3);
-      if (field === undefined) {
+      const step = steps.get(tag >>> 3);
+      if (step === undefined) {
         r.skipType(wire);
         continue;
       }
-      if (field.inline) {
-        this.expectBytes(field, wire);
+      if (step.inline) {
+        this.expectBytes(step.field, wire);
         const len = r.uint32();
-        this.decode(r, r.pos + len, field.type, keep, out);
+        this.decode(r, r.pos + len, step.field.type, keep, out);
         continue;
       }
-      let rule: KeepRule;
-      if (keep === true) rule = true;
-      else if (typeof keep === 'function') rule = true;
-      else {
-        const kept = Object.hasOwn(keep, field.json) ? keep[field.json] : undefined;
-        if (kept === undefined) {
-          r.skipType(wire);
-          continue;
-        }
-        rule = kept;
-      }
-      // An `each(shape)` projection is applied while reading; any other after the message.
-      let elementRule: KeepRule = rule;
-      if (typeof rule === 'function') {
-        if (rule.element !== undefined) elementRule = rule.element;
-        else {
-          elementRule = true;
-          projections ??= [];
-          if (!projections.some(([json]) => json === field.json))
-            projections.push([field.json, rule]);
-        }
-      }
-      this.readField(r, wire, field, elementRule, out);
+      this.readField(r, wire, step.field, step.rule, out);
     }
     if (r.pos !== end) throw new ProtoFormatError(`a ${type} runs past its length`);
-    if (projections !== undefined)
-      for (const [json, projection] of projections) {
-        const kept = projection(out[json]);
-        if (kept === undefined) delete out[json];
-        else out[json] = kept;
-      }
+    for (const [json, projection] of plan.projections) {
+      if (!Object.hasOwn(out, json)) continue;
+      const kept = projection(out[json]);
+      if (kept === undefined) delete out[json];
+      else out[json] = kept;
+    }
     return out;
   }
 
