@@ -1,6 +1,7 @@
 // Pods and Nodes listed as protobuf from a real kube-apiserver decode to exactly what the JSON list trims to.
 import { KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describeApiError } from '../../src/adapters/kube/api-error.ts';
 import { DirectHttp } from '../../src/adapters/kube/direct-http.ts';
 import { decodeNodeItem, decodePodItem } from '../../src/adapters/kube/protobuf/items.ts';
 import { trimNode, trimPod } from '../../src/adapters/trim.ts';
@@ -280,6 +281,26 @@ describe('protobuf lists from kube-apiserver', () => {
     const tainted = r.proto.find((n) => name(n) === 'tainted');
     expect(tainted).toHaveProperty('spec.taints.1.timeAdded', '2026-01-02T03:04:05Z');
     expect(tainted).toHaveProperty('spec.unschedulable', true);
+  });
+
+  it('reads an error on a protobuf list as the Status the server sent in protobuf', async () => {
+    const err = await http
+      .list(
+        '/api/v1/pods',
+        { limit: 1, continue: 'not-a-continue-token' },
+        { timeoutMs: 10_000, protobuf: decodePodItem },
+        () => undefined,
+      )
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+    expect((err as { headers?: Record<string, string> }).headers?.['content-type']).toMatch(
+      /protobuf/,
+    );
+    const failure = describeApiError(err);
+    expect(failure.code).toBe(400);
+    expect(failure.message).toMatch(/continue/);
   });
 
   it('reads JSON when the server has no protobuf for the resource (a custom resource)', async () => {

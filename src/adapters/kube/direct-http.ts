@@ -7,6 +7,7 @@ import { isPlainHttpsAgent, sharedAgent } from './keep-alive.ts';
 import { type ListMetadata, ListSplitter } from './list-splitter.ts';
 import type { ProtoItemDecoder } from './protobuf/items.ts';
 import { ProtoListSplitter, protobufMediaType } from './protobuf/list-splitter.ts';
+import { protobufStatusText } from './protobuf/status.ts';
 
 /** A watch's callbacks: each event as it arrives, and one close (null: the server ended it). */
 export interface DirectWatchHandlers {
@@ -21,13 +22,26 @@ function timeoutError(method: string, path: string, ms: number): Error {
   return err;
 }
 
-function readBody(res: IncomingMessage): Promise<string> {
+function readBytes(res: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     res.on('data', (b: Buffer) => chunks.push(b));
-    res.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    res.on('end', () => resolve(Buffer.concat(chunks)));
     res.on('error', reject);
   });
+}
+
+function readBody(res: IncomingMessage): Promise<string> {
+  return readBytes(res).then((b) => b.toString('utf8'));
+}
+
+/** An error answer's body as text: a protobuf Status becomes its JSON form. */
+async function errorText(res: IncomingMessage): Promise<string> {
+  const bytes = await readBytes(res);
+  const protobufStatus = res.headers['content-type']?.startsWith(protobufMediaType)
+    ? protobufStatusText(bytes)
+    : undefined;
+  return protobufStatus ?? bytes.toString('utf8');
 }
 
 /** What splits a list body into items: protobuf when asked for and answered, JSON otherwise. */
@@ -209,7 +223,7 @@ export class DirectHttp {
       req.on('response', (res: IncomingMessage) => {
         const code = res.statusCode ?? 0;
         if (code < 200 || code > 299) {
-          readBody(res).then(
+          errorText(res).then(
             (text) => reject(new ApiException(code, `HTTP ${code}`, text, res.headers as never)),
             reject,
           );

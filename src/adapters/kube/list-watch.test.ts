@@ -1,8 +1,10 @@
 // Pins how Pod and Node sources ask for protobuf, and that a body berth cannot decode makes them list JSON from then on.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import protobuf from 'protobufjs/minimal.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localKubeConfig } from '../../../test/support/local-kubeconfig.ts';
+import { describeApiError } from './api-error.ts';
 import type { KubeClients } from './config.ts';
 import { DirectHttp } from './direct-http.ts';
 import { nodeSource, objectSource, podSource } from './list-watch.ts';
@@ -12,12 +14,14 @@ import { ProtoFormatError } from './protobuf/decode.ts';
 const accepts: string[] = [];
 /** What the server answers the next protobuf-accepting request with. */
 let protobufAnswer: Buffer | undefined;
+/** The status code of that answer (200 unless set). */
+let protobufCode = 200;
 
 function handle(req: IncomingMessage, res: ServerResponse): void {
   const accept = req.headers.accept ?? '';
   accepts.push(accept);
   if (accept.startsWith('application/vnd.kubernetes.protobuf') && protobufAnswer !== undefined) {
-    res.writeHead(200, { 'content-type': 'application/vnd.kubernetes.protobuf' });
+    res.writeHead(protobufCode, { 'content-type': 'application/vnd.kubernetes.protobuf' });
     res.end(protobufAnswer);
     return;
   }
@@ -56,7 +60,38 @@ async function listNames(source: ReturnType<typeof podSource>) {
   return { names, meta };
 }
 
+/** A meta/v1 Status in kube's protobuf envelope, as kube-apiserver writes an error. */
+function protobufStatus(code: number, reason: string, message: string): Buffer {
+  const status = protobuf.Writer.create();
+  status.uint32(18).string('Failure').uint32(26).string(message).uint32(34).string(reason);
+  status.uint32(48).int32(code);
+  const envelope = protobuf.Writer.create();
+  envelope
+    .uint32(10)
+    .bytes(protobuf.Writer.create().uint32(10).string('v1').uint32(18).string('Status').finish());
+  envelope.uint32(18).bytes(status.finish());
+  return Buffer.concat([Buffer.from('k8s\0', 'latin1'), envelope.finish()]);
+}
+
 describe('list sources and protobuf', () => {
+  it('an error answered in protobuf reads as the Status it carries', async () => {
+    protobufAnswer = protobufStatus(403, 'Forbidden', 'pods is forbidden: no list for you');
+    protobufCode = 403;
+    try {
+      const err = await listNames(podSource(clients)).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(describeApiError(err)).toMatchObject({
+        code: 403,
+        message: 'pods is forbidden: no list for you',
+      });
+    } finally {
+      protobufCode = 200;
+      protobufAnswer = undefined;
+    }
+  });
+
   it('Pods and Nodes ask for protobuf first, other kinds for JSON only', async () => {
     accepts.length = 0;
     protobufAnswer = undefined;
