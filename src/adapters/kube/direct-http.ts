@@ -5,8 +5,9 @@ import { Agent, request as httpsRequest, type RequestOptions } from 'node:https'
 import { ApiException, type KubeConfig } from '@kubernetes/client-node';
 import { isPlainHttpsAgent, sharedAgent } from './keep-alive.ts';
 import { type ListMetadata, ListSplitter } from './list-splitter.ts';
+import { protobufMediaType } from './protobuf/envelope.ts';
 import type { ProtoItemDecoder } from './protobuf/items.ts';
-import { ProtoListSplitter, protobufMediaType } from './protobuf/list-splitter.ts';
+import { ProtoListSplitter } from './protobuf/list-splitter.ts';
 import { protobufStatusText } from './protobuf/status.ts';
 
 /** A watch's callbacks: each event as it arrives, and one close (null: the server ended it). */

@@ -2,12 +2,7 @@
 
 import type { ListMetadata } from '../list-splitter.ts';
 import { ProtoFormatError } from './decode.ts';
-
-/** The four bytes every Kubernetes protobuf body starts with: `k8s\0`. */
-const magic = Buffer.from([0x6b, 0x38, 0x73, 0x00]);
-
-/** The media type of Kubernetes' protobuf encoding. */
-export const protobufMediaType = 'application/vnd.kubernetes.protobuf';
+import { hasK8sMagic, k8sMagic as magic, stringField } from './envelope.ts';
 
 /** Reads a varint at `pos`; undefined when its bytes have not all arrived. */
 function varintAt(buf: Buffer, pos: number): { value: number; next: number } | undefined {
@@ -44,27 +39,6 @@ function fieldAt(buf: Buffer, pos: number): FieldHead | undefined {
   }
   if (wire === 0) return { number, wire, start: tag.next, length: 0 };
   throw new ProtoFormatError(`a list field of wire type ${wire}`);
-}
-
-function stringField(bytes: Buffer, number: number): string {
-  let pos = 0;
-  let found = '';
-  while (pos < bytes.length) {
-    const head = fieldAt(bytes, pos);
-    if (head === undefined) throw new ProtoFormatError('a list header is cut short');
-    if (head.wire === 0) {
-      const v = varintAt(bytes, head.start);
-      if (v === undefined) throw new ProtoFormatError('a list header is cut short');
-      pos = v.next;
-      continue;
-    }
-    if (head.start + head.length > bytes.length)
-      throw new ProtoFormatError('a list header runs past its length');
-    if (head.number === number)
-      found = bytes.toString('utf8', head.start, head.start + head.length);
-    pos = head.start + head.length;
-  }
-  return found;
 }
 
 /**
@@ -111,7 +85,7 @@ export class ProtoListSplitter {
     const buf = this.buf;
     if (this.stage === 'magic') {
       if (buf.length - this.pos < magic.length) return false;
-      if (!buf.subarray(this.pos, this.pos + magic.length).equals(magic))
+      if (!hasK8sMagic(buf.subarray(this.pos)))
         throw new ProtoFormatError('the body is not Kubernetes protobuf (no k8s\\0 prefix)');
       this.pos += magic.length;
       this.stage = 'envelope';

@@ -1,19 +1,6 @@
 // An API error answered in protobuf (a meta/v1 Status), turned into the JSON text the error paths read.
 import protobuf from 'protobufjs/minimal.js';
-
-const magic = Buffer.from([0x6b, 0x38, 0x73, 0x00]);
-
-/** The bytes of field `number` (length-delimited) of the message in `bytes`, if present. */
-function bytesField(bytes: Uint8Array, number: number): Uint8Array | undefined {
-  const r = protobuf.Reader.create(bytes);
-  let found: Uint8Array | undefined;
-  while (r.pos < r.len) {
-    const tag = r.uint32();
-    if (tag === ((number << 3) | 2)) found = r.bytes();
-    else r.skipType(tag & 7);
-  }
-  return found;
-}
+import { bytesField, hasK8sMagic, k8sMagic } from './envelope.ts';
 
 /**
  * The JSON text of the Status in a protobuf error body (`k8s\0`, runtime.Unknown, Status:
@@ -22,9 +9,9 @@ function bytesField(bytes: Uint8Array, number: number): Uint8Array | undefined {
  * comes as protobuf.
  */
 export function protobufStatusText(body: Buffer): string | undefined {
-  if (body.length < magic.length || !body.subarray(0, magic.length).equals(magic)) return undefined;
+  if (!hasK8sMagic(body)) return undefined;
   try {
-    const raw = bytesField(body.subarray(magic.length), 2);
+    const raw = bytesField(body.subarray(k8sMagic.length), 2);
     if (raw === undefined) return undefined;
     const status: Record<string, unknown> = { kind: 'Status', apiVersion: 'v1' };
     const r = protobuf.Reader.create(raw);
