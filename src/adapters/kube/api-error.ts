@@ -1,4 +1,21 @@
-// Turns the many error shapes of @kubernetes/client-node 1.4 into one line and a status code.
+// Turns the error shapes of berth's HTTP path and of @kubernetes/client-node 1.4 into one line and a status code.
+
+/**
+ * A non-2xx answer from the API server: its status code, its body as text (a Status JSON,
+ * usually) and its headers. The same fields as client-node's `ApiException`, which
+ * `describeApiError` reads alike.
+ */
+export class ApiStatusError extends Error {
+  override name = 'ApiStatusError';
+
+  constructor(
+    readonly code: number,
+    readonly body: string,
+    readonly headers: Record<string, string | string[] | undefined>,
+  ) {
+    super(`HTTP ${code}`);
+  }
+}
 
 /** What went wrong with an API call, reduced to what logs and events need. */
 export interface ApiFailure {
@@ -57,7 +74,8 @@ export function describeStatus(status: unknown, fallbackCode?: number): ApiFailu
 }
 
 /**
- * Describes any error thrown by client-node: an `ApiException` (numeric `code`, `body` =
+ * Describes any error thrown by an API call: an `ApiStatusError` or client-node's
+ * `ApiException` (numeric `code`, `body` =
  * Status JSON text, or undefined for 401), a `Watch` start failure (`statusCode`, message =
  * HTTP status text, body discarded), a node-fetch `FetchError` (`type: 'system'`, `code` =
  * errno), an `AbortError`, or anything else. Never throws.

@@ -2,9 +2,9 @@
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
-import { KubeConfig } from '@kubernetes/client-node';
 import { describeApiError, oneLine } from './api-error.ts';
 import { DirectHttp } from './direct-http.ts';
+import { type ClusterAccess, Kubeconfig } from './kubeconfig.ts';
 import { CoreWrites, CustomObjectWrites, EventWrites } from './rest-writes.ts';
 
 /** A setup problem (kubeconfig, context, connection), with a one-line message for people. */
@@ -20,17 +20,18 @@ export interface KubeConfigOptions {
   context?: string;
 }
 
-const serviceAccountToken = '/var/run/secrets/kubernetes.io/serviceaccount/token';
+const serviceAccount = '/var/run/secrets/kubernetes.io/serviceaccount';
+const serviceAccountToken = `${serviceAccount}/token`;
 
 function errnoText(error: unknown): string {
   const e = error as NodeJS.ErrnoException;
   return typeof e?.code === 'string' ? e.code : oneLine(String(e?.message ?? error));
 }
 
-function loadFile(kc: KubeConfig, file: string): void {
+function loadFile(kc: Kubeconfig, file: string): void {
   if (!existsSync(file)) throw new KubeSetupError(`cannot read kubeconfig ${file}: ENOENT`);
   try {
-    kc.loadFromFile(file);
+    kc.addFile(file);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException)?.code;
     if (typeof code === 'string')
@@ -39,26 +40,16 @@ function loadFile(kc: KubeConfig, file: string): void {
   }
 }
 
-/** Loads the files of `KUBECONFIG` (path-list, first file wins on conflicts), like kubectl. */
-function loadFiles(kc: KubeConfig, files: string[]): void {
-  const [first, ...rest] = files;
-  if (first === undefined) return;
-  loadFile(kc, first);
-  for (const file of rest) {
-    const more = new KubeConfig();
-    loadFile(more, file);
-    kc.mergeConfig(more, true);
-  }
-}
-
 /**
  * Loads the cluster configuration: the explicit file if given; else the in-cluster service
  * account when `KUBERNETES_SERVICE_HOST` is set and `KUBECONFIG` is not; else `KUBECONFIG`,
  * then `~/.kube/config`. `context` selects a context. Throws KubeSetupError (one line) on
  * any problem; never falls back to `http://localhost:8080` as client-node's default would.
+ * The files are read by berth's own `Kubeconfig` (client-node is loaded only for exec
+ * plugins, auth providers and proxies).
  */
-export function loadKubeConfig(opts: KubeConfigOptions): KubeConfig {
-  const kc = new KubeConfig();
+export function loadKubeConfig(opts: KubeConfigOptions): Kubeconfig {
+  let kc = new Kubeconfig();
   const envFiles = (process.env.KUBECONFIG ?? '').split(delimiter).filter((f) => f !== '');
   let source: string;
   if (opts.kubeconfig !== undefined && opts.kubeconfig !== '') {
@@ -66,12 +57,13 @@ export function loadKubeConfig(opts: KubeConfigOptions): KubeConfig {
     loadFile(kc, source);
   } else if (envFiles.length > 0) {
     source = envFiles.join(delimiter);
-    loadFiles(kc, envFiles);
+    // The first file to name an entry or a current-context wins, as with kubectl.
+    for (const file of envFiles) loadFile(kc, file);
   } else if ((process.env.KUBERNETES_SERVICE_HOST ?? '') !== '') {
     source = 'the in-cluster config';
     if (!existsSync(serviceAccountToken))
       throw new KubeSetupError(`in-cluster config: cannot read ${serviceAccountToken}: ENOENT`);
-    kc.loadFromCluster();
+    kc = Kubeconfig.inCluster(process.env, serviceAccount);
   } else {
     const home = join(homedir(), '.kube', 'config');
     if (!existsSync(home))
@@ -103,7 +95,7 @@ export function loadKubeConfig(opts: KubeConfigOptions): KubeConfig {
 
 /** The API clients berth uses, and the server they talk to (for messages). */
 export interface KubeClients {
-  kc: KubeConfig;
+  kc: ClusterAccess;
   /** Pod status patches and victim deletes. */
   core: CoreWrites;
   /** events.k8s.io Events (PodGroup Events). */
@@ -118,10 +110,9 @@ export interface KubeClients {
 /**
  * Builds the API clients for the current context of `kc`: one DirectHttp (one keep-alive
  * pool per TLS identity) that every read and write goes through. client-node is used for
- * the kubeconfig and its credentials only; its generated API clients (two thirds of the
- * bundle) are not loaded.
+ * exec plugins, auth providers and proxies only (see `Kubeconfig`).
  */
-export function makeClients(kc: KubeConfig): KubeClients {
+export function makeClients(kc: ClusterAccess): KubeClients {
   const server = kc.getCurrentCluster()?.server ?? '';
   try {
     const http = new DirectHttp(kc);

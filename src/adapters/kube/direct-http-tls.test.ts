@@ -1,5 +1,4 @@
 // Tests DirectHttp over real TLS: connections opened after the first resume its TLS session.
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -8,6 +7,7 @@ import { join } from 'node:path';
 import type { TLSSocket } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localKubeConfig } from '../../../test/support/local-kubeconfig.ts';
+import { selfSigned } from '../../../test/support/tls-certs.ts';
 import { DirectHttp } from './direct-http.ts';
 
 let dir: string;
@@ -18,31 +18,9 @@ const resumed: boolean[] = [];
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'berth-tls-'));
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:prime256v1',
-      '-nodes',
-      '-keyout',
-      join(dir, 'key.pem'),
-      '-out',
-      join(dir, 'cert.pem'),
-      '-days',
-      '1',
-      '-subj',
-      '/CN=127.0.0.1',
-      '-addext',
-      'subjectAltName=IP:127.0.0.1',
-    ],
-    { stdio: 'ignore' },
-  );
-  const cert = readFileSync(join(dir, 'cert.pem'));
-  server = createServer({ cert, key: readFileSync(join(dir, 'key.pem')) }, (req, res) => {
+  selfSigned(dir, 'server', '/CN=127.0.0.1', 'subjectAltName=IP:127.0.0.1');
+  const cert = readFileSync(join(dir, 'server.crt'));
+  server = createServer({ cert, key: readFileSync(join(dir, 'server.key')) }, (req, res) => {
     res.writeHead(200, { 'content-type': 'application/json' });
     if (req.url?.includes('watch=true'))
       res.write('{"type":"ADDED","object":{"metadata":{"name":"a"}}}\n');

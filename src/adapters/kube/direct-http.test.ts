@@ -7,10 +7,9 @@ import {
   type ServerResponse,
 } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ApiException } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localKubeConfig } from '../../../test/support/local-kubeconfig.ts';
-import { describeApiError } from './api-error.ts';
+import { ApiStatusError, describeApiError } from './api-error.ts';
 import { DirectHttp, type DirectWatchHandlers } from './direct-http.ts';
 import { ListFormatError } from './list-splitter.ts';
 
@@ -339,7 +338,7 @@ describe('DirectHttp.request', () => {
         timeoutMs: 2000,
       }),
     );
-    expect(err).toBeInstanceOf(ApiException);
+    expect(err).toBeInstanceOf(ApiStatusError);
     expect(describeApiError(err)).toEqual({
       code: 409,
       reason: 'Conflict',

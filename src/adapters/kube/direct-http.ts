@@ -2,8 +2,9 @@
 import type { IncomingMessage } from 'node:http';
 import { request as httpRequest } from 'node:http';
 import { Agent, request as httpsRequest, type RequestOptions } from 'node:https';
-import { ApiException, type KubeConfig } from '@kubernetes/client-node';
+import { ApiStatusError } from './api-error.ts';
 import { isPlainHttpsAgent, sharedAgent } from './keep-alive.ts';
+import type { ClusterAccess } from './kubeconfig.ts';
 import { type ListMetadata, ListSplitter } from './list-splitter.ts';
 import { protobufMediaType } from './protobuf/envelope.ts';
 import type { ProtoItemDecoder } from './protobuf/items.ts';
@@ -68,7 +69,7 @@ function splitterFor(
  * Requests with the kubeconfig's credentials (whatever `applyToHTTPSOptions` gives: bearer
  * token, exec plugin, client certificate, basic auth) over one keep-alive agent of at most
  * `maxApiSockets` connections per TLS identity, like the client-node calls through
- * `keepAliveMiddleware`. A non-2xx answer throws client-node's `ApiException` (code and the
+ * `keepAliveMiddleware`. A non-2xx answer throws an `ApiStatusError` (code and the
  * Status body as text), a timeout an `AbortError`, a network failure node's own error — the
  * shapes `describeApiError` already reads.
  */
@@ -91,7 +92,7 @@ export class DirectHttp {
    * of CPU per pod under a steady arrival.
    */
   constructor(
-    private readonly kc: KubeConfig,
+    private readonly kc: ClusterAccess,
     opts: { now?: () => number; credentialsTtlMs?: number } = {},
   ) {
     this.server = new URL(kc.getCurrentCluster()?.server ?? '');
@@ -182,7 +183,7 @@ export class DirectHttp {
         readBody(res).then((text) => {
           const code = res.statusCode ?? 0;
           if (code >= 200 && code < 300) resolve(text);
-          else reject(new ApiException(code, `HTTP ${code}`, text, res.headers as never));
+          else reject(new ApiStatusError(code, text, res.headers));
         }, reject);
       });
       req.end(body);
@@ -225,7 +226,7 @@ export class DirectHttp {
         const code = res.statusCode ?? 0;
         if (code < 200 || code > 299) {
           errorText(res).then(
-            (text) => reject(new ApiException(code, `HTTP ${code}`, text, res.headers as never)),
+            (text) => reject(new ApiStatusError(code, text, res.headers)),
             reject,
           );
           return;

@@ -1,5 +1,4 @@
 // Tests KubeEffects.reportGroup: PodGroup status patches and Events, coalesced, on the report budget.
-import { V1MicroTime } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import {
   apiError,
@@ -13,6 +12,7 @@ import {
 import type { GroupReport } from '../../core/ports.ts';
 import type { KubeClients } from './config.ts';
 import type { KubeEffectsOptions } from './effects.ts';
+import { MicroTime } from './lease-record.ts';
 import type { CallOptions } from './request-options.ts';
 
 type Call = { param: Record<string, unknown>; options: CallOptions | undefined };
@@ -248,7 +248,7 @@ describe('KubeEffects.reportGroup events and failures', () => {
     };
     expect(metadata.namespace).toBe('ml');
     expect(metadata.name).toMatch(/^train\.[0-9a-f]+$/);
-    expect(eventTime).toEqual(new V1MicroTime(Date.parse('2030-01-02T03:04:05.678Z')));
+    expect(eventTime).toEqual(new MicroTime(Date.parse('2030-01-02T03:04:05.678Z')));
     expect(Buffer.byteLength(note)).toBeLessThanOrEqual(1024);
     expect(note.startsWith('waited 60s; member ml/train-0 not placed; ')).toBe(true);
     expect(rest).toEqual({

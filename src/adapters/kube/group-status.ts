@@ -1,11 +1,12 @@
 // Writes pod groups' standing to their PodGroups: the status subresource and Events, on the report budget.
-import { type EventsV1Event, V1MicroTime } from '@kubernetes/client-node';
+import type { EventsV1Event } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { podGroupApiVersion } from '../../cluster/pod-groups.ts';
 import type { GroupReport } from '../../core/ports.ts';
 import { describeApiError } from './api-error.ts';
 import type { KubeClients } from './config.ts';
 import { type EventNamer, eventNote } from './event-names.ts';
+import { MicroTime } from './lease-record.ts';
 import { podGroupResource } from './list-watch.ts';
 import { splitKey } from './preemption-effects.ts';
 import { PacedQueue, type TokenBucket } from './rate-limiter.ts';
@@ -143,7 +144,7 @@ export class GroupReports {
       apiVersion: 'events.k8s.io/v1',
       kind: 'Event',
       metadata: { name: this.opts.namer.name(name, time), namespace },
-      eventTime: new V1MicroTime(time),
+      eventTime: new MicroTime(time),
       reportingController: this.opts.reportingController,
       reportingInstance: this.opts.reportingInstance,
       action: 'Scheduling',

@@ -1,9 +1,10 @@
 // The Lease calls leader election makes, against a real cluster, and the election identity.
 import { randomUUID } from 'node:crypto';
 import { hostname as osHostname } from 'node:os';
-import type { KubeConfig, V1Lease } from '@kubernetes/client-node';
+import type { V1Lease } from '@kubernetes/client-node';
 import { describeApiError } from './api-error.ts';
 import { DirectHttp } from './direct-http.ts';
+import type { ClusterAccess } from './kubeconfig.ts';
 
 /** The few Lease calls the elector makes (real: the API server's; tests: a fake). */
 export interface LeaseApi {
@@ -26,7 +27,7 @@ function leasePath(namespace: string, name?: string): string {
  * `requestTimeoutMs` (kube-scheduler gives its election client the renew deadline). Lease
  * times come back as the server's MicroTime text, which `recordOf` reads.
  */
-export function kubeLeaseApi(kc: KubeConfig, requestTimeoutMs = 10_000): LeaseApi {
+export function kubeLeaseApi(kc: ClusterAccess, requestTimeoutMs = 10_000): LeaseApi {
   const http = new DirectHttp(kc);
   const opts = { timeoutMs: requestTimeoutMs };
   const call = async (method: string, path: string, lease?: V1Lease) =>

@@ -1,5 +1,5 @@
 // The pure parts of leader election: config checks, the Lease's record, MicroTime text.
-import { type V1Lease, V1MicroTime } from '@kubernetes/client-node';
+import type { V1Lease } from '@kubernetes/client-node';
 
 /** Timing and identity of an election (kube-scheduler's defaults: 15 s, 10 s, 2 s). */
 export interface LeaderElectionConfig {
@@ -66,11 +66,21 @@ export function formatMicroTime(date: Date): string {
 }
 
 /**
- * A V1MicroTime that serialises to exactly the text it was made from. client-node 1.4 hands
+ * A Date that serialises as a MicroTime (six fractional digits), as a Lease's times and an
+ * events.k8s.io Event's `eventTime` must be written.
+ */
+export class MicroTime extends Date {
+  override toISOString(): string {
+    return `${super.toISOString().slice(0, -1)}000Z`;
+  }
+}
+
+/**
+ * A MicroTime that serialises to exactly the text it was made from. client-node 1.4 hands
  * Lease times over as the server's strings (its deserializer does not know V1MicroTime) and
  * sends whatever `toJSON` gives, so this keeps the server's microseconds on a renew.
  */
-class MicroTimeText extends V1MicroTime {
+class MicroTimeText extends MicroTime {
   constructor(private readonly text: string) {
     super(text);
   }
@@ -84,7 +94,7 @@ class MicroTimeText extends V1MicroTime {
 function microTimeText(value: unknown): string {
   if (typeof value === 'string') return value;
   if (!(value instanceof Date) || Number.isNaN(value.getTime())) return '';
-  return value instanceof V1MicroTime ? value.toISOString() : formatMicroTime(value);
+  return value instanceof MicroTime ? value.toISOString() : formatMicroTime(value);
 }
 
 function wholeNumber(value: unknown): number {

@@ -25,7 +25,7 @@ async function send(
   return parsed(await http.request(method, path, json, opts));
 }
 
-/** Pod writes of the core group. A non-2xx answer throws client-node's ApiException. */
+/** Pod writes of the core group. A non-2xx answer throws an ApiStatusError. */
 export class CoreWrites {
   constructor(private readonly http: DirectHttp) {}
 
