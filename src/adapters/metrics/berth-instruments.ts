@@ -1,25 +1,26 @@
 // berth's own metrics: the event log by type, decisions by type, leadership and bind results.
-import { Counter, Gauge, type Registry } from 'prom-client';
+import { Gauge, type Registry } from 'prom-client';
+import { TalliedCounter } from './tallied-counter.ts';
 
 /** berth's instruments, registered on one registry. */
 export interface BerthInstruments {
-  logEvents: Counter<'type'>;
-  decisions: Counter<'type'>;
+  logEvents: TalliedCounter<'type'>;
+  decisions: TalliedCounter<'type'>;
   leader: Gauge;
-  bindResults: Counter<'result' | 'reason'>;
+  bindResults: TalliedCounter<'result' | 'reason'>;
 }
 
 /** Registers berth's own metrics on `registry`. */
 export function registerBerthMetrics(registry: Registry): BerthInstruments {
   const registers = [registry];
   return {
-    logEvents: new Counter({
+    logEvents: new TalliedCounter({
       name: 'berth_log_events_total',
       help: "Events appended to berth's log (inputs and decisions), by event type.",
       labelNames: ['type'],
       registers,
     }),
-    decisions: new Counter({
+    decisions: new TalliedCounter({
       name: 'berth_decisions_total',
       help: 'Decisions berth made, by type (PodReserved, BindRequested, PodUnschedulable, …).',
       labelNames: ['type'],
@@ -30,7 +31,7 @@ export function registerBerthMetrics(registry: Registry): BerthInstruments {
       help: 'Whether this process holds the leader lease and may write (1) or is a standby (0).',
       registers,
     }),
-    bindResults: new Counter({
+    bindResults: new TalliedCounter({
       name: 'berth_bind_results_total',
       help: "Results of bind calls: 'succeeded', or 'failed' with reason Conflict, NotFound or Error.",
       labelNames: ['result', 'reason'],

@@ -1,6 +1,7 @@
 // kube-scheduler 1.34's metrics (pkg/scheduler/metrics): the names, label names and buckets berth exposes.
 import { Counter, exponentialBuckets, Gauge, Histogram, type Registry } from 'prom-client';
 import type { PendingCounts } from '../../core/scheduler.ts';
+import { TalliedCounter } from './tallied-counter.ts';
 
 /** Histogram buckets exactly as kube-scheduler declares them (start, factor, count). */
 export const kubeBuckets = Object.freeze({
@@ -22,12 +23,12 @@ export type QueueName = keyof PendingCounts;
 
 /** kube-scheduler's instruments, registered on one registry. */
 export interface KubeSchedulerInstruments {
-  scheduleAttempts: Counter<'result' | 'profile'>;
+  scheduleAttempts: TalliedCounter<'result' | 'profile'>;
   attemptDuration: Histogram<'result' | 'profile'>;
   pendingPods: Gauge<'queue'>;
   sliDuration: Histogram<'attempts'>;
   podAttempts: Histogram;
-  queueIncoming: Counter<'queue' | 'event'>;
+  queueIncoming: TalliedCounter<'queue' | 'event'>;
   preemptionAttempts: Counter;
   preemptionVictims: Histogram;
 }
@@ -54,7 +55,7 @@ export function registerKubeSchedulerMetrics(
     },
   });
   return {
-    scheduleAttempts: new Counter({
+    scheduleAttempts: new TalliedCounter({
       name: 'scheduler_schedule_attempts_total',
       help: "Scheduling attempts by result: 'unschedulable' means no node fits the pod, 'error' an internal problem.",
       labelNames: ['result', 'profile'],
@@ -81,7 +82,7 @@ export function registerKubeSchedulerMetrics(
       buckets: [...kubeBuckets.podAttempts],
       registers,
     }),
-    queueIncoming: new Counter({
+    queueIncoming: new TalliedCounter({
       name: 'scheduler_queue_incoming_pods_total',
       help: 'Pods added to the scheduling queues, by event and queue.',
       labelNames: ['queue', 'event'],

@@ -1,5 +1,5 @@
 // Prometheus metrics of a live run, with kube-scheduler's names: a LiveObserver over berth's log.
-import { type Counter, collectDefaultMetrics, Registry } from 'prom-client';
+import { collectDefaultMetrics, Registry } from 'prom-client';
 import type { PendingCounts } from '../../core/scheduler.ts';
 import { type DecisionEvent, type Envelope, isDecision } from '../../events/types.ts';
 import type { LiveObserver } from '../../runtime/live.ts';
@@ -24,18 +24,7 @@ export interface SchedulerMetricsOptions {
   processMetrics?: boolean;
 }
 
-/** Increments `counter{label=value}`, keeping one child per value (envelopes are frequent). */
-function perLabel<L extends string>(counter: Counter<L>, label: L): (value: string) => void {
-  const children = new Map<string, Counter.Internal>();
-  return (value) => {
-    let child = children.get(value);
-    if (child === undefined) {
-      child = counter.labels({ [label]: value } as Record<L, string>);
-      children.set(value, child);
-    }
-    child.inc();
-  };
-}
+const succeeded = { result: 'succeeded', reason: '' } as const;
 
 /**
  * kube-scheduler's metrics plus berth's own, fed by a live run's envelopes, cycles and
@@ -46,8 +35,6 @@ export class SchedulerMetrics implements LiveObserver {
   private readonly kube: KubeSchedulerInstruments;
   private readonly berth: BerthInstruments;
   private readonly pods: PodTracker;
-  private readonly countEvent: (type: string) => void;
-  private readonly countDecision: (type: string) => void;
 
   constructor(opts: SchedulerMetricsOptions) {
     this.registry = opts.registry ?? new Registry();
@@ -55,14 +42,12 @@ export class SchedulerMetrics implements LiveObserver {
     this.kube = registerKubeSchedulerMetrics(this.registry, opts.pending);
     this.berth = registerBerthMetrics(this.registry);
     this.berth.leader.set(0);
-    this.countEvent = perLabel(this.berth.logEvents, 'type');
-    this.countDecision = perLabel(this.berth.decisions, 'type');
     const { kube } = this;
     const profile = opts.profile;
     this.pods = new PodTracker(profile, {
-      incoming: (queue, event) => kube.queueIncoming.inc({ queue, event }),
+      incoming: (queue, event) => kube.queueIncoming.add(`${queue}/${event}`, { queue, event }),
       attempt: (result, seconds) => {
-        kube.scheduleAttempts.inc({ result, profile });
+        kube.scheduleAttempts.add(result, { result, profile });
         kube.attemptDuration.observe({ result, profile }, seconds);
       },
       scheduled: (attempts, sliSeconds) => {
@@ -83,12 +68,14 @@ export class SchedulerMetrics implements LiveObserver {
   /** Every input and decision, as it enters the log. */
   readonly envelope = (env: Envelope): void => {
     const { event } = env;
-    this.countEvent(event.type);
-    if (isDecision(event)) this.countDecision(event.type);
-    else if (event.type === 'BindSucceeded')
-      this.berth.bindResults.inc({ result: 'succeeded', reason: '' });
+    this.berth.logEvents.addValue(event.type);
+    if (isDecision(event)) this.berth.decisions.addValue(event.type);
+    else if (event.type === 'BindSucceeded') this.berth.bindResults.add('succeeded', succeeded);
     else if (event.type === 'BindFailed')
-      this.berth.bindResults.inc({ result: 'failed', reason: event.reason });
+      this.berth.bindResults.add(`failed/${event.reason}`, {
+        result: 'failed',
+        reason: event.reason,
+      });
     this.pods.envelope(env);
   };
 
