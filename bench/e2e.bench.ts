@@ -111,7 +111,8 @@ async function main(): Promise<void> {
         log(
           `${scenario.name} run ${run + 1} ${scheduler}: ${r.bound}/${r.created} bound at ${r.arrivalRate}/s, ` +
             `latency p50 ${r.latencyMs.p50} p99 ${r.latencyMs.p99} max ${r.latencyMs.max} ms, ` +
-            `CPU ${r.cpuMsPerPod} ms/pod, peak RSS ${r.peakRssMiB} MiB`,
+            `CPU ${r.cpuMsPerPod} ms/pod, peak RSS ${r.peakRssMiB} MiB` +
+            (r.unseenBound > 0 ? ` (${r.unseenBound} bound but not seen by the watch)` : ''),
         );
       }
   }

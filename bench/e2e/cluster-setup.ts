@@ -39,7 +39,7 @@ export async function upWithNodes(label: string, nodes: number): Promise<BenchCl
   const cluster = new Cluster(label);
   await cluster.up();
   const api = new Api(cluster.kubeconfig, 64);
-  const down = async (keep = false) => {
+  const down = async (keep = process.env.BERTH_BENCH_KEEP !== undefined) => {
     api.close();
     await cluster.down(keep);
   };

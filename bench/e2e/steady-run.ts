@@ -1,4 +1,6 @@
 // One steady-arrival run: a scheduler is up, pods arrive at a fixed rate, each pod's latency to bind.
+
+import type { Api } from '../../test/e2e/support/api.ts';
 import { createPaced } from '../../test/e2e/support/arrivals.ts';
 import { pod, pods } from '../../test/e2e/support/manifests.ts';
 import { delay, waitFor } from '../../test/e2e/support/wait.ts';
@@ -37,6 +39,29 @@ export interface SteadyResult {
   /** Times the bench's own watch was ended by the API server and resumed, and pods it relisted. */
   watchRestarts: number;
   relisted: number;
+  /** Pods a list at the end finds bound that the watch never showed bound (their latency counts as unknown). */
+  unseenBound: number;
+}
+
+/**
+ * When the watch saw fewer than `count` bindings: how many pods of the namespace are bound
+ * anyway (a missed watch event, not a missed binding). The warm-up pod is not counted.
+ */
+async function countUnseenBound(
+  api: Api,
+  boundAt: ReadonlyMap<string, number>,
+  count: number,
+): Promise<number> {
+  if (boundAt.size >= count) return 0;
+  const list = await api.ok<{
+    items: Array<{ metadata: { name: string }; spec?: { nodeName?: string } }>;
+  }>('GET', `/api/v1/namespaces/${benchNamespace}/pods`);
+  return list.items.filter(
+    (p) =>
+      p.metadata.name !== 'warm-up' &&
+      p.spec?.nodeName !== undefined &&
+      !boundAt.has(p.metadata.name),
+  ).length;
 }
 
 /** Runs `scenario` once for `scheduler` on a fresh control plane. */
@@ -76,6 +101,7 @@ export async function steadyRun(
         await delay(50);
       }
       watch.stop();
+      const unseenBound = await countUnseenBound(bc.api, boundAt, count);
       const cpuUsed = cpuSeconds(running.pid) - cpuBefore;
       const ms = created.arrivals.map((a) => {
         const b = boundAt.get(a.name);
@@ -92,11 +118,12 @@ export async function steadyRun(
         peakRssMiB: peakRssMiB(running.pid),
         watchRestarts: watch.restarts,
         relisted: watch.relisted,
+        unseenBound,
       };
     } finally {
       await running.stop();
     }
   } finally {
-    await bc.down(keep);
+    await bc.down(keep || process.env.BERTH_BENCH_KEEP !== undefined);
   }
 }
