@@ -95,6 +95,6 @@ export async function batchRun(
       await running.stop();
     }
   } finally {
-    await bc.down(keep);
+    await bc.down(keep || process.env.BERTH_BENCH_KEEP !== undefined);
   }
 }
