@@ -1,4 +1,6 @@
 // A KubeConfig for a test server on loopback: one cluster, a bearer token, one context.
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { KubeConfig } from '@kubernetes/client-node';
 
 /**
@@ -19,4 +21,10 @@ export function localKubeConfig(server: string, opts: { token?: string; caData?:
     currentContext: 'x',
   });
   return kc;
+}
+
+/** Starts `server` on a free loopback port and resolves with its `http://127.0.0.1:PORT` URL. */
+export async function listenOnLoopback(server: Server): Promise<string> {
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }

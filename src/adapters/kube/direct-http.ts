@@ -68,8 +68,7 @@ function splitterFor(
 /**
  * Requests with the kubeconfig's credentials (whatever `applyToHTTPSOptions` gives: bearer
  * token, exec plugin, client certificate, basic auth) over one keep-alive agent of at most
- * `maxApiSockets` connections per TLS identity, like the client-node calls through
- * `keepAliveMiddleware`. A non-2xx answer throws an `ApiStatusError` (code and the
+ * `maxApiSockets` connections per TLS identity. A non-2xx answer throws an `ApiStatusError` (code and the
  * Status body as text), a timeout an `AbortError`, a network failure node's own error — the
  * shapes `describeApiError` already reads.
  */

@@ -76,9 +76,9 @@ export class MicroTime extends Date {
 }
 
 /**
- * A MicroTime that serialises to exactly the text it was made from. client-node 1.4 hands
- * Lease times over as the server's strings (its deserializer does not know V1MicroTime) and
- * sends whatever `toJSON` gives, so this keeps the server's microseconds on a renew.
+ * A MicroTime that serialises to exactly the text it was made from. A Lease read back is
+ * parsed JSON (its times are the server's strings) and a write sends whatever `toJSON`
+ * gives, so this keeps the server's microseconds on a renew.
  */
 class MicroTimeText extends MicroTime {
   constructor(private readonly text: string) {
@@ -90,7 +90,7 @@ class MicroTimeText extends MicroTime {
   }
 }
 
-/** A MicroTime's text from whatever client-node put there (string, Date, or nothing). */
+/** A MicroTime's text from a Lease field (the server's string, a Date, or nothing). */
 function microTimeText(value: unknown): string {
   if (typeof value === 'string') return value;
   if (!(value instanceof Date) || Number.isNaN(value.getTime())) return '';

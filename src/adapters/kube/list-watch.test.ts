@@ -1,9 +1,8 @@
 // Pins how Pod and Node sources ask for protobuf, and that a body berth cannot decode makes them list JSON from then on.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import protobuf from 'protobufjs/minimal.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { localKubeConfig } from '../../../test/support/local-kubeconfig.ts';
+import { listenOnLoopback, localKubeConfig } from '../../../test/support/local-kubeconfig.ts';
 import { describeApiError } from './api-error.ts';
 import type { KubeClients } from './config.ts';
 import { DirectHttp } from './direct-http.ts';
@@ -40,9 +39,7 @@ let clients: KubeClients;
 
 beforeAll(async () => {
   server = createServer(handle);
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as AddressInfo;
-  const http = new DirectHttp(localKubeConfig(`http://127.0.0.1:${port}`));
+  const http = new DirectHttp(localKubeConfig(await listenOnLoopback(server)));
   // The sources use only the lean HTTP client.
   clients = { http } as KubeClients;
 });

@@ -1,8 +1,7 @@
 // Pins the requests berth's writes send (method, path, content type, body) against a real local HTTP server.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { localKubeConfig } from '../../../test/support/local-kubeconfig.ts';
+import { listenOnLoopback, localKubeConfig } from '../../../test/support/local-kubeconfig.ts';
 import { describeApiError } from './api-error.ts';
 import { DirectHttp } from './direct-http.ts';
 import { PatchType, timeoutOptions } from './request-options.ts';
@@ -39,9 +38,7 @@ let http: DirectHttp;
 
 beforeAll(async () => {
   server = createServer(handle);
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as AddressInfo;
-  http = new DirectHttp(localKubeConfig(`http://127.0.0.1:${port}`));
+  http = new DirectHttp(localKubeConfig(await listenOnLoopback(server)));
 });
 
 afterAll(async () => {
