@@ -153,7 +153,13 @@ export async function runCommand(argv: string[]): Promise<void> {
     leading: !election.enabled,
     sources: [
       reflect({ kind: 'Node', source: nodeSource(clients), logger }),
-      reflect({ kind: 'Pod', source: podSource(clients), logger }),
+      reflect({
+        kind: 'Pod',
+        source: podSource(clients),
+        logger,
+        // `live` exists by the time a list answers.
+        onAssignedListed: () => live.assignedPodsListed(),
+      }),
       ...objectKinds.map((kind) =>
         reflect({
           kind,

@@ -88,8 +88,8 @@ const defaultSyncKinds: readonly ResourceKind[] = ['Node', 'Pod'];
 /**
  * The live loop. Watch events, effect results and timer firings are merged into one RxJS
  * stream and enter one log in arrival order; scheduling cycles run in turns between I/O,
- * and only after the first relist of both nodes and pods, so capacity used by pods bound
- * before berth started is known before anything is placed.
+ * and only after the first relist of nodes and of the pods bound to them, so capacity used
+ * by pods bound before berth started is known before anything is placed.
  */
 export class LiveScheduler {
   readonly core: Scheduler;
@@ -127,7 +127,7 @@ export class LiveScheduler {
     });
   }
 
-  /** Whether the first relists of nodes and pods are done (scheduling has begun). */
+  /** Whether the first relists of nodes and pods (its bound pods at least) are done (scheduling has begun). */
   get ready(): boolean {
     return (this.opts.syncKinds ?? defaultSyncKinds).every((k) => this.synced.has(k));
   }
@@ -210,20 +210,34 @@ export class LiveScheduler {
         'failed to apply an event; continuing',
       );
     }
-    if (event.type === 'ResyncDone' && !this.synced.has(event.kind)) {
-      this.synced.add(event.kind);
-      if (this.ready) {
-        this.opts.logger.info(
-          {
-            nodes: this.core.state.nodes.size,
-            pods: this.core.state.pods.size,
-            pending: this.core.activeCount,
-          },
-          'scheduling',
-        );
-      }
-    }
+    if (event.type === 'ResyncDone') this.markSynced(event.kind);
     this.scheduleTurn();
+  }
+
+  /**
+   * The first Pod list has handed over every pod bound to a node; the pending ones are still
+   * arriving. That is all a cycle needs of the pods (what each node already runs), so
+   * scheduling may begin once the other kinds are listed: the first binds go out while the
+   * pending pods stream in, each queued as it arrives. Not recorded: replay runs its cycles
+   * where the log has their decisions.
+   */
+  assignedPodsListed(): void {
+    this.markSynced('Pod');
+    this.scheduleTurn();
+  }
+
+  private markSynced(kind: ResourceKind): void {
+    if (this.synced.has(kind)) return;
+    this.synced.add(kind);
+    if (!this.ready) return;
+    this.opts.logger.info(
+      {
+        nodes: this.core.state.nodes.size,
+        pods: this.core.state.pods.size,
+        pending: this.core.activeCount,
+      },
+      'scheduling',
+    );
   }
 
   private scheduleTurn(): void {

@@ -2,7 +2,9 @@
 import { KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeApiError } from '../../src/adapters/kube/api-error.ts';
+import type { KubeClients } from '../../src/adapters/kube/config.ts';
 import { DirectHttp } from '../../src/adapters/kube/direct-http.ts';
+import { podSource } from '../../src/adapters/kube/list-watch.ts';
 import { decodeNodeItem, decodePodItem } from '../../src/adapters/kube/protobuf/items.ts';
 import { trimNode, trimPod } from '../../src/adapters/trim.ts';
 import { podGroupApiVersion } from '../../src/cluster/pod-groups.ts';
@@ -255,6 +257,37 @@ describe('protobuf lists from kube-apiserver', () => {
     });
     http?.destroy();
     api?.close();
+  });
+
+  it('a Pod source lists the bound pods, then the pending ones exactly at that version', async () => {
+    // In another namespace: the protobuf test below counts the pods of `ns`.
+    await api.ok('POST', '/api/v1/namespaces/default/pods', {
+      ...plainPod,
+      metadata: { name: 'placed', namespace: 'default' },
+      spec: { ...(plainPod.spec as object), nodeName: 'plain-node' },
+    });
+    const seen: (string | '|')[] = [];
+    const nodeOf = new Map<string, unknown>();
+    const meta = await podSource({ http } as KubeClients).list(
+      { fromCache: true },
+      (item) => {
+        const pod = item as { metadata: { name: string }; spec: { nodeName?: string } };
+        seen.push(pod.metadata.name);
+        nodeOf.set(pod.metadata.name, pod.spec.nodeName);
+      },
+      () => seen.push('|'),
+    );
+    const all = await api.ok<{ items: unknown[]; metadata: { resourceVersion: string } }>(
+      'GET',
+      `/api/v1/pods?resourceVersion=${meta.resourceVersion}&resourceVersionMatch=Exact`,
+    );
+    const bound = seen.slice(0, seen.indexOf('|'));
+    const pending = seen.slice(seen.indexOf('|') + 1);
+    expect(bound).toContain('placed');
+    expect(bound.every((n) => nodeOf.get(n) === 'plain-node')).toBe(true);
+    expect(pending.sort()).toEqual(['full', 'plain']);
+    // One snapshot: every pod once, none twice (the exact list was served, no fallback).
+    expect(seen).toHaveLength(all.items.length + 1);
   });
 
   it('decodes every Pod to what trimPod keeps of its JSON', async () => {

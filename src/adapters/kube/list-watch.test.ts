@@ -1,7 +1,7 @@
-// Pins how Pod and Node sources ask for protobuf, and that a body berth cannot decode makes them list JSON from then on.
+// Pins how Pod and Node sources ask for protobuf (a body berth cannot decode makes them list JSON from then on) and how a Pod list comes in two parts.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import protobuf from 'protobufjs/minimal.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { listenOnLoopback, localKubeConfig } from '../../../test/support/local-kubeconfig.ts';
 import { describeApiError } from './api-error.ts';
 import type { KubeClients } from './config.ts';
@@ -11,6 +11,26 @@ import { ProtoFormatError } from './protobuf/decode.ts';
 
 /** The Accept header of every request, in order. */
 const accepts: string[] = [];
+/** The query of every request, in order. */
+const queries: URLSearchParams[] = [];
+/** When set, a pending-pod list at an exact version is answered with this status code. */
+let exactRefusal: number | undefined;
+/** Pods per page of the JSON answers (all at once unless set). */
+let jsonPageSize: number | undefined;
+
+/** The JSON list the fake server keeps: one pod bound to a node, two pending. */
+const storedPods = [
+  { metadata: { name: 'a' }, spec: { nodeName: 'n1' } },
+  { metadata: { name: 'b' }, spec: {} },
+  { metadata: { name: 'c' }, spec: {} },
+];
+
+/** The stored pods a field selector picks (`spec.nodeName!=` or `spec.nodeName=`). */
+function selected(fieldSelector: string | null) {
+  if (fieldSelector === 'spec.nodeName!=') return storedPods.filter((p) => p.spec.nodeName);
+  if (fieldSelector === 'spec.nodeName=') return storedPods.filter((p) => !p.spec.nodeName);
+  return storedPods;
+}
 /** What the server answers the next protobuf-accepting request with. */
 let protobufAnswer: Buffer | undefined;
 /** The status code of that answer (200 unless set). */
@@ -19,17 +39,29 @@ let protobufCode = 200;
 function handle(req: IncomingMessage, res: ServerResponse): void {
   const accept = req.headers.accept ?? '';
   accepts.push(accept);
+  const query = new URL(req.url ?? '/', 'http://x').searchParams;
+  queries.push(query);
+  if (exactRefusal !== undefined && query.get('resourceVersionMatch') === 'Exact') {
+    res.writeHead(exactRefusal, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ kind: 'Status', code: exactRefusal, message: 'not at that version' }));
+    return;
+  }
   if (accept.startsWith('application/vnd.kubernetes.protobuf') && protobufAnswer !== undefined) {
     res.writeHead(protobufCode, { 'content-type': 'application/vnd.kubernetes.protobuf' });
     res.end(protobufAnswer);
     return;
   }
   res.writeHead(200, { 'content-type': 'application/json' });
+  const all = selected(query.get('fieldSelector'));
+  const from = Number(query.get('continue') ?? 0);
+  const to = jsonPageSize === undefined ? all.length : from + jsonPageSize;
+  // Versions: 5 for a list from the cache (and its pages), 7 for one of the current state.
+  const resourceVersion = query.get('resourceVersion') === '0' || from > 0 ? '5' : '7';
   res.end(
     JSON.stringify({
       kind: 'List',
-      metadata: { resourceVersion: '5' },
-      items: [{ metadata: { name: 'a' } }],
+      metadata: { resourceVersion, ...(to < all.length ? { continue: String(to) } : {}) },
+      items: all.slice(from, to),
     }),
   );
 }
@@ -98,6 +130,7 @@ describe('list sources and protobuf', () => {
     expect(accepts).toEqual([
       'application/vnd.kubernetes.protobuf, application/json',
       'application/vnd.kubernetes.protobuf, application/json',
+      'application/vnd.kubernetes.protobuf, application/json',
       'application/json',
     ]);
   });
@@ -114,13 +147,94 @@ describe('list sources and protobuf', () => {
     expect(err).toBeInstanceOf(ProtoFormatError);
     expect((err as Error).message).toMatch(/listing \/api\/v1\/pods as JSON from now on/);
     const again = await listNames(source);
-    expect(again).toEqual({ names: ['a'], meta: { resourceVersion: '5' } });
+    expect(again).toEqual({ names: ['a', 'b', 'c'], meta: { resourceVersion: '5' } });
     expect(accepts).toEqual([
       'application/vnd.kubernetes.protobuf, application/json',
+      'application/json',
       'application/json',
     ]);
     // Another source (another reflector) still starts with protobuf.
     await listNames(nodeSource(clients)).catch(() => undefined);
-    expect(accepts[2]).toBe('application/vnd.kubernetes.protobuf, application/json');
+    expect(accepts[3]).toBe('application/vnd.kubernetes.protobuf, application/json');
+  });
+});
+
+describe('the Pod list in two parts', () => {
+  beforeEach(() => {
+    protobufAnswer = undefined;
+  });
+
+  /** Lists with `podSource`, noting where `onAssignedListed` came among the items. */
+  async function listWithMark(fromCache: boolean) {
+    const seen: unknown[] = [];
+    const meta = await podSource(clients).list(
+      { fromCache },
+      (item) => seen.push((item as { metadata: { name: unknown } }).metadata.name),
+      () => seen.push('|'),
+    );
+    return { seen, meta };
+  }
+
+  const asked = () =>
+    queries.map((q) =>
+      ['fieldSelector', 'resourceVersion', 'resourceVersionMatch', 'continue']
+        .map((k) => `${k}=${q.get(k) ?? ''}`)
+        .join(' '),
+    );
+
+  it('lists the bound pods, says so, then the pending ones exactly at the same version', async () => {
+    queries.length = 0;
+    const { seen, meta } = await listWithMark(true);
+    expect(seen).toEqual(['a', '|', 'b', 'c']);
+    expect(meta).toEqual({ resourceVersion: '5' });
+    expect(asked()).toEqual([
+      'fieldSelector=spec.nodeName!= resourceVersion=0 resourceVersionMatch= continue=',
+      'fieldSelector=spec.nodeName= resourceVersion=5 resourceVersionMatch=Exact continue=',
+    ]);
+  });
+
+  it('a relist asks for the current state; continued pages keep their selector', async () => {
+    queries.length = 0;
+    jsonPageSize = 1;
+    try {
+      const { seen, meta } = await listWithMark(false);
+      expect(seen).toEqual(['a', '|', 'b', 'c']);
+      expect(meta).toEqual({ resourceVersion: '7' });
+      expect(asked()).toEqual([
+        'fieldSelector=spec.nodeName!= resourceVersion= resourceVersionMatch= continue=',
+        'fieldSelector=spec.nodeName= resourceVersion=7 resourceVersionMatch=Exact continue=',
+        'fieldSelector=spec.nodeName= resourceVersion= resourceVersionMatch= continue=1',
+      ]);
+    } finally {
+      jsonPageSize = undefined;
+    }
+  });
+
+  it('a server that refuses the exact list gets every pod listed again; the watch starts from that', async () => {
+    for (const code of [400, 410]) {
+      queries.length = 0;
+      exactRefusal = code;
+      try {
+        const { seen, meta } = await listWithMark(true);
+        expect(seen).toEqual(['a', '|', 'a', 'b', 'c']);
+        expect(meta).toEqual({ resourceVersion: '7' });
+        expect(asked()[2]).toBe('fieldSelector= resourceVersion= resourceVersionMatch= continue=');
+      } finally {
+        exactRefusal = undefined;
+      }
+    }
+  });
+
+  it('a server error on the pending part fails the list (the reflector lists again)', async () => {
+    exactRefusal = 503;
+    try {
+      const err = await listWithMark(true).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(describeApiError(err).code).toBe(503);
+    } finally {
+      exactRefusal = undefined;
+    }
   });
 });

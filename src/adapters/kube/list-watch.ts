@@ -1,6 +1,7 @@
 // ListWatchSources: paged lists streamed item by item (Pods and Nodes as protobuf) and bookmark watches, through DirectHttp.
 import type { ObjectKind } from '../../cluster/cluster-objects.ts';
 import { podGroupApiVersion } from '../../cluster/pod-groups.ts';
+import { describeApiError } from './api-error.ts';
 import type { KubeClients } from './config.ts';
 import { ProtoFormatError } from './protobuf/decode.ts';
 import { decodeNodeItem, decodePodItem, type ProtoItemDecoder } from './protobuf/items.ts';
@@ -28,37 +29,50 @@ function resourceOf(path: string): string {
   return parts.length === 0 ? plural : `${parts.join('/')} ${plural}`;
 }
 
+/** The query of a list's first page: everything but `limit` and `continue`. */
+type FirstPageQuery = Record<string, string | undefined>;
+
+/** A list's `onItem`, and what the Pod list calls once its bound pods are all handed over. */
+type OnItem = Parameters<ListWatchSource['list']>[1];
+
 function makeSource(
   clients: KubeClients,
   path: string,
   opts: SourceOptions & ProtoOption,
-): ListWatchSource {
+): ListWatchSource & { pages: (first: FirstPageQuery, onItem: OnItem) => Promise<string> } {
   const pageSize = opts.pageSize ?? 500;
   let protobuf = opts.protobuf;
   const listTimeoutMs = opts.listTimeoutMs ?? 60_000;
   const random = opts.random ?? Math.random;
+  /** Lists every page from `first` on; resolves with the list's resourceVersion. */
+  const pages = async (first: FirstPageQuery, onItem: OnItem): Promise<string> => {
+    let resourceVersion = '';
+    let cont: string | undefined;
+    do {
+      // A continued page names the same selector; its version is in the continue token.
+      const query =
+        cont !== undefined
+          ? { limit: pageSize, continue: cont, fieldSelector: first.fieldSelector }
+          : { limit: pageSize, ...first };
+      const page = await clients.http
+        .list(path, query, { timeoutMs: listTimeoutMs, protobuf }, onItem)
+        .catch((err: unknown) => {
+          // A body berth cannot decode is not retried as protobuf: JSON always works.
+          if (protobuf === undefined || !(err instanceof ProtoFormatError)) throw err;
+          protobuf = undefined;
+          throw new ProtoFormatError(`${err.message}; listing ${path} as JSON from now on`);
+        });
+      if (page.resourceVersion !== '') resourceVersion = page.resourceVersion;
+      cont = page.continue;
+    } while (cont !== undefined);
+    return resourceVersion;
+  };
   return {
     resource: resourceOf(path),
+    pages,
     async list(listOpts, onItem) {
-      let resourceVersion = '';
-      let cont: string | undefined;
-      do {
-        const query =
-          cont !== undefined
-            ? { limit: pageSize, continue: cont }
-            : { limit: pageSize, resourceVersion: listOpts.fromCache ? '0' : undefined };
-        const page = await clients.http
-          .list(path, query, { timeoutMs: listTimeoutMs, protobuf }, onItem)
-          .catch((err: unknown) => {
-            // A body berth cannot decode is not retried as protobuf: JSON always works.
-            if (protobuf === undefined || !(err instanceof ProtoFormatError)) throw err;
-            protobuf = undefined;
-            throw new ProtoFormatError(`${err.message}; listing ${path} as JSON from now on`);
-          });
-        if (page.resourceVersion !== '') resourceVersion = page.resourceVersion;
-        cont = page.continue;
-      } while (cont !== undefined);
-      return { resourceVersion };
+      const first = { resourceVersion: listOpts.fromCache ? '0' : undefined };
+      return { resourceVersion: await pages(first, onItem) };
     },
     async watch(resourceVersion: string, handlers: WatchHandlers) {
       // The server ends each watch after 5–10 min (like client-go) so connections rotate.
@@ -84,9 +98,45 @@ export function nodeSource(clients: KubeClients, opts: SourceOptions = {}): List
   return makeSource(clients, '/api/v1/nodes', { protobuf: decodeNodeItem, ...opts });
 }
 
-/** Lists and watches all Pods in all namespaces (`/api/v1/pods`). */
+/** The field selectors that split the pods into those bound to a node and those pending. */
+export const assignedPods = 'spec.nodeName!=';
+export const unassignedPods = 'spec.nodeName=';
+
+/**
+ * Lists and watches all Pods in all namespaces (`/api/v1/pods`). A list comes in two parts
+ * at one resourceVersion: first the pods bound to a node (`onAssignedListed` is called when
+ * they are all handed over), then the pending ones, listed `Exact`ly at the first part's
+ * version, so that the two parts are one snapshot and the watch resumes from it. A server
+ * that refuses the second part (say, one that cannot list at an exact version) is answered
+ * by listing every pod again at the current version, whose resourceVersion the watch then
+ * starts from: nothing is missed, the bound pods are only handed over twice.
+ */
 export function podSource(clients: KubeClients, opts: SourceOptions = {}): ListWatchSource {
-  return makeSource(clients, '/api/v1/pods', { protobuf: decodePodItem, ...opts });
+  const source = makeSource(clients, '/api/v1/pods', { protobuf: decodePodItem, ...opts });
+  return {
+    resource: source.resource,
+    watch: source.watch,
+    async list(listOpts, onItem, onAssignedListed) {
+      const resourceVersion = await source.pages(
+        { resourceVersion: listOpts.fromCache ? '0' : undefined, fieldSelector: assignedPods },
+        onItem,
+      );
+      onAssignedListed?.();
+      try {
+        await source.pages(
+          { resourceVersion, resourceVersionMatch: 'Exact', fieldSelector: unassignedPods },
+          onItem,
+        );
+        return { resourceVersion };
+      } catch (error) {
+        const code = describeApiError(error).code;
+        // Only an answer from the server (400, 410, …) is worked around; a transport
+        // failure fails the list, which the reflector retries.
+        if (resourceVersion === '' || code === undefined || code >= 500) throw error;
+        return { resourceVersion: await source.pages({}, onItem) };
+      }
+    },
+  };
 }
 
 /** Where berth lists, watches and writes PodGroups: group, version and plural of the CRD. */

@@ -17,6 +17,8 @@ type ListResult = {
   failAfterItems?: Error;
   /** The items come already trimmed (as decoded protobuf items do). */
   trimmed?: boolean;
+  /** After this many items the source says the pods bound to nodes are all listed. */
+  assignedAfter?: number;
 };
 
 interface FakeWatch {
@@ -41,13 +43,17 @@ class ScriptedSource implements ListWatchSource {
   list(
     opts: { fromCache: boolean },
     onItem: (item: unknown, trimmed?: boolean) => void,
+    onAssignedListed?: () => void,
   ): Promise<{ resourceVersion: string }> {
     this.listCalls++;
     this.fromCache.push(opts.fromCache);
     const next = this.lists.shift() ?? new Error('no scripted list');
     if (next instanceof Error) return Promise.reject(next);
     return Promise.resolve().then(() => {
-      for (const item of next.items) onItem(item, next.trimmed ?? false);
+      next.items.forEach((item, i) => {
+        if (i === next.assignedAfter) onAssignedListed?.();
+        onItem(item, next.trimmed ?? false);
+      });
       if (next.failAfterItems !== undefined) throw next.failAfterItems;
       return { resourceVersion: next.resourceVersion };
     });
@@ -114,7 +120,10 @@ function describeEvent(e: InputEvent): string {
   }
 }
 
-type SetupOptions = Pick<ReflectorOptions, 'inactivityTimeoutMs' | 'optional' | 'optionalRetryMs'>;
+type SetupOptions = Pick<
+  ReflectorOptions,
+  'inactivityTimeoutMs' | 'optional' | 'optionalRetryMs' | 'onAssignedListed'
+>;
 
 function setup(kind: ResourceKind = 'Node', opts: SetupOptions = {}) {
   const source = new ScriptedSource();
@@ -160,6 +169,40 @@ describe('reflect', () => {
       'ResyncDone Node',
     ]);
     expect(t.source.watches.map((w) => w.rv)).toEqual(['10']);
+  });
+
+  it('passes on, in order, that a Pod list has handed over every bound pod; a stopped reflector does not', async () => {
+    const marks: string[] = [];
+    const t = setup('Pod', {
+      onAssignedListed: () => marks.push(`assigned after ${t.events.length}`),
+    });
+    t.source.lists.push({
+      items: [pod('ns', 'bound', '5'), pod('ns', 'pending', '6')],
+      resourceVersion: '10',
+      assignedAfter: 1,
+    });
+    const sub = t.start();
+    await tick();
+    // The marker comes after ResyncStarted and the bound pod's upsert, before the pending one.
+    expect(marks).toEqual(['assigned after 2']);
+    expect(t.seen()).toEqual([
+      'ResyncStarted Pod',
+      'PodUpserted ns/bound',
+      'PodUpserted ns/pending',
+      'ResyncDone Pod',
+    ]);
+    let late: (() => void) | undefined;
+    t.source.list = (_opts, _onItem, onAssignedListed) => {
+      late = onAssignedListed;
+      return new Promise(() => {});
+    };
+    t.source.current.handlers.onEvent('ERROR', { code: 410, reason: 'Expired', message: 'gone' });
+    await tick(1_000);
+    late?.(); // the relist's own marker is passed on (the runtime ignores a repeat)
+    expect(marks).toHaveLength(2);
+    sub.unsubscribe();
+    late?.();
+    expect(marks).toHaveLength(2);
   });
 
   it('trims listed objects to what scheduling reads', async () => {

@@ -27,11 +27,13 @@ export interface ListWatchSource {
    * the list's resourceVersion. A list that fails may have handed some objects over first.
    * With `fromCache` the API server may answer from its watch cache (resourceVersion=0, as
    * client-go's first list does): much cheaper, possibly a moment old, which the watch from
-   * the list's version makes up for. Relists ask for the current state.
+   * the list's version makes up for. Relists ask for the current state. A Pod source that
+   * lists the pods bound to nodes before the pending ones calls `onAssignedListed` in between.
    */
   list(
     opts: { fromCache: boolean },
     onItem: (item: unknown, trimmed?: boolean) => void,
+    onAssignedListed?: () => void,
   ): Promise<{ resourceVersion: string }>;
   /** Watches from `resourceVersion` (bookmarks requested). `onClose` is called at most once. */
   watch(resourceVersion: string, handlers: WatchHandlers): Promise<{ abort(): void }>;
@@ -59,6 +61,11 @@ export interface ReflectorOptions {
   optional?: boolean;
   /** How often the list of an optional kind that is not served is retried (default 30 s). */
   optionalRetryMs?: number;
+  /**
+   * Called when a list's objects so far include every pod bound to a node (a Pod source that
+   * lists those first says when), after their upserts were emitted; the pending ones follow.
+   */
+  onAssignedListed?: () => void;
 }
 
 /**
@@ -190,7 +197,13 @@ class Reflector {
     };
     // `new Promise` also catches a source that throws instead of rejecting.
     new Promise<Awaited<ReturnType<ListWatchSource['list']>>>((resolve) =>
-      resolve(this.opts.source.list({ fromCache }, onItem)),
+      resolve(
+        this.opts.source.list({ fromCache }, onItem, () => {
+          if (gen !== this.generation || this.stopped) return;
+          start();
+          this.opts.onAssignedListed?.();
+        }),
+      ),
     ).then(
       (result) => {
         if (gen !== this.generation || this.stopped) return;
