@@ -145,6 +145,11 @@ export async function runCommand(argv: string[]): Promise<void> {
     profile: config.schedulerName,
     pending: () => live.core.pendingCounts(),
   });
+  // The pending pods are asked for once the nodes are listed (see podSource).
+  let nodesWereListed = () => {};
+  const nodesListed = new Promise<void>((resolve) => {
+    nodesWereListed = resolve;
+  });
   const live: LiveScheduler = new LiveScheduler({
     config,
     seed,
@@ -152,10 +157,15 @@ export async function runCommand(argv: string[]): Promise<void> {
     observer: metrics,
     leading: !election.enabled,
     sources: [
-      reflect({ kind: 'Node', source: nodeSource(clients), logger }),
+      reflect({
+        kind: 'Node',
+        source: nodeSource(clients),
+        logger,
+        onListed: () => nodesWereListed(),
+      }),
       reflect({
         kind: 'Pod',
-        source: podSource(clients),
+        source: podSource(clients, { pendingAfter: nodesListed }),
         logger,
         // `live` exists by the time a list answers.
         onAssignedListed: () => live.assignedPodsListed(),

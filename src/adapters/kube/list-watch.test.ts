@@ -177,7 +177,7 @@ describe('the Pod list in two parts', () => {
 
   const asked = () =>
     queries.map((q) =>
-      ['fieldSelector', 'resourceVersion', 'resourceVersionMatch', 'continue']
+      ['fieldSelector', 'resourceVersion', 'resourceVersionMatch', 'continue', 'limit']
         .map((k) => `${k}=${q.get(k) ?? ''}`)
         .join(' '),
     );
@@ -188,9 +188,34 @@ describe('the Pod list in two parts', () => {
     expect(seen).toEqual(['a', '|', 'b', 'c']);
     expect(meta).toEqual({ resourceVersion: '5' });
     expect(asked()).toEqual([
-      'fieldSelector=spec.nodeName!= resourceVersion=0 resourceVersionMatch= continue=',
-      'fieldSelector=spec.nodeName= resourceVersion=5 resourceVersionMatch=Exact continue=',
+      'fieldSelector=spec.nodeName!= resourceVersion=0 resourceVersionMatch= continue= limit=500',
+      // In one answer: pages would wait behind the first binds.
+      'fieldSelector=spec.nodeName= resourceVersion=5 resourceVersionMatch=Exact continue= limit=',
     ]);
+  });
+
+  it('the first list asks for the pending pods only once `pendingAfter` settles; a relist does not wait', async () => {
+    let nodesListed = () => {};
+    const pendingAfter = new Promise<void>((resolve) => {
+      nodesListed = resolve;
+    });
+    const source = podSource(clients, { pendingAfter });
+    const seen: string[] = [];
+    const onItem = (item: unknown) =>
+      seen.push((item as { metadata: { name: string } }).metadata.name);
+    queries.length = 0;
+    const first = source.list({ fromCache: true }, onItem, () => seen.push('|'));
+    await new Promise((r) => setTimeout(r, 50));
+    expect(seen).toEqual(['a', '|']);
+    expect(queries).toHaveLength(1);
+    nodesListed();
+    await first;
+    expect(seen).toEqual(['a', '|', 'b', 'c']);
+    // A relist with `pendingAfter` never settling still completes.
+    const stuck = podSource(clients, { pendingAfter: new Promise(() => {}) });
+    await expect(stuck.list({ fromCache: false }, () => {})).resolves.toEqual({
+      resourceVersion: '7',
+    });
   });
 
   it('a relist asks for the current state; continued pages keep their selector', async () => {
@@ -201,9 +226,9 @@ describe('the Pod list in two parts', () => {
       expect(seen).toEqual(['a', '|', 'b', 'c']);
       expect(meta).toEqual({ resourceVersion: '7' });
       expect(asked()).toEqual([
-        'fieldSelector=spec.nodeName!= resourceVersion= resourceVersionMatch= continue=',
-        'fieldSelector=spec.nodeName= resourceVersion=7 resourceVersionMatch=Exact continue=',
-        'fieldSelector=spec.nodeName= resourceVersion= resourceVersionMatch= continue=1',
+        'fieldSelector=spec.nodeName!= resourceVersion= resourceVersionMatch= continue= limit=500',
+        'fieldSelector=spec.nodeName= resourceVersion=7 resourceVersionMatch=Exact continue= limit=500',
+        'fieldSelector=spec.nodeName= resourceVersion= resourceVersionMatch= continue=1 limit=500',
       ]);
     } finally {
       jsonPageSize = undefined;
@@ -218,7 +243,9 @@ describe('the Pod list in two parts', () => {
         const { seen, meta } = await listWithMark(true);
         expect(seen).toEqual(['a', '|', 'a', 'b', 'c']);
         expect(meta).toEqual({ resourceVersion: '7' });
-        expect(asked()[2]).toBe('fieldSelector= resourceVersion= resourceVersionMatch= continue=');
+        expect(asked()[2]).toBe(
+          'fieldSelector= resourceVersion= resourceVersionMatch= continue= limit=500',
+        );
       } finally {
         exactRefusal = undefined;
       }

@@ -30,7 +30,7 @@ function resourceOf(path: string): string {
 }
 
 /** The query of a list's first page: everything but `limit` and `continue`. */
-type FirstPageQuery = Record<string, string | undefined>;
+type FirstPageQuery = Record<string, string | number | undefined>;
 
 /** A list's `onItem`, and what the Pod list calls once its bound pods are all handed over. */
 type OnItem = Parameters<ListWatchSource['list']>[1];
@@ -111,7 +111,17 @@ export const unassignedPods = 'spec.nodeName=';
  * by listing every pod again at the current version, whose resourceVersion the watch then
  * starts from: nothing is missed, the bound pods are only handed over twice.
  */
-export function podSource(clients: KubeClients, opts: SourceOptions = {}): ListWatchSource {
+export function podSource(
+  clients: KubeClients,
+  opts: SourceOptions & {
+    /**
+     * The first list asks for the pending pods once this settles (`berth run`: when the nodes
+     * are listed), so that decoding pods no cycle can place yet does not slow the node list
+     * every cycle needs. Relists do not wait.
+     */
+    pendingAfter?: Promise<unknown>;
+  } = {},
+): ListWatchSource {
   const source = makeSource(clients, '/api/v1/pods', { protobuf: decodePodItem, ...opts });
   return {
     resource: source.resource,
@@ -122,9 +132,18 @@ export function podSource(clients: KubeClients, opts: SourceOptions = {}): ListW
         onItem,
       );
       onAssignedListed?.();
+      if (listOpts.fromCache) await opts.pendingAfter;
       try {
+        // The first list asks for the pending pods in one answer, as a list from the watch
+        // cache gets them: pages would each wait behind the binds already going out, holding
+        // back the end of the list, and so the watch.
         await source.pages(
-          { resourceVersion, resourceVersionMatch: 'Exact', fieldSelector: unassignedPods },
+          {
+            resourceVersion,
+            resourceVersionMatch: 'Exact',
+            fieldSelector: unassignedPods,
+            ...(listOpts.fromCache ? { limit: undefined } : {}),
+          },
           onItem,
         );
         return { resourceVersion };

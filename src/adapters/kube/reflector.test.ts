@@ -122,7 +122,7 @@ function describeEvent(e: InputEvent): string {
 
 type SetupOptions = Pick<
   ReflectorOptions,
-  'inactivityTimeoutMs' | 'optional' | 'optionalRetryMs' | 'onAssignedListed'
+  'inactivityTimeoutMs' | 'optional' | 'optionalRetryMs' | 'onAssignedListed' | 'onListed'
 >;
 
 function setup(kind: ResourceKind = 'Node', opts: SetupOptions = {}) {
@@ -203,6 +203,22 @@ describe('reflect', () => {
     sub.unsubscribe();
     late?.();
     expect(marks).toHaveLength(2);
+  });
+
+  it('calls onListed after each completed list, once its ResyncDone is out', async () => {
+    const marks: string[] = [];
+    const t = setup('Node', { onListed: () => marks.push(t.seen().at(-1) ?? '') });
+    t.source.lists.push({ items: [node('a', '5')], resourceVersion: '10' });
+    t.source.lists.push(new Error('refused'));
+    t.source.lists.push({ items: [node('a', '11')], resourceVersion: '12' });
+    t.start();
+    await tick();
+    expect(marks).toEqual(['ResyncDone Node']);
+    t.source.current.handlers.onEvent('ERROR', { code: 410, reason: 'Expired', message: 'gone' });
+    await tick(1_000); // the failed relist: no call
+    expect(marks).toHaveLength(1);
+    await tick(2_000);
+    expect(marks).toEqual(['ResyncDone Node', 'ResyncDone Node']);
   });
 
   it('trims listed objects to what scheduling reads', async () => {

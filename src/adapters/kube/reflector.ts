@@ -66,6 +66,8 @@ export interface ReflectorOptions {
    * lists those first says when), after their upserts were emitted; the pending ones follow.
    */
   onAssignedListed?: () => void;
+  /** Called whenever a list has completed, after its ResyncDone was emitted. */
+  onListed?: () => void;
 }
 
 /**
@@ -218,6 +220,7 @@ class Reflector {
         // Logged before ResyncDone so it precedes whatever the relist's end sets off downstream.
         this.log.info({ items: count, resourceVersion: rv }, 'listed');
         this.emit({ type: 'ResyncDone', kind: this.opts.kind });
+        this.opts.onListed?.();
         this.startWatch();
       },
       (err) => {
