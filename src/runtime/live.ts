@@ -127,7 +127,7 @@ export class LiveScheduler {
     });
   }
 
-  /** Whether the first relists of nodes and pods (its bound pods at least) are done (scheduling has begun). */
+  /** Whether nodes, the other synced kinds and the pods bound to nodes are listed (scheduling has begun). */
   get ready(): boolean {
     return (this.opts.syncKinds ?? defaultSyncKinds).every((k) => this.synced.has(k));
   }

@@ -32,7 +32,7 @@ function resourceOf(path: string): string {
 /** The query of a list's first page: everything but `limit` and `continue`. */
 type FirstPageQuery = Record<string, string | number | undefined>;
 
-/** A list's `onItem`, and what the Pod list calls once its bound pods are all handed over. */
+/** What a list hands each item to (see ListWatchSource.list). */
 type OnItem = Parameters<ListWatchSource['list']>[1];
 
 function makeSource(
