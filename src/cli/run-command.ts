@@ -18,7 +18,12 @@ import { LiveScheduler } from '../runtime/live.ts';
 import { intFlag, numberFlag, parseFlags } from './args.ts';
 import { decisionConfig, readConfigFile } from './config-file.ts';
 import { CliError } from './errors.ts';
-import { applyHeapGrowth, defaultHeapGrowthPercent } from './heap-growth.ts';
+import {
+  applyHeapGrowth,
+  applyYoungGrowth,
+  defaultHeapGrowthPercent,
+  defaultYoungGrowthFactor,
+} from './heap-growth.ts';
 import { openLogFile } from './log-file.ts';
 import { normalizeBoolFlags, type RunOptions, readRunOptions } from './run-options.ts';
 import { openSegmentedLog, parseSize } from './segmented-log.ts';
@@ -75,6 +80,7 @@ export async function runCommand(argv: string[]): Promise<void> {
     'record-segment-size': { type: 'string' },
     'record-retain': { type: 'string' },
     'heap-growth-percent': { type: 'string' },
+    'young-growth-factor': { type: 'string' },
   });
   const level = values['log-level'] ?? 'info';
   if (!logLevels.includes(level))
@@ -97,6 +103,9 @@ export async function runCommand(argv: string[]): Promise<void> {
       0,
       1000,
     ),
+  );
+  applyYoungGrowth(
+    intFlag(values['young-growth-factor'], 'young-growth-factor', defaultYoungGrowthFactor, 1, 16),
   );
   const segmentSize = values['record-segment-size'];
   const segments =

@@ -8,6 +8,7 @@ const runUsage = `berth run [--kubeconfig PATH] [--context NAME] [--scheduler-na
           [--leader-elect-resource-name berth] [--leader-elect-resource-namespace kube-system]
           [--metrics-bind-address 0.0.0.0:10251 | 0]
           [--record-segment-size SIZE [--record-retain N]] [--heap-growth-percent 20]
+          [--young-growth-factor 1]
 
 Schedules a real cluster's pods (those with spec.schedulerName: berth) until SIGTERM/SIGINT.
   --kubeconfig, --context       which cluster (default: in-cluster, else KUBECONFIG or
@@ -28,6 +29,8 @@ Schedules a real cluster's pods (those with spec.schedulerName: berth) until SIG
   --heap-growth-percent P       let the heap grow P % past its live data before a full
                                 garbage collection (default 20; 0: V8's own policy, which
                                 uses more memory and a little less CPU)
+  --young-growth-factor F       how much V8's young generation may grow when it fills up
+                                (default 1: it keeps its start-up size; V8's own is 2)
 `;
 
 const simulateUsage = `berth simulate [--cluster FILE]... [--nodes N --pods M] [--seed S] [--record LOG]
