@@ -6,6 +6,16 @@ import { heapGrowthFlag, youngGrowthFlag } from './heap-growth.ts';
 
 const module = fileURLToPath(new URL('./heap-growth.ts', import.meta.url));
 
+/** Runs `code` as an ES module in a fresh node (no NODE_OPTIONS) and returns the number it prints. */
+function numberPrintedBy(code: string): number {
+  const run = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], {
+    encoding: 'utf8',
+    env: { ...process.env, NODE_OPTIONS: '' },
+  });
+  if (run.status !== 0) throw new Error(run.stderr);
+  return Number(run.stdout.trim());
+}
+
 /**
  * Peak heap (MiB) of a child that keeps 200,000 small objects alive and replaces them over
  * and over, as a scheduler replaces pods: garbage piles up in the old generation.
@@ -23,12 +33,7 @@ function peakHeapMiB(percent: number | undefined): number {
       if (i % 20000 === 0) peak = Math.max(peak, process.memoryUsage().heapTotal);
     }
     console.log(Math.round(peak / 2 ** 20));`;
-  const run = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], {
-    encoding: 'utf8',
-    env: { ...process.env, NODE_OPTIONS: '' },
-  });
-  if (run.status !== 0) throw new Error(run.stderr);
-  return Number(run.stdout.trim());
+  return numberPrintedBy(code);
 }
 
 describe('heap growth', () => {
@@ -65,12 +70,7 @@ function youngSpaceMiB(factor: number | undefined): number {
     }
     const young = v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space');
     console.log(Math.round(young.space_size / 2 ** 20));`;
-  const run = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], {
-    encoding: 'utf8',
-    env: { ...process.env, NODE_OPTIONS: '' },
-  });
-  if (run.status !== 0) throw new Error(run.stderr);
-  return Number(run.stdout.trim());
+  return numberPrintedBy(code);
 }
 
 describe('young generation growth', () => {
