@@ -6,6 +6,12 @@ import { heapGrowthFlag, youngGrowthFlag } from './heap-growth.ts';
 
 const module = fileURLToPath(new URL('./heap-growth.ts', import.meta.url));
 
+/** Module code that calls heap-growth.ts's `fn(arg)`, or nothing when `arg` is undefined. */
+function applying(fn: string, arg: number | undefined): string {
+  if (arg === undefined) return '';
+  return `const { ${fn} } = await import(${JSON.stringify(module)}); ${fn}(${arg});`;
+}
+
 /** Runs `code` as an ES module in a fresh node (no NODE_OPTIONS) and returns the number it prints. */
 function numberPrintedBy(code: string): number {
   const run = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], {
@@ -21,11 +27,7 @@ function numberPrintedBy(code: string): number {
  * and over, as a scheduler replaces pods: garbage piles up in the old generation.
  */
 function peakHeapMiB(percent: number | undefined): number {
-  const apply =
-    percent === undefined
-      ? ''
-      : `const { applyHeapGrowth } = await import(${JSON.stringify(module)}); applyHeapGrowth(${percent});`;
-  const code = `${apply}
+  const code = `${applying('applyHeapGrowth', percent)}
     const live = []; let peak = 0;
     for (let i = 0; i < 4e6; i++) {
       const o = { a: i, b: 'x' + i, c: [i, i + 1] };
@@ -57,11 +59,7 @@ describe('heap growth', () => {
  * keeping up to 200,000 alive, after applying `factor` at start (or nothing).
  */
 function youngSpaceMiB(factor: number | undefined): number {
-  const apply =
-    factor === undefined
-      ? ''
-      : `const { applyYoungGrowth } = await import(${JSON.stringify(module)}); applyYoungGrowth(${factor});`;
-  const code = `${apply}
+  const code = `${applying('applyYoungGrowth', factor)}
     const v8 = await import('node:v8');
     let keep = [];
     for (let i = 0; i < 3e6; i++) {

@@ -102,6 +102,8 @@ export class LiveScheduler {
   private readonly watchesStopped = new Subject<void>();
   private inputs: Subscription | undefined;
   private readonly synced = new Set<ResourceKind>();
+  /** Every sync kind is in `synced` (kept, not recomputed: scheduleTurn asks on every event). */
+  private isReady = false;
   private turnPending = false;
   /** Cycles the next turn may run (see turn()). */
   private turnLimit = 1;
@@ -129,7 +131,7 @@ export class LiveScheduler {
 
   /** Whether nodes, the other synced kinds and the pods bound to nodes are listed (scheduling has begun). */
   get ready(): boolean {
-    return (this.opts.syncKinds ?? defaultSyncKinds).every((k) => this.synced.has(k));
+    return this.isReady;
   }
 
   /** Whether this process may write (always true without leader election). */
@@ -229,7 +231,8 @@ export class LiveScheduler {
   private markSynced(kind: ResourceKind): void {
     if (this.synced.has(kind)) return;
     this.synced.add(kind);
-    if (!this.ready) return;
+    this.isReady = (this.opts.syncKinds ?? defaultSyncKinds).every((k) => this.synced.has(k));
+    if (!this.isReady) return;
     this.opts.logger.info(
       {
         nodes: this.core.state.nodes.size,

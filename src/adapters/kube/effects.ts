@@ -6,6 +6,7 @@ import { describeApiError } from './api-error.ts';
 import type { KubeClients } from './config.ts';
 import { EventNamer, eventNote } from './event-names.ts';
 import { GroupReports } from './group-status.ts';
+import { formatMicroTime } from './lease-record.ts';
 import {
   generationField,
   type PreemptionWriter,
@@ -69,11 +70,6 @@ interface Report {
 
 /** Drops are logged at the first one and then every this many, with the running count. */
 const dropLogEvery = 1000;
-
-/** A MicroTime as the API wants it: RFC 3339 with 6 fractional digits (a Date gives 3). */
-function microTime(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
-}
 
 /** A v1 ObjectReference to a pod (an Event's `regarding` or `related`). */
 function podReference(pod: PodRef) {
@@ -378,7 +374,7 @@ export class KubeEffects implements EffectPort {
       apiVersion: 'events.k8s.io/v1',
       kind: 'Event',
       metadata: { name: this.namer.name(name, time), namespace },
-      eventTime: microTime(time),
+      eventTime: formatMicroTime(new Date(time)),
       reportingController: this.opts.reportingController ?? 'berth',
       reportingInstance: this.opts.reportingInstance,
       action,

@@ -62,7 +62,8 @@ export interface LeaseRecord {
  * are refused with 400 "cannot parse ".959Z" as ".000000"").
  */
 export function formatMicroTime(date: Date): string {
-  return `${date.toISOString().slice(0, -1)}000Z`;
+  // Date's own method: a MicroTime's toISOString is this function.
+  return `${Date.prototype.toISOString.call(date).slice(0, -1)}000Z`;
 }
 
 /**
@@ -71,7 +72,7 @@ export function formatMicroTime(date: Date): string {
  */
 export class MicroTime extends Date {
   override toISOString(): string {
-    return `${super.toISOString().slice(0, -1)}000Z`;
+    return formatMicroTime(this);
   }
 }
 

@@ -164,15 +164,20 @@ describe('the Pod list in two parts', () => {
     protobufAnswer = undefined;
   });
 
-  /** Lists with `podSource`, noting where `onAssignedListed` came among the items. */
-  async function listWithMark(fromCache: boolean) {
+  /** Starts a list with `source`, noting the names and where `onAssignedListed` came. */
+  function startList(fromCache: boolean, source = podSource(clients)) {
     const seen: unknown[] = [];
-    const meta = await podSource(clients).list(
+    const done = source.list(
       { fromCache },
       (item) => seen.push((item as { metadata: { name: unknown } }).metadata.name),
       () => seen.push('|'),
     );
-    return { seen, meta };
+    return { seen, done };
+  }
+
+  async function listWithMark(fromCache: boolean) {
+    const { seen, done } = startList(fromCache);
+    return { seen, meta: await done };
   }
 
   const asked = () =>
@@ -199,23 +204,17 @@ describe('the Pod list in two parts', () => {
     const pendingAfter = new Promise<void>((resolve) => {
       nodesListed = resolve;
     });
-    const source = podSource(clients, { pendingAfter });
-    const seen: string[] = [];
-    const onItem = (item: unknown) =>
-      seen.push((item as { metadata: { name: string } }).metadata.name);
     queries.length = 0;
-    const first = source.list({ fromCache: true }, onItem, () => seen.push('|'));
+    const first = startList(true, podSource(clients, { pendingAfter }));
     await new Promise((r) => setTimeout(r, 50));
-    expect(seen).toEqual(['a', '|']);
+    expect(first.seen).toEqual(['a', '|']);
     expect(queries).toHaveLength(1);
     nodesListed();
-    await first;
-    expect(seen).toEqual(['a', '|', 'b', 'c']);
+    await first.done;
+    expect(first.seen).toEqual(['a', '|', 'b', 'c']);
     // A relist with `pendingAfter` never settling still completes.
-    const stuck = podSource(clients, { pendingAfter: new Promise(() => {}) });
-    await expect(stuck.list({ fromCache: false }, () => {})).resolves.toEqual({
-      resourceVersion: '7',
-    });
+    const stuck = startList(false, podSource(clients, { pendingAfter: new Promise(() => {}) }));
+    await expect(stuck.done).resolves.toEqual({ resourceVersion: '7' });
   });
 
   it('a relist asks for the current state; continued pages keep their selector', async () => {

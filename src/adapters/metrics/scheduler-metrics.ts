@@ -47,8 +47,9 @@ export class SchedulerMetrics implements LiveObserver {
     this.pods = new PodTracker(profile, {
       incoming: (queue, event) => kube.queueIncoming.add(`${queue}/${event}`, { queue, event }),
       attempt: (result, seconds) => {
-        kube.scheduleAttempts.add(result, { result, profile });
-        kube.attemptDuration.observe({ result, profile }, seconds);
+        const labels = { result, profile };
+        kube.scheduleAttempts.add(result, labels);
+        kube.attemptDuration.observe(labels, seconds);
       },
       scheduled: (attempts, sliSeconds) => {
         kube.podAttempts.observe(attempts);
