@@ -18,7 +18,8 @@ interface PodList {
 }
 
 /**
- * Watches the bound pods (`spec.nodeName` set) of `namespace` from now on. The API server
+ * Watches the bound pods (`spec.nodeName` set) of `namespace` from now on; pods already
+ * bound when it starts are left out. The API server
  * closes a watcher that falls behind; the watch then resumes from the last resourceVersion
  * it saw, or relists when that is too old, so no binding goes unseen.
  */
@@ -27,12 +28,17 @@ export async function watchBound(api: Api, namespace: string): Promise<BindingWa
   const state: BindingWatch = { boundAt: new Map(), restarts: 0, relisted: 0, stop: () => {} };
   let stopped = false;
   let current: Watch | undefined;
+  // Pods already bound when the watch starts (a warm-up pod) are not bindings from now on,
+  // even when a later status update of theirs comes through the watch.
+  const before = new Set<string>();
   const seen = (pod: PodJson, at: number) => {
-    if (pod.spec?.nodeName !== undefined && !state.boundAt.has(pod.metadata.name))
-      state.boundAt.set(pod.metadata.name, at);
+    const name = pod.metadata.name;
+    if (pod.spec?.nodeName !== undefined && !before.has(name) && !state.boundAt.has(name))
+      state.boundAt.set(name, at);
   };
   const list = async (record: boolean): Promise<string> => {
     const l = await api.ok<PodList>('GET', path);
+    if (!record) for (const pod of l.items) before.add(pod.metadata.name);
     if (record)
       for (const pod of l.items)
         if (!state.boundAt.has(pod.metadata.name)) {
