@@ -13,10 +13,18 @@ import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { setFlagsFromString } from 'node:v8';
 import { constants, Script } from 'node:vm';
 import { crc32 } from 'node:zlib';
 
 const started = performance.now();
+
+// V8 doubles the young generation's semi-spaces (1 MiB each at start) whenever a scavenge finds
+// them full, and never shrinks them again: loading the bundle and the first lists left them
+// at 4 MiB. Growth is held off from here, before the bundle compiles: V8 checks a code cache
+// against the flags in force, and the cache is made through this same file. `berth run` sets
+// its own factor (`--young-growth-factor`), `simulate` and `replay` give V8's back.
+setFlagsFromString('--semi-space-growth-factor=1');
 const bundlePath = fileURLToPath(new URL('../dist/berth.cjs', import.meta.url));
 const writeTo = process.env.BERTH_WRITE_CODE_CACHE || undefined;
 const debug = Boolean(process.env.BERTH_DEBUG_CODE_CACHE);

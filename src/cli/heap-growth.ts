@@ -29,12 +29,15 @@ export function applyHeapGrowth(percent: number): void {
 /**
  * The default of `--young-growth-factor`. V8 doubles the young generation's semi-spaces each
  * time a scavenge finds them full of survivors, up to 16 MiB each (32 MiB of RSS). At 1 they
- * keep the size they have when `berth run` starts (4 MiB each here): a steady 40 pods/s run
- * peaked at 90 instead of 113 MiB, 200 pods/s at 99–100 instead of 121–124, and 5,000 pods on
- * 2,000 nodes at 138 instead of 167 MiB, with no change in pods/s, CPU per pod or latency
- * beyond the runs' noise.
+ * keep their size: 1 MiB each, since bin/berth.js sets the factor to 1 before the bundle loads
+ * (set here only, they had grown to 4 MiB by then). A steady 40 pods/s run peaked at 113 MiB
+ * with V8's factor, 90 with 1 from here, 81 with 1 from the start; the batch of 3,000 pods on
+ * 500 nodes kept its pods/s (794 and 778 vs 720 and 775) at 110 instead of 121–124 MiB.
  */
 export const defaultYoungGrowthFactor = 1;
+
+/** V8's own young-generation growth factor, which `simulate` and `replay` give back. */
+export const v8YoungGrowthFactor = 2;
 
 /** The V8 flag for a young-generation growth factor (V8's own is 2). */
 export function youngGrowthFlag(factor: number): string {

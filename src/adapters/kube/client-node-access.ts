@@ -5,6 +5,11 @@ import type { ClusterAccess, Kubeconfig } from './kubeconfig.ts';
 /**
  * A client-node KubeConfig holding `kc`'s current context (paths already absolute), whose
  * `applyToHTTPSOptions` runs the exec plugin or auth provider and builds a proxy's agent.
+ *
+ * This module is imported on first use, and the bundle leaves client-node out (it was half
+ * of the bundle): there the import below becomes a `require` of node_modules, which loads the
+ * ES module (Node ≥ 20.19). A real `import()` would fail there: the bundle runs from a V8
+ * code cache, and a script compiled from one has no dynamic-import callback in Node 20.
  */
 export function clientNodeAccess(kc: Kubeconfig): ClusterAccess {
   const context = kc.getContextObject(kc.getCurrentContext());

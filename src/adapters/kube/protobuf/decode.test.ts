@@ -261,3 +261,24 @@ describe('special types', () => {
     expect(() => d.decodeObject(notJson, 'meta.ManagedFieldsEntry', true)).toThrow(/not JSON/);
   });
 });
+
+describe('int64 without long.js', () => {
+  it('reads the same numbers when protobufjs has no Long class (the bundle leaves long.js out)', () => {
+    const bytes = msg(
+      [1, msg([1, 'n1'])],
+      [3, msg([8, msg([1, 'img:1'], [2, 123456789])], [8, msg([1, 'big'], [2, 2 ** 40 + 3])])],
+    );
+    const withLong = decodeNodeItem(bytes);
+    const long = protobuf.util.Long;
+    protobuf.util.Long = null as unknown as typeof long;
+    protobuf.configure();
+    try {
+      const withoutLong = decodeNodeItem(bytes);
+      expect(withoutLong).toEqual(withLong);
+      expect(withoutLong).toHaveProperty('status.images.1.sizeBytes', 2 ** 40 + 3);
+    } finally {
+      protobuf.util.Long = long;
+      protobuf.configure();
+    }
+  });
+});
