@@ -24,7 +24,8 @@ const started = performance.now();
 // at 4 MiB. Growth is held off from here, before the bundle compiles: V8 checks a code cache
 // against the flags in force, and the cache is made through this same file. `berth run` sets
 // its own factor (`--young-growth-factor`), `simulate` and `replay` give V8's back.
-setFlagsFromString('--semi-space-growth-factor=1');
+const heldYoungGeneration = '--semi-space-growth-factor=1';
+setFlagsFromString(heldYoungGeneration);
 const bundlePath = fileURLToPath(new URL('../dist/berth.cjs', import.meta.url));
 const writeTo = process.env.BERTH_WRITE_CODE_CACHE || undefined;
 const debug = Boolean(process.env.BERTH_DEBUG_CODE_CACHE);
@@ -106,7 +107,12 @@ function runBundle() {
     }
   }
   if (writeTo !== undefined)
-    process.on('exit', () => writeCache(resolve(writeTo), bundle, script.createCachedData()));
+    process.on('exit', () => {
+      // The cache records the V8 flags in force when it is made: those the bundle compiles
+      // under, not a command's own (simulate's young generation), or the next run refuses it.
+      setFlagsFromString(heldYoungGeneration);
+      writeCache(resolve(writeTo), bundle, script.createCachedData());
+    });
 }
 
 if (process.sourceMapsEnabled && writeTo === undefined) {

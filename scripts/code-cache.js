@@ -31,7 +31,19 @@ function berth(argv, extraEnv, status) {
 }
 
 rmSync(cache, { force: true });
-for (const { argv, status } of workload) berth(argv, { BERTH_WRITE_CODE_CACHE: cache }, status);
+for (const [i, { argv, status }] of workload.entries()) {
+  const run = berth(argv, { BERTH_WRITE_CODE_CACHE: cache, BERTH_DEBUG_CODE_CACHE: '1' }, status);
+  // Each run after the first must take the cache the one before wrote: one it refused would
+  // be replaced by only what this run compiled, and the build would not notice.
+  if (i > 0 && !run.stderr.includes('code cache: accepted')) {
+    const said = run.stderr.split('\n').find((l) => l.startsWith('code cache:')) ?? 'no report';
+    process.stderr.write(
+      `code cache: \`berth ${argv.join(' ')}\` did not take the cache: ${said}\n`,
+    );
+    rmSync(cache, { force: true });
+    process.exit(1);
+  }
+}
 const check = berth(['--version'], { BERTH_DEBUG_CODE_CACHE: '1' }, 0);
 if (!check.stderr.startsWith('code cache: accepted')) {
   process.stderr.write(`code cache: not accepted by ${process.execPath}: ${check.stderr}`);
