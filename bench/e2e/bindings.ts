@@ -38,13 +38,13 @@ export async function watchBound(api: Api, namespace: string): Promise<BindingWa
   };
   const list = async (record: boolean): Promise<string> => {
     const l = await api.ok<PodList>('GET', path);
-    if (!record) for (const pod of l.items) before.add(pod.metadata.name);
-    if (record)
-      for (const pod of l.items)
-        if (!state.boundAt.has(pod.metadata.name)) {
-          state.relisted++;
-          seen(pod, performance.now());
-        }
+    for (const pod of l.items) {
+      if (!record) before.add(pod.metadata.name);
+      else if (!state.boundAt.has(pod.metadata.name)) {
+        state.relisted++;
+        seen(pod, performance.now());
+      }
+    }
     return l.metadata.resourceVersion;
   };
   const start = (rv: string) => {

@@ -36,7 +36,7 @@ export function applyHeapGrowth(percent: number): void {
  */
 export const defaultYoungGrowthFactor = 1;
 
-/** V8's own young-generation growth factor, which `simulate` and `replay` give back. */
+/** V8's own young-generation growth factor. */
 export const v8YoungGrowthFactor = 2;
 
 /** The V8 flag for a young-generation growth factor (V8's own is 2). */
@@ -53,4 +53,13 @@ export function youngGrowthFlag(factor: number): string {
  */
 export function applyYoungGrowth(factor: number): void {
   setFlagsFromString(youngGrowthFlag(factor));
+}
+
+/**
+ * Gives V8 its own young-generation growth back, for the batch commands (`simulate`,
+ * `replay`): bin/berth.js holds the young generation at its start-up size for `run`, and a
+ * batch on a time budget is better served by V8's policy.
+ */
+export function releaseYoungGeneration(): void {
+  applyYoungGrowth(v8YoungGrowthFactor);
 }

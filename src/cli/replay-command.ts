@@ -7,7 +7,7 @@ import { replayLogDirectory } from '../runtime/segments.ts';
 import { parseFlags } from './args.ts';
 import { CliError } from './errors.ts';
 import { formatSummary } from './format.ts';
-import { applyYoungGrowth, v8YoungGrowthFactor } from './heap-growth.ts';
+import { releaseYoungGeneration } from './heap-growth.ts';
 
 function isDirectory(path: string): boolean {
   try {
@@ -34,8 +34,7 @@ function replayPath(path: string): FileReplayResult {
 
 /** Runs `replay`; throws CliError (exit 1) when a decision diverges or the digest differs. */
 export function replayCommand(argv: string[]): void {
-  // A batch on a time budget: the young generation may grow as V8 likes (bin/berth.js held it).
-  applyYoungGrowth(v8YoungGrowthFactor);
+  releaseYoungGeneration();
   const { values, positionals } = parseFlags(argv, { json: { type: 'boolean' } }, 1);
   const path = positionals[0];
   if (path === undefined)

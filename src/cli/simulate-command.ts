@@ -16,7 +16,7 @@ import { decisionConfig, readConfigFile } from './config-file.ts';
 import { CliError } from './errors.ts';
 import { readTextFile } from './files.ts';
 import { formatSummary, progressBar } from './format.ts';
-import { applyYoungGrowth, v8YoungGrowthFactor } from './heap-growth.ts';
+import { releaseYoungGeneration } from './heap-growth.ts';
 import { openLogFile } from './log-file.ts';
 import { parseDuration, readRunOptions } from './run-options.ts';
 
@@ -133,8 +133,7 @@ export function describeRun(summary: RunSummary): string {
 
 /** Runs `simulate` with its flags; writes the summary to stdout. */
 export function simulateCommand(argv: string[]): void {
-  // A batch on a time budget: the young generation may grow as V8 likes (bin/berth.js held it).
-  applyYoungGrowth(v8YoungGrowthFactor);
+  releaseYoungGeneration();
   const { values } = parseFlags(argv, {
     cluster: { type: 'string', multiple: true },
     nodes: { type: 'string' },
