@@ -332,7 +332,7 @@ describe('berth container image (podman, stand-in node:20-bookworm-slim)', () =>
     expect(run.stderr).toBe('');
   });
 
-  it('has tini as PID 1, running berth as uid 65532 and reaping orphaned processes', async () => {
+  it('has tini as PID 1, running berth (node --v8-pool-size=1) as uid 65532 and reaping orphaned processes', async () => {
     const run = berth;
     expect(run, 'the scheduling test starts the container').toBeDefined();
     run?.checkAlive();
@@ -348,6 +348,8 @@ describe('berth container image (podman, stand-in node:20-bookworm-slim)', () =>
     expect(children, JSON.stringify(before)).toHaveLength(1);
     const [node] = children;
     expect(node?.cmdline[0]).toMatch(/(^|\/)node$/);
+    // bin/berth.js's #! line, through the image's /usr/bin/env: one V8 worker thread.
+    expect(node?.cmdline[1]).toBe('--v8-pool-size=1');
     expect(node?.cmdline).toContain('/kube/config');
     expect(node?.uid).toBe(65532);
 

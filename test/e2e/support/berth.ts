@@ -2,7 +2,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { join } from 'node:path';
-import { berthBin, repoRoot } from './paths.ts';
+import { berthBin, berthNodeFlags, repoRoot } from './paths.ts';
 import { type CommandResult, runProcess } from './process.ts';
 
 export type { CommandResult } from './process.ts';
@@ -175,7 +175,7 @@ function testDefaults(args: string[]): string[] {
 }
 
 /**
- * Spawns `node bin/berth.js run --kubeconfig KUBECONFIG ...args` as a child process, sends
+ * Spawns `node FLAGS bin/berth.js run --kubeconfig KUBECONFIG ...args` as a child process, sends
  * its output to files in `dir`, and (by default) waits for its "scheduling" log line.
  * Leader election is off and the status server on a free port unless `args` say otherwise.
  */
@@ -185,6 +185,7 @@ export async function startBerth(kubeconfig: string, opts: StartOptions): Promis
   const child = spawn(
     process.execPath,
     [
+      ...berthNodeFlags,
       ...(opts.nodeArgs ?? []),
       berthBin,
       'run',
@@ -208,7 +209,7 @@ export async function stopAllBerths(): Promise<void> {
   await Promise.all([...running].map((r) => r.stop('SIGKILL', 5_000)));
 }
 
-/** Runs `node bin/berth.js ARGS` to completion (SIGKILL after `timeoutMs`). */
+/** Runs `node FLAGS bin/berth.js ARGS` to completion (SIGKILL after `timeoutMs`). */
 export function berthCommand(args: string[], timeoutMs = 120_000): Promise<CommandResult> {
-  return runProcess(process.execPath, [berthBin, ...args], { timeoutMs });
+  return runProcess(process.execPath, [...berthNodeFlags, berthBin, ...args], { timeoutMs });
 }

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { parse, parseAllDocuments, stringify } from 'yaml';
 import { BerthRun } from './berth.ts';
 import type { Manifest } from './manifests.ts';
-import { berthBin, repoRoot } from './paths.ts';
+import { berthBin, berthNodeFlags, repoRoot } from './paths.ts';
 import { runProcess } from './process.ts';
 
 /** The chart under test. */
@@ -205,7 +205,7 @@ export function startBerthAsConfigured(
 ): BerthRun {
   const child = spawn(
     process.execPath,
-    [berthBin, 'run', '--kubeconfig', kubeconfig, '--config', config, ...args],
+    [...berthNodeFlags, berthBin, 'run', '--kubeconfig', kubeconfig, '--config', config, ...args],
     { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   return new BerthRun(child, dir, name);

@@ -1,0 +1,59 @@
+// The berth command runs with one V8 worker thread (bin/berth.js's #! line), and the tests and benches spawn it with the same node flags.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { berthBin, berthNodeFlags, shebangNodeFlags } from '../e2e/support/paths.ts';
+
+const work = mkdtempSync(join(tmpdir(), 'berth-pool-'));
+
+/** Preloaded through NODE_OPTIONS: at exit, prints the process's thread count and node flags. */
+const probe = join(work, 'probe.cjs');
+writeFileSync(
+  probe,
+  `process.on('exit', () => {
+    const threads = require('node:fs').readdirSync('/proc/self/task').length;
+    process.stderr.write('probe ' + JSON.stringify({ threads, execArgv: process.execArgv }) + '\\n');
+  });\n`,
+);
+
+interface Probe {
+  threads: number;
+  execArgv: string[];
+}
+
+/** Runs `command ...args --version` with the probe preloaded and returns what it printed. */
+function probed(command: string, args: string[]): Probe {
+  const r = spawnSync(command, [...args, '--version'], {
+    encoding: 'utf8',
+    cwd: work,
+    env: { ...process.env, NODE_OPTIONS: `--require ${probe}` },
+  });
+  expect(r.status, r.stderr).toBe(0);
+  const line = /probe (.*)/.exec(r.stderr);
+  if (line === null) throw new Error(`no probe output: ${r.stderr}`);
+  return JSON.parse(line[1] as string) as Probe;
+}
+
+describe('V8 worker threads of the berth command', () => {
+  afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+  it('reads the node flags from the #! line', () => {
+    expect(shebangNodeFlags('#!/usr/bin/env node\n// x')).toEqual([]);
+    expect(shebangNodeFlags('#!/usr/bin/env -S node --a=1  --b\n')).toEqual(['--a=1', '--b']);
+    expect(() => shebangNodeFlags('// no #! line\n')).toThrow(
+      /not a "#!\/usr\/bin\/env node" line/,
+    );
+    expect(berthNodeFlags).toEqual(['--v8-pool-size=1']);
+  });
+
+  it('executed as `berth`, runs three threads fewer than plain node (one V8 worker, not four)', () => {
+    const installed = probed(berthBin, []);
+    const plain = probed(process.execPath, [berthBin]);
+    const asTestsSpawnIt = probed(process.execPath, [...berthNodeFlags, berthBin]);
+    expect(installed.execArgv).toEqual(['--v8-pool-size=1']);
+    expect(plain.threads - installed.threads).toBe(3);
+    expect(asTestsSpawnIt.threads).toBe(installed.threads);
+  }, 60_000);
+});
