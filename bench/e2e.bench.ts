@@ -50,6 +50,12 @@ const steadyFigures: Figure<SteadyResult>[] = [
   { label: 'latency p99', unit: 'ms', of: (r) => r.latencyMs.p99, better: 'lower' },
   { label: 'latency max', unit: 'ms', of: (r) => r.latencyMs.max, better: 'lower' },
   { label: 'scheduler CPU per pod', unit: 'ms', of: (r) => r.cpuMsPerPod, better: 'lower' },
+  {
+    label: 'apiserver CPU per pod',
+    unit: 'ms',
+    of: (r) => r.controlPlaneCpuMsPerPod['kube-apiserver'] ?? Number.NaN,
+    better: 'lower',
+  },
   { label: 'peak RSS', unit: 'MiB', of: (r) => r.peakRssMiB, better: 'lower' },
 ];
 
@@ -111,7 +117,8 @@ async function main(): Promise<void> {
         log(
           `${scenario.name} run ${run + 1} ${scheduler}: ${r.bound}/${r.created} bound at ${r.arrivalRate}/s, ` +
             `latency p50 ${r.latencyMs.p50} p99 ${r.latencyMs.p99} max ${r.latencyMs.max} ms, ` +
-            `CPU ${r.cpuMsPerPod} ms/pod, peak RSS ${r.peakRssMiB} MiB` +
+            `CPU ${r.cpuMsPerPod} ms/pod, apiserver ${r.controlPlaneCpuMsPerPod['kube-apiserver']} ms/pod, ` +
+            `peak RSS ${r.peakRssMiB} MiB` +
             (r.unseenBound > 0 ? ` (${r.unseenBound} bound but not seen by the watch)` : ''),
         );
       }

@@ -7,7 +7,7 @@ import { delay, waitFor } from '../../test/e2e/support/wait.ts';
 import { type Latency, latency } from '../support/measure.ts';
 import { watchBound } from './bindings.ts';
 import { benchNamespace, upWithNodes } from './cluster-setup.ts';
-import { cpuSeconds, peakRssMiB } from './proc-stats.ts';
+import { cpuBetween, cpuSeconds, peakRssMiB, sampleCpu } from './proc-stats.ts';
 import {
   type ClientLimits,
   podSchedulerName,
@@ -35,6 +35,8 @@ export interface SteadyResult {
   latencyMs: Latency;
   /** Scheduler CPU ms per pod while the pods arrived and were bound. */
   cpuMsPerPod: number;
+  /** CPU ms per pod of each control-plane process (kube-apiserver, etcd, kwok) over the same window. */
+  controlPlaneCpuMsPerPod: Record<string, number>;
   peakRssMiB: number;
   /** Times the bench's own watch was ended by the API server and resumed, and pods it relisted. */
   watchRestarts: number;
@@ -92,6 +94,8 @@ export async function steadyRun(
       const watch = await watchBound(bc.api, benchNamespace);
       const boundAt = watch.boundAt;
       const cpuBefore = cpuSeconds(running.pid);
+      const controlPlane = bc.cluster.pids();
+      const controlPlaneBefore = sampleCpu(controlPlane);
       const count = scenario.perSecond * scenario.seconds;
       const manifests = pods('a', benchNamespace, count, { schedulerName });
       const created = await createPaced(bc.api, benchNamespace, manifests, scenario.perSecond);
@@ -103,6 +107,7 @@ export async function steadyRun(
       watch.stop();
       const unseenBound = await countUnseenBound(bc.api, boundAt, count);
       const cpuUsed = cpuSeconds(running.pid) - cpuBefore;
+      const controlPlaneUsed = cpuBetween(controlPlaneBefore, sampleCpu(controlPlane));
       const ms = created.arrivals.map((a) => {
         const b = boundAt.get(a.name);
         return b === undefined ? Number.POSITIVE_INFINITY : Math.max(0, b - a.createdAt);
@@ -115,6 +120,12 @@ export async function steadyRun(
         bound: ms.filter(Number.isFinite).length,
         latencyMs: latency(ms),
         cpuMsPerPod: +((cpuUsed * 1000) / count).toFixed(3),
+        controlPlaneCpuMsPerPod: Object.fromEntries(
+          Object.entries(controlPlaneUsed).map(([name, s]) => [
+            name,
+            +((s * 1000) / count).toFixed(3),
+          ]),
+        ),
         peakRssMiB: peakRssMiB(running.pid),
         watchRestarts: watch.restarts,
         relisted: watch.relisted,
