@@ -42,6 +42,7 @@ describe('V8 worker threads of the berth command', () => {
   it('reads the node flags from the #! line', () => {
     expect(shebangNodeFlags('#!/usr/bin/env node\n// x')).toEqual([]);
     expect(shebangNodeFlags('#!/usr/bin/env -S node --a=1  --b\n')).toEqual(['--a=1', '--b']);
+    expect(() => shebangNodeFlags('#!/usr/bin/env node --a=1\n')).toThrow(/not a/);
     expect(() => shebangNodeFlags('// no #! line\n')).toThrow(
       /not a "#!\/usr\/bin\/env node" line/,
     );

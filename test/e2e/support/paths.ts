@@ -19,7 +19,8 @@ export const berthBin = process.env.BERTH_E2E_BERTH_BIN ?? join(repoRoot, 'bin/b
  */
 export function shebangNodeFlags(source: string): string[] {
   const firstLine = source.split('\n', 1)[0] ?? '';
-  const m = /^#!\/usr\/bin\/env(?: -S)? node((?: +\S+)*) *$/.exec(firstLine);
+  // Without -S, env would look for a program named "node FLAGS": flags need -S.
+  const m = /^#!\/usr\/bin\/env (?:node|-S node((?: +\S+)*)) *$/.exec(firstLine);
   if (m === null) throw new Error(`not a "#!/usr/bin/env node" line: ${firstLine}`);
   return (m[1] ?? '').split(' ').filter((flag) => flag !== '');
 }
