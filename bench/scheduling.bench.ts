@@ -2,8 +2,9 @@
 // Prints pods/s, decision latency p50/p99 (placed and unschedulable pods apart) and peak RSS
 // beside the committed baseline (bench/baselines/); writes fresh runs to bench/results/.
 //
-//   npm run bench                          every scenario once
-//   npm run bench -- --runs 3 basic-500n-5000p   one scenario, three runs, median reported
+//   npm run bench:scheduling                          every scenario once
+//   npm run bench:scheduling -- --runs 3 basic-500n-5000p   one scenario, three runs, median reported
+// (`npm run bench` runs this and then the other in-process benchmarks, with their defaults.)
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
