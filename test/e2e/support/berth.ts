@@ -210,6 +210,10 @@ export async function stopAllBerths(): Promise<void> {
 }
 
 /** Runs `node FLAGS bin/berth.js ARGS` to completion (SIGKILL after `timeoutMs`). */
-export function berthCommand(args: string[], timeoutMs = 120_000): Promise<CommandResult> {
-  return runProcess(process.execPath, [...berthNodeFlags, berthBin, ...args], { timeoutMs });
+export function berthCommand(
+  args: string[],
+  timeoutMs = 120_000,
+  env?: NodeJS.ProcessEnv,
+): Promise<CommandResult> {
+  return runProcess(process.execPath, [...berthNodeFlags, berthBin, ...args], { timeoutMs, env });
 }
