@@ -13,7 +13,7 @@
 // sweeping and optimising compiles instead of four. Each worker keeps its own malloc arena and
 // stack, and a scheduler's one busy thread has work for one helper: on 500 kwok nodes at 40
 // pods/s peak RSS went 81 → 75 MiB, and 500 × 3,000 pods ran 743 · 701 → 768 · 755 pods/s.
-// Node takes the flag only at start; `node bin/berth.js` without it runs with V8's default.
+// Node takes the flag only at start; `node bin/berth.js` without it runs with node's four.
 import { isAscii } from 'node:buffer';
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';

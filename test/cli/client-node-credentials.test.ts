@@ -5,10 +5,9 @@ import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { berthBin } from '../e2e/support/paths.ts';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
 const work = mkdtempSync(join(tmpdir(), 'berth-exec-'));
 
 describe('berth run with an exec credential plugin', () => {
@@ -41,7 +40,7 @@ describe('berth run with an exec credential plugin', () => {
     );
     const child = spawn(
       process.execPath,
-      [join(root, 'bin/berth.js'), 'run', '--kubeconfig', kubeconfig, '--leader-elect=false'],
+      [berthBin, 'run', '--kubeconfig', kubeconfig, '--leader-elect=false'],
       { cwd: work, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let output = '';

@@ -1,47 +1,30 @@
 // The berth command runs with one V8 worker thread (bin/berth.js's #! line), and the tests and benches spawn it with the same node flags.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { berthCommand } from '../e2e/support/berth.ts';
 import { berthBin, berthNodeFlags, shebangNodeFlags } from '../e2e/support/paths.ts';
+import { exitProbe } from './exit-probe.ts';
 
 const work = mkdtempSync(join(tmpdir(), 'berth-pool-'));
 
-/** Preloaded through NODE_OPTIONS: at exit, prints the process's thread count and node flags. */
-const probe = join(work, 'probe.cjs');
-writeFileSync(
-  probe,
-  `process.on('exit', () => {
-    const threads = require('node:fs').readdirSync('/proc/self/task').length;
-    process.stderr.write('probe ' + JSON.stringify({ threads, execArgv: process.execArgv }) + '\\n');
-  });\n`,
+/** At exit: the process's thread count and node flags. */
+const probe = exitProbe(
+  work,
+  `return { threads: require('node:fs').readdirSync('/proc/self/task').length, execArgv: process.execArgv };`,
 );
 
-interface Probe {
-  threads: number;
-  execArgv: string[];
-}
-
-const probeEnv = { ...process.env, NODE_OPTIONS: `--require ${probe}` };
-
-/** What the probe printed on `stderr`. */
-function probeOutput(stderr: string): Probe {
-  const line = /probe (.*)/.exec(stderr);
-  if (line === null) throw new Error(`no probe output: ${stderr}`);
-  return JSON.parse(line[1] as string) as Probe;
-}
-
 /** Runs `command ...args --version` with the probe preloaded and returns what it printed. */
-function probed(command: string, args: string[]): Probe {
+function probed(command: string, args: string[]): unknown {
   const r = spawnSync(command, [...args, '--version'], {
     encoding: 'utf8',
     cwd: work,
-    env: probeEnv,
+    env: probe.env,
   });
   expect(r.status, r.stderr).toBe(0);
-  return probeOutput(r.stderr);
+  return probe.read(r.stderr);
 }
 
 describe('V8 worker threads of the berth command', () => {
@@ -58,12 +41,12 @@ describe('V8 worker threads of the berth command', () => {
   });
 
   it('executed as `berth`, runs three threads fewer than plain node (one V8 worker, not four); the tests run it so too', async () => {
-    const installed = probed(berthBin, []);
-    const plain = probed(process.execPath, [berthBin]);
-    const asTestsSpawnIt = await berthCommand(['--version'], 60_000, probeEnv);
+    const installed = probed(berthBin, []) as { threads: number; execArgv: string[] };
+    const plain = probed(process.execPath, [berthBin]) as { threads: number };
+    const asTestsSpawnIt = await berthCommand(['--version'], 60_000, probe.env);
     expect(asTestsSpawnIt.code, asTestsSpawnIt.stderr).toBe(0);
     expect(installed.execArgv).toEqual(['--v8-pool-size=1']);
     expect(plain.threads - installed.threads).toBe(3);
-    expect(probeOutput(asTestsSpawnIt.stderr)).toEqual(installed);
+    expect(probe.read(asTestsSpawnIt.stderr)).toEqual(installed);
   }, 60_000);
 });

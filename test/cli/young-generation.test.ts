@@ -1,40 +1,35 @@
 // bin/berth.js holds V8's young generation at its start-up size from before the bundle loads; simulate gives V8 its own growth back.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { berthBin } from '../e2e/support/paths.ts';
+import { exitProbe } from './exit-probe.ts';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
 const work = mkdtempSync(join(tmpdir(), 'berth-young-'));
 
 /**
- * Preloaded before bin/berth.js: once the command is done (exit), churns through short-lived
- * objects while keeping up to 200,000 alive, and prints the young generation's size in MiB.
+ * Once the command is done (exit): churns through short-lived objects while keeping up to
+ * 200,000 alive, and prints the young generation's size in MiB.
  */
-const probe = join(work, 'probe.cjs');
-writeFileSync(
-  probe,
-  `process.on('exit', () => {
-    let keep = [];
-    for (let i = 0; i < 3e6; i++) { keep.push({ a: i, b: 'x' + i }); if (keep.length > 200000) keep = []; }
-    const young = require('node:v8').getHeapSpaceStatistics().find((s) => s.space_name === 'new_space');
-    process.stderr.write('young ' + Math.round(young.space_size / 2 ** 20) + '\\n');
-  });\n`,
+const probe = exitProbe(
+  work,
+  `let keep = [];
+  for (let i = 0; i < 3e6; i++) { keep.push({ a: i, b: 'x' + i }); if (keep.length > 200000) keep = []; }
+  const young = require('node:v8').getHeapSpaceStatistics().find((s) => s.space_name === 'new_space');
+  return Math.round(young.space_size / 2 ** 20);`,
 );
 
 /** The young generation (MiB) after `berth ARGS` and the churn. */
 function youngAfter(...args: string[]): number {
-  const r = spawnSync(process.execPath, ['-r', probe, join(root, 'bin/berth.js'), ...args], {
+  const r = spawnSync(process.execPath, [berthBin, ...args], {
     encoding: 'utf8',
     cwd: work,
-    env: { ...process.env, NODE_OPTIONS: '' },
+    env: probe.env,
   });
   expect(r.status, r.stderr).toBe(0);
-  const m = /young (\d+)/.exec(r.stderr);
-  if (m === null) throw new Error(`no probe output: ${r.stderr}`);
-  return Number(m[1]);
+  return probe.read(r.stderr) as number;
 }
 
 describe('young generation of the berth command', () => {
