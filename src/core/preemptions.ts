@@ -11,12 +11,13 @@ export interface PreemptionData {
 /**
  * Which victims each preemptor still waits for, and whose victim each pod is. A victim is
  * gone once it is deleted, replaced, finished or charged elsewhere; when a preemptor's last
- * victim goes, the core schedules it again. A victim of two preemptors (possible only when
- * the first gave up) counts for the later one.
+ * victim goes, the core schedules it again. Two preemptors nominated to the same node may
+ * choose the same victim (the second one counts the first one's nomination and still needs
+ * the room): it then counts for both, and its leaving frees both.
  */
 export class Preemptions {
   private readonly byPreemptor = new Map<string, { node: string; victims: Set<string> }>();
-  private readonly preemptorOf = new Map<string, string>();
+  private readonly preemptorsOf = new Map<string, Set<string>>();
 
   /** Restores from `preemptions()` data. */
   static load(data: readonly PreemptionData[]): Preemptions {
@@ -38,30 +39,33 @@ export class Preemptions {
   addVictim(uid: string, victim: string): void {
     const entry = this.byPreemptor.get(uid);
     if (entry === undefined) return;
-    const earlier = this.preemptorOf.get(victim);
-    if (earlier !== undefined) this.byPreemptor.get(earlier)?.victims.delete(victim);
     entry.victims.add(victim);
-    this.preemptorOf.set(victim, uid);
+    const preemptors = this.preemptorsOf.get(victim);
+    if (preemptors === undefined) this.preemptorsOf.set(victim, new Set([uid]));
+    else preemptors.add(uid);
   }
 
   /** True when some preemptor waits for a victim (the core checks pod changes only then). */
   hasVictims(): boolean {
-    return this.preemptorOf.size > 0;
+    return this.preemptorsOf.size > 0;
   }
 
   /** The node victim `uid` is being evicted from, if it is a victim. */
   victimNode(uid: string): string | undefined {
-    const preemptor = this.preemptorOf.get(uid);
-    return preemptor === undefined ? undefined : this.byPreemptor.get(preemptor)?.node;
+    for (const preemptor of this.preemptorsOf.get(uid) ?? []) {
+      const node = this.byPreemptor.get(preemptor)?.node;
+      if (node !== undefined) return node;
+    }
+    return undefined;
   }
 
-  /** Victim `uid` is gone; returns its preemptor, if it had one. */
-  victimGone(uid: string): string | undefined {
-    const preemptor = this.preemptorOf.get(uid);
-    if (preemptor === undefined) return undefined;
-    this.preemptorOf.delete(uid);
-    this.byPreemptor.get(preemptor)?.victims.delete(uid);
-    return preemptor;
+  /** Victim `uid` is gone; returns its preemptors, in the order they chose it (none if it was no victim). */
+  victimGone(uid: string): string[] {
+    const preemptors = this.preemptorsOf.get(uid);
+    if (preemptors === undefined) return [];
+    this.preemptorsOf.delete(uid);
+    for (const preemptor of preemptors) this.byPreemptor.get(preemptor)?.victims.delete(uid);
+    return [...preemptors];
   }
 
   /** How many victims preemptor `uid` still waits for (0 when it waits for none). */
@@ -73,7 +77,11 @@ export class Preemptions {
   forget(uid: string): void {
     const entry = this.byPreemptor.get(uid);
     if (entry === undefined) return;
-    for (const v of entry.victims) this.preemptorOf.delete(v);
+    for (const v of entry.victims) {
+      const preemptors = this.preemptorsOf.get(v);
+      preemptors?.delete(uid);
+      if (preemptors?.size === 0) this.preemptorsOf.delete(v);
+    }
     this.byPreemptor.delete(uid);
   }
 

@@ -658,11 +658,10 @@ export class Scheduler {
       this.pods.send(uid, { type: 'REQUEUE', now: this.now });
   }
 
-  /** Pod `uid` left its node or the cluster: if it was a victim, its preemptor may go on. */
+  /** Pod `uid` left its node or the cluster: if it was a victim, its preemptors may go on. */
   private noteVictimGone(uid: string): void {
-    const preemptor = this.preemptions.victimGone(uid);
-    if (preemptor !== undefined && this.preemptions.victimsLeft(preemptor) === 0)
-      this.victimsGone(preemptor);
+    for (const preemptor of this.preemptions.victimGone(uid))
+      if (this.preemptions.victimsLeft(preemptor) === 0) this.victimsGone(preemptor);
   }
 
   /** Queues the PodScheduled=False report (and FailedScheduling Event) of pod `uid`. */

@@ -21,8 +21,27 @@ const RUNS = {
   seed: Number(process.env.FC_SEED ?? Date.now() % 2 ** 31),
 };
 
-/** Runs that once failed: a holder losing its quorum must give its places back. */
+/**
+ * Runs that once failed: a holder losing its quorum must give its places back; two
+ * preemptors that chose the same victim (g0-1 and g1-0 both evicting g2-0 from n1) must
+ * both be scheduled again once it is gone (the first one used to wait forever).
+ */
 const regressions: [Scenario][] = [
+  [
+    {
+      nodes: [1, 4],
+      groups: [
+        { name: 'g0', minMember: 1, members: 2, cpu: 1, priority: 10 },
+        { name: 'g1', minMember: 1, members: 3, cpu: 1, priority: 10 },
+        { name: 'g2', minMember: 1, members: 1, cpu: 2, priority: 0 },
+      ],
+      singles: [],
+      deletions: [{ at: 1006, pod: 0 }],
+      addNodeAt: undefined,
+      seed: 1535113196,
+      bindFailureRate: 0.2,
+    },
+  ],
   [
     {
       nodes: [1],
