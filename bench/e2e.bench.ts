@@ -49,6 +49,24 @@ const steadyFigures: Figure<SteadyResult>[] = [
   { label: 'latency p50', unit: 'ms', of: (r) => r.latencyMs.p50, better: 'lower' },
   { label: 'latency p99', unit: 'ms', of: (r) => r.latencyMs.p99, better: 'lower' },
   { label: 'latency max', unit: 'ms', of: (r) => r.latencyMs.max, better: 'lower' },
+  {
+    label: 'scheduler share p50',
+    unit: 'ms',
+    of: (r) => r.schedulerShareMs.p50,
+    better: 'lower',
+  },
+  {
+    label: 'scheduler share p99',
+    unit: 'ms',
+    of: (r) => r.schedulerShareMs.p99,
+    better: 'lower',
+  },
+  {
+    label: 'create→bind answered p99',
+    unit: 'ms',
+    of: (r) => r.createToBoundMs.p99,
+    better: 'lower',
+  },
   { label: 'scheduler CPU per pod', unit: 'ms', of: (r) => r.cpuMsPerPod, better: 'lower' },
   {
     label: 'apiserver CPU per pod',
@@ -117,6 +135,8 @@ async function main(): Promise<void> {
         log(
           `${scenario.name} run ${run + 1} ${scheduler}: ${r.bound}/${r.created} bound at ${r.arrivalRate}/s, ` +
             `latency p50 ${r.latencyMs.p50} p99 ${r.latencyMs.p99} max ${r.latencyMs.max} ms, ` +
+            `scheduler share p50 ${r.schedulerShareMs.p50} p99 ${r.schedulerShareMs.p99} ms ` +
+            `(${r.schedulerShareMs.n} pods), create→bind answered p99 ${r.createToBoundMs.p99} ms, ` +
             `CPU ${r.cpuMsPerPod} ms/pod, apiserver ${r.controlPlaneCpuMsPerPod['kube-apiserver']} ms/pod, ` +
             `peak RSS ${r.peakRssMiB} MiB` +
             (r.unseenBound > 0 ? ` (${r.unseenBound} bound but not seen by the watch)` : ''),

@@ -1,6 +1,6 @@
 // A fresh control plane with kwok nodes and pods for one end-to-end bench run.
 import { Api, waitForReadyNodes } from '../../test/e2e/support/api.ts';
-import { Cluster } from '../../test/e2e/support/control-plane.ts';
+import { Cluster, type ClusterOptions } from '../../test/e2e/support/control-plane.ts';
 import { kwokNode, type Manifest, namespace } from '../../test/e2e/support/manifests.ts';
 
 /** The namespace every bench pod lives in. */
@@ -34,10 +34,15 @@ export async function createAll(
 /**
  * Starts etcd, kube-apiserver and kwok in a fresh dir, creates the bench namespace and
  * `nodes` kwok nodes (4 cpu, 16Gi, 110 pods), and waits until kwok reports all Ready.
+ * `options.auditPolicy` turns on kube-apiserver's audit log (see {@link Cluster.up}).
  */
-export async function upWithNodes(label: string, nodes: number): Promise<BenchCluster> {
+export async function upWithNodes(
+  label: string,
+  nodes: number,
+  options: ClusterOptions = {},
+): Promise<BenchCluster> {
   const cluster = new Cluster(label);
-  await cluster.up();
+  await cluster.up(options);
   const api = new Api(cluster.kubeconfig, 64);
   const down = async (keep = process.env.BERTH_BENCH_KEEP !== undefined) => {
     api.close();

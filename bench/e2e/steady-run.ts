@@ -1,10 +1,12 @@
 // One steady-arrival run: a scheduler is up, pods arrive at a fixed rate, each pod's latency to bind.
 
+import { readFileSync } from 'node:fs';
 import type { Api } from '../../test/e2e/support/api.ts';
 import { createPaced } from '../../test/e2e/support/arrivals.ts';
 import { pod, pods } from '../../test/e2e/support/manifests.ts';
 import { delay, waitFor } from '../../test/e2e/support/wait.ts';
 import { type Latency, latency } from '../support/measure.ts';
+import { auditLatencies, podAuditPolicy } from './audit-latency.ts';
 import { watchBound } from './bindings.ts';
 import { benchNamespace, upWithNodes } from './cluster-setup.ts';
 import { cpuBetween, cpuSeconds, peakRssMiB, sampleCpu } from './proc-stats.ts';
@@ -33,6 +35,16 @@ export interface SteadyResult {
   bound: number;
   /** Bind seen by the bench's watch − create answered, in ms (0 when the bind was seen first). */
   latencyMs: Latency;
+  /**
+   * The scheduler's share, from kube-apiserver's audit log: bind received − create answered,
+   * in ms, for every pod the log shows created and bound (watch delivery, the decision, and
+   * sending the bind; not the bind's own work in the API server, nor the bench's watch).
+   */
+  schedulerShareMs: Latency;
+  /** Bind answered − bind received in kube-apiserver's audit log, ms (the API server and etcd). */
+  bindMs: Latency;
+  /** Bind answered − create answered in kube-apiserver's audit log, ms (no bench watch in it). */
+  createToBoundMs: Latency;
   /** Scheduler CPU ms per pod while the pods arrived and were bound. */
   cpuMsPerPod: number;
   /** CPU ms per pod of each control-plane process (kube-apiserver, etcd, kwok) over the same window. */
@@ -71,7 +83,9 @@ export async function steadyRun(
   scenario: SteadyScenario,
   scheduler: SchedulerName,
 ): Promise<SteadyResult> {
-  const bc = await upWithNodes(`bench-${scenario.name}-${scheduler}`, scenario.nodes);
+  const bc = await upWithNodes(`bench-${scenario.name}-${scheduler}`, scenario.nodes, {
+    auditPolicy: podAuditPolicy(benchNamespace),
+  });
   let keep = true;
   try {
     const schedulerName = podSchedulerName(scheduler);
@@ -112,6 +126,10 @@ export async function steadyRun(
         const b = boundAt.get(a.name);
         return b === undefined ? Number.POSITIVE_INFINITY : Math.max(0, b - a.createdAt);
       });
+      const audit = auditLatencies(
+        readFileSync(bc.cluster.auditLog, 'utf8'),
+        created.arrivals.map((a) => a.name),
+      );
       keep = false;
       return {
         scheduler,
@@ -119,6 +137,9 @@ export async function steadyRun(
         arrivalRate: +created.rate.toFixed(1),
         bound: ms.filter(Number.isFinite).length,
         latencyMs: latency(ms),
+        schedulerShareMs: latency(audit.schedulerMs),
+        bindMs: latency(audit.bindMs),
+        createToBoundMs: latency(audit.createToBoundMs),
         cpuMsPerPod: +((cpuUsed * 1000) / count).toFixed(3),
         controlPlaneCpuMsPerPod: Object.fromEntries(
           Object.entries(controlPlaneUsed).map(([name, s]) => [

@@ -1,5 +1,7 @@
-// The end-to-end bench's binding watch on a real kube-apiserver: only pods bound after it starts count.
+// The end-to-end bench's binding watch and audit-log reader on a real kube-apiserver.
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { auditLatencies, podAuditPolicy } from '../../bench/e2e/audit-latency.ts';
 import { watchBound } from '../../bench/e2e/bindings.ts';
 import { Api } from './support/api.ts';
 import { useCluster } from './support/cluster.ts';
@@ -18,7 +20,7 @@ async function bind(api: Api, name: string): Promise<void> {
 }
 
 describe('bench binding watch', () => {
-  const cluster = useCluster('bench-bindings');
+  const cluster = useCluster('bench-bindings', { auditPolicy: podAuditPolicy(ns) });
   let api: Api;
 
   beforeAll(async () => {
@@ -49,5 +51,42 @@ describe('bench binding watch', () => {
     } finally {
       watch.stop();
     }
+  });
+
+  it("reads each pod's create and successful bind from kube-apiserver's audit log", async () => {
+    const names = ['audited-0', 'audited-1', 'audited-unbound'];
+    for (const name of names) await api.createPod(ns, pod(name, ns, { schedulerName: 'nobody' }));
+    await bind(api, 'audited-0');
+    await bind(api, 'audited-1');
+    // A second bind of a bound pod is refused (409) and must not replace the first.
+    const refused = await api.request('POST', `/api/v1/namespaces/${ns}/pods/audited-1/binding`, {
+      apiVersion: 'v1',
+      kind: 'Binding',
+      metadata: { name: 'audited-1', namespace: ns },
+      target: { apiVersion: 'v1', kind: 'Node', name: 'elsewhere' },
+    });
+    expect(refused.status).toBe(409);
+    const read = () => auditLatencies(readFileSync(cluster().auditLog, 'utf8'), names);
+    // ResponseComplete is logged as the request finishes, possibly just after the answer.
+    await waitFor(
+      'both bindings in the audit log',
+      async () => ({ ok: read().schedulerMs.length === 2, seen: read() }),
+      { timeoutMs: 10_000, intervalMs: 50 },
+    );
+    const r = read();
+    expect(r.unbound).toBe(1);
+    expect(r.malformed).toBe(0);
+    for (const [i, share] of r.schedulerMs.entries()) {
+      // Created, then bound by this test a few requests later: well under 10 s, and after.
+      expect(share).toBeGreaterThan(0);
+      expect(share).toBeLessThan(10_000);
+      expect(r.bindMs[i]).toBeGreaterThan(0);
+      expect(r.createToBoundMs[i]).toBeCloseTo(share + (r.bindMs[i] as number), 6);
+    }
+    // Node heartbeats, watches and reads are not logged: only pod creates and bindings.
+    const lines = readFileSync(cluster().auditLog, 'utf8').trim().split('\n');
+    expect(
+      lines.map((l) => (JSON.parse(l) as { objectRef: { resource: string } }).objectRef.resource),
+    ).toEqual(Array(lines.length).fill('pods'));
   });
 });

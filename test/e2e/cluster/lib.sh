@@ -138,8 +138,14 @@ apiserver_ready() {
 # for /readyz and record its pid.
 start_apiserver() {
   local dir=$1 pki="$1/pki" logfile="$1/kube-apiserver.log"
+  local audit=()
+  # An audit policy copied in by up.sh (BERTH_E2E_AUDIT_POLICY) logs matching requests to DIR/audit.log.
+  if [[ -f "${dir}/audit-policy.yaml" ]]; then
+    audit=(--audit-policy-file="${dir}/audit-policy.yaml" --audit-log-path="${dir}/audit.log"
+      --audit-log-format=json --audit-log-maxsize=0)
+  fi
   port_in_use "${APISERVER_PORT}" && die "port ${APISERVER_PORT} (kube-apiserver) is already in use"
-  start_daemon "${logfile}" "${BERTH_E2E_BIN}/kube-apiserver" \
+  start_daemon "${logfile}" "${BERTH_E2E_BIN}/kube-apiserver" "${audit[@]}" \
     --etcd-servers="http://127.0.0.1:${ETCD_CLIENT_PORT}" \
     --bind-address=127.0.0.1 \
     --advertise-address=127.0.0.1 \

@@ -11,6 +11,7 @@ usage() {
 usage: up.sh DIR                      start etcd + kube-apiserver + kwok, state/logs in DIR
        up.sh --restart-apiserver DIR  (re)start only kube-apiserver of the cluster in DIR,
                                       on the same port and etcd
+environment: BERTH_E2E_AUDIT_POLICY=FILE  audit what FILE selects to DIR/audit.log
 EOF
   exit 2
 }
@@ -59,9 +60,15 @@ if [[ -f "${DIR}/pids" ]]; then
 fi
 # Remove state left by an earlier run in DIR (only what this script creates).
 rm -rf "${DIR}/etcd" "${DIR}/pki" "${DIR}/kwok" "${DIR}/pids" "${DIR}/env" "${DIR}/kubeconfig" \
-  "${DIR}/etcd.log" "${DIR}/kube-apiserver.log" "${DIR}/kwok.log" "${DIR}/openssl.log"
+  "${DIR}/etcd.log" "${DIR}/kube-apiserver.log" "${DIR}/kwok.log" "${DIR}/openssl.log" \
+  "${DIR}/audit-policy.yaml" "${DIR}/audit.log"
 mkdir -p "${DIR}/pki" "${DIR}/kwok"
 chmod 700 "${DIR}/pki"
+# BERTH_E2E_AUDIT_POLICY=FILE: kube-apiserver audits what FILE selects to DIR/audit.log (JSON lines).
+if [[ -n "${BERTH_E2E_AUDIT_POLICY:-}" ]]; then
+  [[ -f "${BERTH_E2E_AUDIT_POLICY}" ]] || die "BERTH_E2E_AUDIT_POLICY=${BERTH_E2E_AUDIT_POLICY}: no such file"
+  cp "${BERTH_E2E_AUDIT_POLICY}" "${DIR}/audit-policy.yaml"
+fi
 
 # If anything below fails, stop whatever was already started.
 started_ok=0

@@ -1,7 +1,7 @@
 // Throwaway control planes for e2e tests: a cluster started before a file's tests and stopped after them.
 import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { stopAllBerths } from './berth.ts';
-import { Cluster } from './control-plane.ts';
+import { Cluster, type ClusterOptions } from './control-plane.ts';
 
 export { Cluster } from './control-plane.ts';
 
@@ -10,12 +10,12 @@ export { Cluster } from './control-plane.ts';
  * them (and any berth processes still running). The cluster dir is kept when a test failed
  * or BERTH_E2E_KEEP is set. Returns a getter for the cluster (valid inside tests).
  */
-export function useCluster(label: string): () => Cluster {
+export function useCluster(label: string, options: ClusterOptions = {}): () => Cluster {
   const cluster = new Cluster(label);
   let failed = false;
   beforeAll(async () => {
     try {
-      await cluster.up();
+      await cluster.up(options);
     } catch (error) {
       failed = true;
       throw error;

@@ -1,6 +1,6 @@
 // A throwaway control plane (etcd, kube-apiserver, kwok): up.sh / down.sh in a fresh temp dir, plus raw etcd access.
 import { execFile, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Kubectl } from './kubectl.ts';
@@ -52,6 +52,12 @@ function parseEnvFile(text: string): Record<string, string> {
   return env;
 }
 
+/** How to start a control plane beyond the defaults. */
+export interface ClusterOptions {
+  /** An audit.k8s.io/v1 Policy (YAML): kube-apiserver logs what it selects to DIR/audit.log. */
+  auditPolicy?: string;
+}
+
 /** One control plane (etcd, kube-apiserver, kwok) whose state and logs live in `dir`. */
 export class Cluster {
   readonly dir: string;
@@ -93,6 +99,11 @@ export class Cluster {
     return new Kubectl(this.kubeconfig);
   }
 
+  /** kube-apiserver's audit log (JSON lines); written only when started with an audit policy. */
+  get auditLog(): string {
+    return join(this.dir, 'audit.log');
+  }
+
   /** The control plane's processes by name (etcd, kube-apiserver, kwok), from DIR/pids. */
   pids(): Record<string, number> {
     const pids: Record<string, number> = {};
@@ -103,10 +114,20 @@ export class Cluster {
     return pids;
   }
 
-  /** Starts etcd, kube-apiserver and kwok with up.sh; throws with up.sh's output on failure. */
-  async up(): Promise<void> {
+  /**
+   * Starts etcd, kube-apiserver and kwok with up.sh; throws with up.sh's output on failure.
+   * With `auditPolicy` (an audit.k8s.io/v1 Policy as YAML), kube-apiserver audits what it
+   * selects to {@link auditLog}.
+   */
+  async up(options: ClusterOptions = {}): Promise<void> {
     live.add(this);
-    const r = await runScript('up.sh', this.dir, 180_000);
+    const env: Record<string, string> = {};
+    if (options.auditPolicy !== undefined) {
+      const file = join(this.dir, 'audit-policy.requested.yaml');
+      writeFileSync(file, options.auditPolicy);
+      env.BERTH_E2E_AUDIT_POLICY = file;
+    }
+    const r = await runScript('up.sh', this.dir, 180_000, env);
     if (r.code !== 0) throw new Error(`up.sh ${this.dir} failed (exit ${r.code}):\n${r.output}`);
     this.env = parseEnvFile(readFileSync(join(this.dir, 'env'), 'utf8'));
   }
