@@ -3,7 +3,16 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { repoRoot } from '../test/e2e/support/paths.ts';
 import { type BatchResult, type BatchScenario, batchRun } from './e2e/batch-run.ts';
-import { type Figure, type FigureSummary, formatSummary, summarise } from './e2e/report.ts';
+import {
+  type Figure,
+  type FigureSummary,
+  formatPooled,
+  formatSummary,
+  type PooledSamples,
+  type PooledSummary,
+  summarise,
+  summarisePooled,
+} from './e2e/report.ts';
 import { type SchedulerName, schedulerNames } from './e2e/schedulers.ts';
 import { type SteadyResult, type SteadyScenario, steadyRun } from './e2e/steady-run.ts';
 
@@ -117,6 +126,11 @@ async function main(): Promise<void> {
   const steady = steadyScenarios.filter((s) => wanted(s.name));
   const batchRuns = new Map<string, BatchResult[]>(batch.map((s) => [s.name, []]));
   const steadyRuns = new Map<string, SteadyResult[]>(steady.map((s) => [s.name, []]));
+  const emptySamples = (): Record<SchedulerName, PooledSamples> => ({
+    berth: { latencyMs: [], schedulerShareMs: [] },
+    'kube-scheduler': { latencyMs: [], schedulerShareMs: [] },
+  });
+  const steadySamples = new Map(steady.map((s) => [s.name, emptySamples()]));
   for (let run = 0; run < opts.runs; run++) {
     for (const scenario of batch)
       for (const scheduler of order(run)) {
@@ -130,8 +144,11 @@ async function main(): Promise<void> {
       }
     for (const scenario of steady)
       for (const scheduler of order(run)) {
-        const r = await steadyRun(scenario, scheduler);
+        const { result: r, samples } = await steadyRun(scenario, scheduler);
         steadyRuns.get(scenario.name)?.push(r);
+        const pooled = steadySamples.get(scenario.name)?.[scheduler];
+        pooled?.latencyMs.push(...samples.latencyMs);
+        pooled?.schedulerShareMs.push(...samples.schedulerShareMs);
         log(
           `${scenario.name} run ${run + 1} ${scheduler}: ${r.bound}/${r.created} bound at ${r.arrivalRate}/s, ` +
             `latency p50 ${r.latencyMs.p50} p99 ${r.latencyMs.p99} max ${r.latencyMs.max} ms, ` +
@@ -145,8 +162,12 @@ async function main(): Promise<void> {
   }
   const summaries: Record<string, FigureSummary[]> = {};
   for (const s of batch) summaries[s.name] = summarise(batchRuns.get(s.name) ?? [], batchFigures);
-  for (const s of steady)
+  const pooled: Record<string, PooledSummary> = {};
+  for (const s of steady) {
     summaries[s.name] = summarise(steadyRuns.get(s.name) ?? [], steadyFigures);
+    const samples = steadySamples.get(s.name) ?? emptySamples();
+    pooled[s.name] = summarisePooled(samples.berth, samples['kube-scheduler']);
+  }
   const dir = join(repoRoot, 'bench/results');
   mkdirSync(dir, { recursive: true });
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
@@ -156,13 +177,18 @@ async function main(): Promise<void> {
     scenarios: { batch, steady },
     results: { batch: Object.fromEntries(batchRuns), steady: Object.fromEntries(steadyRuns) },
     summaries,
+    pooled,
   };
   const file = join(dir, `e2e-${stamp}.json`);
   writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
   writeFileSync(join(dir, 'e2e.json'), `${JSON.stringify(result, null, 2)}\n`);
   log('');
   log(`${opts.runs} run(s) each, alternating which scheduler goes first; results in ${file}`);
-  for (const [name, rows] of Object.entries(summaries)) log(`\n${formatSummary(name, rows)}`);
+  for (const [name, rows] of Object.entries(summaries)) {
+    log(`\n${formatSummary(name, rows)}`);
+    const p = pooled[name];
+    if (p !== undefined) log(formatPooled(p));
+  }
 }
 
 main().catch((error: unknown) => {

@@ -1,4 +1,5 @@
 // Sums up end-to-end bench runs: min and median per scheduler, and berth ÷ kube-scheduler.
+import { type Latency, latency } from '../support/measure.ts';
 import type { SchedulerName } from './schedulers.ts';
 
 /** One figure of a scenario, where to find it in a run and which way is better. */
@@ -84,4 +85,53 @@ export function formatSummary(title: string, rows: readonly FigureSummary[]): st
     );
   }
   return lines.join('\n');
+}
+
+/** One scheduler's per-pod samples of a steady scenario, pooled over all its runs. */
+export interface PooledSamples {
+  latencyMs: number[];
+  schedulerShareMs: number[];
+}
+
+/** Percentiles of the pooled samples of both schedulers and the ratio of their p99s. */
+export interface PooledSummary {
+  berth: { latencyMs: Latency; schedulerShareMs: Latency };
+  kube: { latencyMs: Latency; schedulerShareMs: Latency };
+  /** berth's pooled p99 ÷ kube-scheduler's, end to end and for the scheduler's share. */
+  latencyP99Ratio: number;
+  schedulerShareP99Ratio: number;
+}
+
+/**
+ * Pools each scheduler's samples over its runs: one p99 from every pod of every run is
+ * steadier than the median of per-run p99s, which a single slow second can move.
+ */
+export function summarisePooled(berth: PooledSamples, kube: PooledSamples): PooledSummary {
+  const of = (s: PooledSamples) => ({
+    latencyMs: latency(s.latencyMs),
+    schedulerShareMs: latency(s.schedulerShareMs),
+  });
+  const b = of(berth);
+  const k = of(kube);
+  return {
+    berth: b,
+    kube: k,
+    latencyP99Ratio: +(b.latencyMs.p99 / k.latencyMs.p99).toFixed(2),
+    schedulerShareP99Ratio: +(b.schedulerShareMs.p99 / k.schedulerShareMs.p99).toFixed(2),
+  };
+}
+
+/** Two lines under a steady scenario's table: the pooled p99s and their ratios. */
+export function formatPooled(p: PooledSummary): string {
+  const line = (label: string, b: Latency, k: Latency, ratio: number) =>
+    `  ${label.padEnd(30)} ${`${fmt(b.p99)} (${b.n} pods)`.padStart(20)} ${`${fmt(k.p99)} (${k.n} pods)`.padStart(20)} ${`${ratio.toFixed(2)}×`.padStart(11)}`;
+  return [
+    line('pooled latency p99 (ms)', p.berth.latencyMs, p.kube.latencyMs, p.latencyP99Ratio),
+    line(
+      'pooled scheduler share p99 (ms)',
+      p.berth.schedulerShareMs,
+      p.kube.schedulerShareMs,
+      p.schedulerShareP99Ratio,
+    ),
+  ].join('\n');
 }

@@ -57,6 +57,17 @@ export interface SteadyResult {
   unseenBound: number;
 }
 
+/** A steady run's figures and its per-pod samples (kept out of the JSON, pooled over runs). */
+export interface SteadyOutcome {
+  result: SteadyResult;
+  samples: {
+    /** Each pod's end-to-end latency (Infinity when never seen bound). */
+    latencyMs: number[];
+    /** Each audited pod's scheduler share. */
+    schedulerShareMs: number[];
+  };
+}
+
 /**
  * When the watch saw fewer than `count` bindings: how many pods of the namespace are bound
  * anyway (a missed watch event, not a missed binding). The warm-up pod is not counted.
@@ -82,7 +93,7 @@ async function countUnseenBound(
 export async function steadyRun(
   scenario: SteadyScenario,
   scheduler: SchedulerName,
-): Promise<SteadyResult> {
+): Promise<SteadyOutcome> {
   const bc = await upWithNodes(`bench-${scenario.name}-${scheduler}`, scenario.nodes, {
     auditPolicy: podAuditPolicy(benchNamespace),
   });
@@ -131,7 +142,7 @@ export async function steadyRun(
         created.arrivals.map((a) => a.name),
       );
       keep = false;
-      return {
+      const result: SteadyResult = {
         scheduler,
         created: count - created.failed.length,
         arrivalRate: +created.rate.toFixed(1),
@@ -152,6 +163,7 @@ export async function steadyRun(
         relisted: watch.relisted,
         unseenBound,
       };
+      return { result, samples: { latencyMs: ms, schedulerShareMs: audit.schedulerMs } };
     } finally {
       await running.stop();
     }
