@@ -8,6 +8,7 @@ import {
   type FigureSummary,
   formatPooled,
   formatSummary,
+  noSamples,
   type PooledSamples,
   type PooledSummary,
   summarise,
@@ -127,8 +128,8 @@ async function main(): Promise<void> {
   const batchRuns = new Map<string, BatchResult[]>(batch.map((s) => [s.name, []]));
   const steadyRuns = new Map<string, SteadyResult[]>(steady.map((s) => [s.name, []]));
   const emptySamples = (): Record<SchedulerName, PooledSamples> => ({
-    berth: { latencyMs: [], schedulerShareMs: [] },
-    'kube-scheduler': { latencyMs: [], schedulerShareMs: [] },
+    berth: noSamples(),
+    'kube-scheduler': noSamples(),
   });
   const steadySamples = new Map(steady.map((s) => [s.name, emptySamples()]));
   for (let run = 0; run < opts.runs; run++) {
@@ -149,6 +150,7 @@ async function main(): Promise<void> {
         const pooled = steadySamples.get(scenario.name)?.[scheduler];
         pooled?.latencyMs.push(...samples.latencyMs);
         pooled?.schedulerShareMs.push(...samples.schedulerShareMs);
+        pooled?.createToBoundMs.push(...samples.createToBoundMs);
         log(
           `${scenario.name} run ${run + 1} ${scheduler}: ${r.bound}/${r.created} bound at ${r.arrivalRate}/s, ` +
             `latency p50 ${r.latencyMs.p50} p99 ${r.latencyMs.p99} max ${r.latencyMs.max} ms, ` +

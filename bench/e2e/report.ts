@@ -91,15 +91,25 @@ export function formatSummary(title: string, rows: readonly FigureSummary[]): st
 export interface PooledSamples {
   latencyMs: number[];
   schedulerShareMs: number[];
+  createToBoundMs: number[];
 }
+
+/** The pooled samples' percentiles, one {@link Latency} per kind of sample. */
+export type PooledLatencies = { [K in keyof PooledSamples]: Latency };
 
 /** Percentiles of the pooled samples of both schedulers and the ratio of their p99s. */
 export interface PooledSummary {
-  berth: { latencyMs: Latency; schedulerShareMs: Latency };
-  kube: { latencyMs: Latency; schedulerShareMs: Latency };
-  /** berth's pooled p99 ÷ kube-scheduler's, end to end and for the scheduler's share. */
-  latencyP99Ratio: number;
-  schedulerShareP99Ratio: number;
+  berth: PooledLatencies;
+  kube: PooledLatencies;
+  /** berth's pooled p99 ÷ kube-scheduler's, per kind of sample. */
+  p99Ratio: { [K in keyof PooledSamples]: number };
+}
+
+const sampleKinds = ['latencyMs', 'createToBoundMs', 'schedulerShareMs'] as const;
+
+/** Empty samples to pool into. */
+export function noSamples(): PooledSamples {
+  return { latencyMs: [], schedulerShareMs: [], createToBoundMs: [] };
 }
 
 /**
@@ -107,31 +117,38 @@ export interface PooledSummary {
  * steadier than the median of per-run p99s, which a single slow second can move.
  */
 export function summarisePooled(berth: PooledSamples, kube: PooledSamples): PooledSummary {
-  const of = (s: PooledSamples) => ({
+  const of = (s: PooledSamples): PooledLatencies => ({
     latencyMs: latency(s.latencyMs),
     schedulerShareMs: latency(s.schedulerShareMs),
+    createToBoundMs: latency(s.createToBoundMs),
   });
   const b = of(berth);
   const k = of(kube);
+  const ratio = (kind: keyof PooledSamples) => +(b[kind].p99 / k[kind].p99).toFixed(2);
   return {
     berth: b,
     kube: k,
-    latencyP99Ratio: +(b.latencyMs.p99 / k.latencyMs.p99).toFixed(2),
-    schedulerShareP99Ratio: +(b.schedulerShareMs.p99 / k.schedulerShareMs.p99).toFixed(2),
+    p99Ratio: {
+      latencyMs: ratio('latencyMs'),
+      schedulerShareMs: ratio('schedulerShareMs'),
+      createToBoundMs: ratio('createToBoundMs'),
+    },
   };
 }
 
-/** Two lines under a steady scenario's table: the pooled p99s and their ratios. */
+const pooledLabels: Record<keyof PooledSamples, string> = {
+  latencyMs: 'pooled latency p99 (ms)',
+  createToBoundMs: 'pooled create→bind p99 (ms)',
+  schedulerShareMs: 'pooled sched. share p99 (ms)',
+};
+
+/** Lines under a steady scenario's table: each pooled p99 for both and their ratio. */
 export function formatPooled(p: PooledSummary): string {
-  const line = (label: string, b: Latency, k: Latency, ratio: number) =>
-    `  ${label.padEnd(30)} ${`${fmt(b.p99)} (${b.n} pods)`.padStart(20)} ${`${fmt(k.p99)} (${k.n} pods)`.padStart(20)} ${`${ratio.toFixed(2)}×`.padStart(11)}`;
-  return [
-    line('pooled latency p99 (ms)', p.berth.latencyMs, p.kube.latencyMs, p.latencyP99Ratio),
-    line(
-      'pooled scheduler share p99 (ms)',
-      p.berth.schedulerShareMs,
-      p.kube.schedulerShareMs,
-      p.schedulerShareP99Ratio,
-    ),
-  ].join('\n');
+  const cell = (l: Latency) => `${fmt(l.p99)} (${l.n} pods)`.padStart(20);
+  return sampleKinds
+    .map(
+      (kind) =>
+        `  ${pooledLabels[kind].padEnd(30)} ${cell(p.berth[kind])} ${cell(p.kube[kind])} ${`${p.p99Ratio[kind].toFixed(2)}×`.padStart(11)}`,
+    )
+    .join('\n');
 }

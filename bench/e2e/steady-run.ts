@@ -65,6 +65,8 @@ export interface SteadyOutcome {
     latencyMs: number[];
     /** Each audited pod's scheduler share. */
     schedulerShareMs: number[];
+    /** Each audited pod's create answered → bind answered. */
+    createToBoundMs: number[];
   };
 }
 
@@ -163,7 +165,14 @@ export async function steadyRun(
         relisted: watch.relisted,
         unseenBound,
       };
-      return { result, samples: { latencyMs: ms, schedulerShareMs: audit.schedulerMs } };
+      return {
+        result,
+        samples: {
+          latencyMs: ms,
+          schedulerShareMs: audit.schedulerMs,
+          createToBoundMs: audit.createToBoundMs,
+        },
+      };
     } finally {
       await running.stop();
     }

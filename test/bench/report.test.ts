@@ -1,6 +1,6 @@
 // The end-to-end bench's summaries: per-run medians and ratios, and p99s pooled over runs.
 import { describe, expect, it } from 'vitest';
-import { formatPooled, summarise, summarisePooled } from '../../bench/e2e/report.ts';
+import { formatPooled, noSamples, summarise, summarisePooled } from '../../bench/e2e/report.ts';
 
 describe('summarise', () => {
   it("gives each scheduler's min, median and max and the ratio of medians", () => {
@@ -25,22 +25,22 @@ describe('summarisePooled', () => {
     const quietRun = Array(100).fill(1);
     const kube = Array(200).fill(2);
     const p = summarisePooled(
-      { latencyMs: [...slowRun, ...quietRun], schedulerShareMs: [0.5, 0.5] },
-      { latencyMs: kube, schedulerShareMs: [1, 1] },
+      { latencyMs: [...slowRun, ...quietRun], schedulerShareMs: [0.5, 0.5], createToBoundMs: [3] },
+      { latencyMs: kube, schedulerShareMs: [1, 1], createToBoundMs: [2] },
     );
     // Pooled: 200 pods, 2 slow = 1 %: the p99 (the 198th) is still 1 ms.
     expect(p.berth.latencyMs).toMatchObject({ n: 200, p99: 1, max: 50 });
-    expect(p.latencyP99Ratio).toBe(0.5);
-    expect(p.schedulerShareP99Ratio).toBe(0.5);
+    expect(p.p99Ratio).toEqual({ latencyMs: 0.5, schedulerShareMs: 0.5, createToBoundMs: 1.5 });
     const text = formatPooled(p);
     expect(text).toContain('pooled latency p99 (ms)');
-    expect(text).toMatch(/1\.00 \(200 pods\)\s+2\.00 \(200 pods\)\s+0\.50×/);
+    expect(text).toMatch(/latency p99 \(ms\)\s+1\.00 \(200 pods\)\s+2\.00 \(200 pods\)\s+0\.50×/);
+    expect(text).toMatch(/create→bind p99 \(ms\)\s+3\.00 \(1 pods\)\s+2\.00 \(1 pods\)\s+1\.50×/);
   });
 
   it('counts a pod never bound as infinitely late', () => {
     const p = summarisePooled(
-      { latencyMs: [1, Number.POSITIVE_INFINITY], schedulerShareMs: [1] },
-      { latencyMs: [1, 1], schedulerShareMs: [1] },
+      { ...noSamples(), latencyMs: [1, Number.POSITIVE_INFINITY] },
+      { ...noSamples(), latencyMs: [1, 1] },
     );
     expect(p.berth.latencyMs.p99).toBe(Number.POSITIVE_INFINITY);
   });
