@@ -1,4 +1,5 @@
 // berth run binds its pods on a real control plane and leaves other schedulers' pods alone.
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type BerthRun, startBerth } from './support/berth.ts';
 import { useCluster } from './support/cluster.ts';
@@ -10,8 +11,22 @@ import { waitFor } from './support/wait.ts';
 const ns = 'basic';
 const nodeNames = ['kwok-a', 'kwok-b', 'kwok-c'];
 
+/** The API server audits the bindings and Events of `ns` (to see who sent them). */
+const auditPolicy = [
+  'apiVersion: audit.k8s.io/v1',
+  'kind: Policy',
+  'omitStages: ["RequestReceived"]',
+  'rules:',
+  '- level: Metadata',
+  '  verbs: ["create"]',
+  `  namespaces: ["${ns}"]`,
+  '  resources: [{ group: "", resources: ["pods/binding"] }, { group: "events.k8s.io", resources: ["events"] }]',
+  '- level: None',
+  '',
+].join('\n');
+
 describe('berth run on a real cluster', () => {
-  const cluster = useCluster('basic');
+  const cluster = useCluster('basic', { auditPolicy });
   let berth: BerthRun;
 
   beforeAll(async () => {
@@ -96,6 +111,20 @@ describe('berth run on a real cluster', () => {
       expect(e?.note).toContain(p.spec.nodeName);
       expect(e?.type).toBe('Normal');
     }
+  });
+
+  it("names itself to the API server: its bindings and Events carry berth's User-Agent", async () => {
+    const audited = readFileSync(cluster().auditLog, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { userAgent?: string; objectRef: { resource: string } });
+    const bindings = audited.filter((e) => e.objectRef.resource === 'pods');
+    const events = audited.filter((e) => e.objectRef.resource === 'events');
+    expect(bindings).toHaveLength(30);
+    expect(events.length).toBeGreaterThanOrEqual(30);
+    const agents = new Set(audited.map((e) => e.userAgent));
+    expect([...agents]).toHaveLength(1);
+    expect([...agents][0]).toMatch(/^berth\/\d+\.\d+\.\d+\S* \(linux\/\w+\) node\/\d+\./);
   });
 
   it('stops cleanly on SIGTERM with exit code 0 and nothing on stderr', async () => {

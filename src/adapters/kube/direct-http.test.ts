@@ -9,6 +9,7 @@ import {
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localKubeConfig } from '../../../test/support/local-kubeconfig.ts';
+import { berthVersion } from '../../runtime/version.ts';
 import { ApiStatusError, describeApiError } from './api-error.ts';
 import { DirectHttp, type DirectWatchHandlers } from './direct-http.ts';
 import { ListFormatError } from './list-splitter.ts';
@@ -271,6 +272,11 @@ describe('DirectHttp.request', () => {
     expect(Buffer.byteLength(body)).toBeGreaterThan(body.length);
     expect(req?.headers.accept).toBe('application/json');
     expect(req?.headers.authorization).toBe('Bearer secret-token');
+    // Named as client-go names its programs, with berth's own version.
+    expect(req?.headers['user-agent']).toBe(
+      `berth/${berthVersion} (${process.platform}/${process.arch}) node/${process.versions.node}`,
+    );
+    expect(berthVersion).toMatch(/^\d+\.\d+\.\d+/);
   });
 
   it('reads the credentials again once they are older than the TTL, and after a failure', async () => {
@@ -418,6 +424,7 @@ describe('DirectHttp.watch', () => {
     );
     expect(req?.headers.authorization).toBe('Bearer secret-token');
     expect(req?.headers.accept).toBe('application/json');
+    expect(req?.headers['user-agent']).toMatch(/^berth\//);
     expect(events).toEqual(streamed.map((e) => [e.type, e.object]));
     await sleep(50);
     expect(closes).toEqual([null]);

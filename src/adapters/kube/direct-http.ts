@@ -10,6 +10,7 @@ import { protobufMediaType } from './protobuf/envelope.ts';
 import type { ProtoItemDecoder } from './protobuf/items.ts';
 import { ProtoListSplitter } from './protobuf/list-splitter.ts';
 import { protobufStatusText } from './protobuf/status.ts';
+import { berthUserAgent } from './user-agent.ts';
 
 /** A watch's callbacks: each event as it arrives, and one close (null: the server ended it). */
 export interface DirectWatchHandlers {
@@ -78,6 +79,8 @@ export class DirectHttp {
   /** A TLS session of the shared pool's TLS identity (`basis`), which watches resume. */
   private session: { basis: Agent; session: Buffer } | undefined;
   private readonly server: URL;
+  /** Sent with every request (default {@link berthUserAgent}). */
+  private readonly userAgent: string;
   private readonly now: () => number;
   private readonly credentialsTtlMs: number;
   /** The kubeconfig's credentials as last read, with the shared agent in place of its own. */
@@ -92,9 +95,10 @@ export class DirectHttp {
    */
   constructor(
     private readonly kc: ClusterAccess,
-    opts: { now?: () => number; credentialsTtlMs?: number } = {},
+    opts: { now?: () => number; credentialsTtlMs?: number; userAgent?: string } = {},
   ) {
     this.server = new URL(kc.getCurrentCluster()?.server ?? '');
+    this.userAgent = opts.userAgent ?? berthUserAgent;
     this.now = opts.now ?? (() => performance.now());
     this.credentialsTtlMs = opts.credentialsTtlMs ?? 1_000;
   }
@@ -136,6 +140,7 @@ export class DirectHttp {
       headers: {
         ...(o.headers as Record<string, string> | undefined),
         accept: 'application/json',
+        'user-agent': this.userAgent,
         // As kube-scheduler (DisableCompression): the API server would gzip the start-up
         // lists before berth could read them, costing both sides CPU.
         'accept-encoding': 'identity',
