@@ -1,24 +1,14 @@
 // The scheduler's share of each pod's latency, from kube-apiserver's audit log: create answered → bind received.
+import { createsAuditPolicy } from '../../test/e2e/support/audit-policy.ts';
 
 /**
  * An audit policy that logs, at Metadata level, only pod creates and bindings in
  * `namespace`: two short lines per pod, nothing for node heartbeats or watches.
  */
 export function podAuditPolicy(namespace: string): string {
-  return [
-    'apiVersion: audit.k8s.io/v1',
-    'kind: Policy',
-    'omitStages: ["RequestReceived"]',
-    'rules:',
-    '- level: Metadata',
-    '  verbs: ["create"]',
-    `  namespaces: ["${namespace}"]`,
-    '  resources:',
-    '  - group: ""',
-    '    resources: ["pods", "pods/binding", "bindings"]',
-    '- level: None',
-    '',
-  ].join('\n');
+  return createsAuditPolicy(namespace, [
+    { group: '', resources: ['pods', 'pods/binding', 'bindings'] },
+  ]);
 }
 
 /** What the audit log says about the pods asked for, all on kube-apiserver's clock. */

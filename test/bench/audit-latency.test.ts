@@ -134,7 +134,10 @@ describe('podAuditPolicy', () => {
   it('logs only creates of pods and bindings in the namespace, at Metadata level', () => {
     const policy = podAuditPolicy('bench');
     expect(policy).toContain('namespaces: ["bench"]');
-    expect(policy).toContain('resources: ["pods", "pods/binding", "bindings"]');
+    expect(policy).toContain(
+      'resources: [{ group: "", resources: ["pods", "pods/binding", "bindings"] }]',
+    );
+    expect(policy).toContain('verbs: ["create"]');
     expect(policy.trimEnd().endsWith('- level: None')).toBe(true);
   });
 });

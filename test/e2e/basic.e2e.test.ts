@@ -1,6 +1,7 @@
 // berth run binds its pods on a real control plane and leaves other schedulers' pods alone.
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createsAuditPolicy } from './support/audit-policy.ts';
 import { type BerthRun, startBerth } from './support/berth.ts';
 import { useCluster } from './support/cluster.ts';
 import { clusterOvercommits } from './support/invariants.ts';
@@ -12,18 +13,10 @@ const ns = 'basic';
 const nodeNames = ['kwok-a', 'kwok-b', 'kwok-c'];
 
 /** The API server audits the bindings and Events of `ns` (to see who sent them). */
-const auditPolicy = [
-  'apiVersion: audit.k8s.io/v1',
-  'kind: Policy',
-  'omitStages: ["RequestReceived"]',
-  'rules:',
-  '- level: Metadata',
-  '  verbs: ["create"]',
-  `  namespaces: ["${ns}"]`,
-  '  resources: [{ group: "", resources: ["pods/binding"] }, { group: "events.k8s.io", resources: ["events"] }]',
-  '- level: None',
-  '',
-].join('\n');
+const auditPolicy = createsAuditPolicy(ns, [
+  { group: '', resources: ['pods/binding'] },
+  { group: 'events.k8s.io', resources: ['events'] },
+]);
 
 describe('berth run on a real cluster', () => {
   const cluster = useCluster('basic', { auditPolicy });
