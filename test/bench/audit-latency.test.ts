@@ -84,11 +84,13 @@ describe('auditLatencies', () => {
     expect(r).toMatchObject({ unbound: 0, malformed: 0 });
   });
 
-  it('takes the binding that succeeded, not a refused one before it', () => {
+  it('takes the binding that succeeded, not a refused one before or after it', () => {
     const text = [
       created('a-0', 18.001),
       bound('a-0', 18.002, 18.003, { code: 409 }),
       bound('a-0', 18.01, 18.012),
+      // A second scheduler (or a retry) binding the pod again is refused.
+      bound('a-0', 18.02, 18.021, { code: 409 }),
     ].join('\n');
     expect(rounded(auditLatencies(text, ['a-0']).schedulerMs)).toEqual([9]);
   });
