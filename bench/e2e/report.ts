@@ -117,22 +117,16 @@ export function noSamples(): PooledSamples {
  * steadier than the median of per-run p99s, which a single slow second can move.
  */
 export function summarisePooled(berth: PooledSamples, kube: PooledSamples): PooledSummary {
-  const of = (s: PooledSamples): PooledLatencies => ({
-    latencyMs: latency(s.latencyMs),
-    schedulerShareMs: latency(s.schedulerShareMs),
-    createToBoundMs: latency(s.createToBoundMs),
-  });
-  const b = of(berth);
-  const k = of(kube);
-  const ratio = (kind: keyof PooledSamples) => +(b[kind].p99 / k[kind].p99).toFixed(2);
+  const perKind = <T>(f: (kind: keyof PooledSamples) => T) =>
+    Object.fromEntries(sampleKinds.map((kind) => [kind, f(kind)])) as {
+      [K in keyof PooledSamples]: T;
+    };
+  const b = perKind((kind) => latency(berth[kind]));
+  const k = perKind((kind) => latency(kube[kind]));
   return {
     berth: b,
     kube: k,
-    p99Ratio: {
-      latencyMs: ratio('latencyMs'),
-      schedulerShareMs: ratio('schedulerShareMs'),
-      createToBoundMs: ratio('createToBoundMs'),
-    },
+    p99Ratio: perKind((kind) => +(b[kind].p99 / k[kind].p99).toFixed(2)),
   };
 }
 

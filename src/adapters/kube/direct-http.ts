@@ -79,8 +79,6 @@ export class DirectHttp {
   /** A TLS session of the shared pool's TLS identity (`basis`), which watches resume. */
   private session: { basis: Agent; session: Buffer } | undefined;
   private readonly server: URL;
-  /** Sent with every request (default {@link berthUserAgent}). */
-  private readonly userAgent: string;
   private readonly now: () => number;
   private readonly credentialsTtlMs: number;
   /** The kubeconfig's credentials as last read, with the shared agent in place of its own. */
@@ -95,10 +93,9 @@ export class DirectHttp {
    */
   constructor(
     private readonly kc: ClusterAccess,
-    opts: { now?: () => number; credentialsTtlMs?: number; userAgent?: string } = {},
+    opts: { now?: () => number; credentialsTtlMs?: number } = {},
   ) {
     this.server = new URL(kc.getCurrentCluster()?.server ?? '');
-    this.userAgent = opts.userAgent ?? berthUserAgent;
     this.now = opts.now ?? (() => performance.now());
     this.credentialsTtlMs = opts.credentialsTtlMs ?? 1_000;
   }
@@ -140,7 +137,7 @@ export class DirectHttp {
       headers: {
         ...(o.headers as Record<string, string> | undefined),
         accept: 'application/json',
-        'user-agent': this.userAgent,
+        'user-agent': berthUserAgent,
         // As kube-scheduler (DisableCompression): the API server would gzip the start-up
         // lists before berth could read them, costing both sides CPU.
         'accept-encoding': 'identity',
