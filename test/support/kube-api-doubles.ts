@@ -77,8 +77,9 @@ export async function headersAfter(
 
 /**
  * KubeEffects over fake `clients`, as the effect tests build it: generous limiters, a
- * fixed clock (2030-01-02T03:04:05.678Z), instance `berth-test`, every ingested input and
- * every log line (debug and up) captured; `over` replaces any option.
+ * fixed clock (2030-01-02T03:04:05.678Z), instance `berth-test`, reports sent without
+ * the report delay (its own test sets it), every ingested input and every log line (debug
+ * and up) captured; `over` replaces any option.
  */
 export function testEffects(
   clients: KubeClients,
@@ -99,6 +100,7 @@ export function testEffects(
     reportingInstance: 'berth-test',
     schedulerName: 'berth',
     now: () => new Date('2030-01-02T03:04:05.678Z'),
+    reportDelayMs: 0,
     ...over,
   });
   return { effects, ingested, logLines };

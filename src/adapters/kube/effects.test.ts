@@ -241,6 +241,24 @@ describe('KubeEffects.bind', () => {
 });
 
 describe('KubeEffects reports', () => {
+  it('sends a report 10 ms after it is queued by default, off the moment its bind lands', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    try {
+      const t = setup({ reportDelayMs: undefined });
+      t.effects.bind(attempt('ns/p', 1), 'n');
+      t.effects.reportScheduled(pod('ns/p'), 'n');
+      t.effects.reportUnschedulable(pod('ns/q'), 'no fit');
+      await vi.advanceTimersByTimeAsync(9);
+      expect(t.calls.bind).toHaveLength(1);
+      expect(t.calls.event.length + t.calls.patch.length).toBe(0);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(t.notes()).toEqual(['Successfully assigned ns/p to n', 'no fit']);
+      expect(t.calls.patch).toHaveLength(1);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('patches PodScheduled=False/Unschedulable with a strategic merge patch', async () => {
     const t = setup();
     t.effects.reportUnschedulable(pod('ns1/p1'), '0/3 nodes are available: 3 Insufficient cpu.');

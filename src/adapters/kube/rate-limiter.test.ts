@@ -204,6 +204,62 @@ describe('PacedQueue', () => {
     expect(settled).toBe(true);
   });
 
+  /** A queue whose jobs wait 30 ms after their push, on a 100 qps bucket. */
+  function delayed(capacity: number, burst: number) {
+    const clock = manualClock();
+    const started: { job: string; at: number }[] = [];
+    const queue = new PacedQueue<string>({
+      bucket: new TokenBucket({ qps: 100, burst, ...clock }),
+      capacity,
+      delayMs: 30,
+      ...clock,
+      run: async (job) => void started.push({ job, at: clock.now() }),
+    });
+    return { clock, queue, started };
+  }
+
+  it('starts each job no sooner than delayMs after its push, then one per token', async () => {
+    const { clock, queue, started } = delayed(10, 2);
+    queue.push('a');
+    queue.push('b');
+    await clock.advance(20);
+    queue.push('c');
+    await clock.advance(9);
+    expect(started).toEqual([]);
+    await clock.advance(1);
+    // a and b are due at 30 with a token each; c is due at 50 and the bucket has refilled.
+    expect(started).toEqual([
+      { job: 'a', at: 30 },
+      { job: 'b', at: 30 },
+    ]);
+    await clock.advance(100);
+    expect(started).toEqual([
+      { job: 'a', at: 30 },
+      { job: 'b', at: 30 },
+      { job: 'c', at: 50 },
+    ]);
+  });
+
+  it("keeps a removed or dropped job from starting, and waits for the next one's own time", async () => {
+    const { clock, queue, started } = delayed(2, 5);
+    queue.push('x');
+    await clock.advance(10);
+    queue.push('a');
+    await clock.advance(10);
+    queue.push('b'); // full: drops x
+    expect(queue.remove((j) => j === 'a')).toBe(1);
+    await clock.advance(100);
+    expect(started).toEqual([{ job: 'b', at: 50 }]);
+    expect(queue.size).toBe(0);
+  });
+
+  it('rejects a negative delay', () => {
+    const bucket = new TokenBucket({ qps: 1, burst: 1 });
+    expect(() => new PacedQueue({ bucket, capacity: 1, delayMs: -1, run: async () => {} })).toThrow(
+      RangeError,
+    );
+  });
+
   it('rejects a capacity below one', () => {
     const bucket = new TokenBucket({ qps: 1, burst: 1 });
     expect(() => new PacedQueue({ bucket, capacity: 0, run: async () => {} })).toThrow(RangeError);

@@ -89,24 +89,44 @@ export interface PacedQueueOptions<T> {
   onDrop?: (job: T) => void;
   /** Awaited before each token is taken: jobs wait while it is closed (see WriteGate). */
   gate?: { whenOpen(): Promise<void> };
+  /** Each job starts no sooner than this many ms after its push (default 0). */
+  delayMs?: number;
+  /** Monotonic time in ms for `delayMs` (default `performance.now`). */
+  now?: () => number;
+  /** Timer used to wait out `delayMs` (default the global `setTimeout`). */
+  setTimeout?: (fire: () => void, ms: number) => unknown;
+}
+
+/** A waiting job and the time (queue clock) before which it may not start. */
+interface Queued<T> {
+  job: T;
+  due: number;
 }
 
 /**
- * A bounded FIFO of fire-and-forget jobs, started one per token of `bucket`. Memory is bounded
- * by `capacity`: when full, the oldest waiting job is dropped (newer work is the more current).
- * Jobs already started are not waited for by anything but `settled()`.
+ * A bounded FIFO of fire-and-forget jobs, started one per token of `bucket`, each no sooner
+ * than `delayMs` after its push. Memory is bounded by `capacity`: when full, the oldest
+ * waiting job is dropped (newer work is the more current). Jobs already started are not
+ * waited for by anything but `settled()`.
  */
 export class PacedQueue<T> {
-  private readonly jobs: T[] = [];
+  private readonly jobs: Queued<T>[] = [];
   private readonly running = new Set<Promise<void>>();
   private pumping: Promise<void> | undefined;
   private closed = false;
+  private readonly delayMs: number;
+  private readonly now: () => number;
+  private readonly setTimer: (fire: () => void, ms: number) => unknown;
 
   constructor(private readonly opts: PacedQueueOptions<T>) {
     if (!(opts.capacity >= 1)) throw new RangeError(`capacity must be >= 1 (got ${opts.capacity})`);
+    this.delayMs = opts.delayMs ?? 0;
+    if (!(this.delayMs >= 0)) throw new RangeError(`delayMs must be >= 0 (got ${opts.delayMs})`);
+    this.now = opts.now ?? (() => performance.now());
+    this.setTimer = opts.setTimeout ?? ((fire, ms) => setTimeout(fire, ms));
   }
 
-  /** Jobs waiting for a token. */
+  /** Jobs waiting for their time or a token. */
   get size(): number {
     return this.jobs.length;
   }
@@ -114,10 +134,10 @@ export class PacedQueue<T> {
   /** Queues `job` (a no-op after `close()`); drops the oldest waiting job when full. */
   push(job: T): void {
     if (this.closed) return;
-    this.jobs.push(job);
+    this.jobs.push({ job, due: this.delayMs > 0 ? this.now() + this.delayMs : 0 });
     if (this.jobs.length > this.opts.capacity) {
-      const oldest = this.jobs.shift() as T;
-      this.opts.onDrop?.(oldest);
+      const oldest = this.jobs.shift() as Queued<T>;
+      this.opts.onDrop?.(oldest.job);
     }
     this.pumping ??= this.pump();
   }
@@ -125,7 +145,7 @@ export class PacedQueue<T> {
   /** Removes the waiting jobs that match `which` (started jobs are not touched); returns how many. */
   remove(which: (job: T) => boolean): number {
     let kept = 0;
-    for (const job of this.jobs) if (!which(job)) this.jobs[kept++] = job;
+    for (const queued of this.jobs) if (!which(queued.job)) this.jobs[kept++] = queued;
     const removed = this.jobs.length - kept;
     this.jobs.length = kept;
     return removed;
@@ -149,15 +169,26 @@ export class PacedQueue<T> {
     }
   }
 
+  /** Resolves once the first waiting job's time has come (at once when none is waiting). */
+  private async untilDue(): Promise<void> {
+    for (;;) {
+      const head = this.jobs[0];
+      const wait = head === undefined ? 0 : head.due - this.now();
+      if (wait <= 0) return;
+      await new Promise<void>((resolve) => this.setTimer(resolve, wait));
+    }
+  }
+
   private async pump(): Promise<void> {
     try {
       while (!this.closed && this.jobs.length > 0) {
+        await this.untilDue();
         if (this.opts.gate !== undefined) await this.opts.gate.whenOpen();
         await this.opts.bucket.take();
         // Taken off only now: while a job waits for the token it can still be dropped or removed.
-        const job = this.jobs.shift();
-        if (job === undefined) break;
-        const run = this.opts.run(job).catch(() => {});
+        const queued = this.jobs.shift();
+        if (queued === undefined) break;
+        const run = this.opts.run(queued.job).catch(() => {});
         this.running.add(run);
         void run.finally(() => this.running.delete(run));
       }
