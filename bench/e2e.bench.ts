@@ -11,6 +11,7 @@ import {
   noSamples,
   type PooledSamples,
   type PooledSummary,
+  poolInto,
   summarise,
   summarisePooled,
 } from './e2e/report.ts';
@@ -148,9 +149,7 @@ async function main(): Promise<void> {
         const { result: r, samples } = await steadyRun(scenario, scheduler);
         steadyRuns.get(scenario.name)?.push(r);
         const pooled = steadySamples.get(scenario.name)?.[scheduler];
-        pooled?.latencyMs.push(...samples.latencyMs);
-        pooled?.schedulerShareMs.push(...samples.schedulerShareMs);
-        pooled?.createToBoundMs.push(...samples.createToBoundMs);
+        if (pooled !== undefined) poolInto(pooled, samples);
         log(
           `${scenario.name} run ${run + 1} ${scheduler}: ${r.bound}/${r.created} bound at ${r.arrivalRate}/s, ` +
             `latency p50 ${r.latencyMs.p50} p99 ${r.latencyMs.p99} max ${r.latencyMs.max} ms, ` +

@@ -87,10 +87,13 @@ export function formatSummary(title: string, rows: readonly FigureSummary[]): st
   return lines.join('\n');
 }
 
-/** One scheduler's per-pod samples of a steady scenario, pooled over all its runs. */
+/** One scheduler's per-pod samples of a steady run, or of all its runs pooled. */
 export interface PooledSamples {
+  /** Each pod's end-to-end latency (Infinity when never seen bound). */
   latencyMs: number[];
+  /** Each audited pod's scheduler share. */
   schedulerShareMs: number[];
+  /** Each audited pod's create answered → bind answered. */
   createToBoundMs: number[];
 }
 
@@ -110,6 +113,11 @@ const sampleKinds = ['latencyMs', 'createToBoundMs', 'schedulerShareMs'] as cons
 /** Empty samples to pool into. */
 export function noSamples(): PooledSamples {
   return { latencyMs: [], schedulerShareMs: [], createToBoundMs: [] };
+}
+
+/** Adds one run's samples, of every kind, to `into`. */
+export function poolInto(into: PooledSamples, run: PooledSamples): void {
+  for (const kind of sampleKinds) for (const x of run[kind]) into[kind].push(x);
 }
 
 /**

@@ -10,6 +10,7 @@ import { auditLatencies, podAuditPolicy } from './audit-latency.ts';
 import { watchBound } from './bindings.ts';
 import { benchNamespace, upWithNodes } from './cluster-setup.ts';
 import { cpuBetween, cpuSeconds, peakRssMiB, sampleCpu } from './proc-stats.ts';
+import type { PooledSamples } from './report.ts';
 import {
   type ClientLimits,
   podSchedulerName,
@@ -60,14 +61,7 @@ export interface SteadyResult {
 /** A steady run's figures and its per-pod samples (kept out of the JSON, pooled over runs). */
 export interface SteadyOutcome {
   result: SteadyResult;
-  samples: {
-    /** Each pod's end-to-end latency (Infinity when never seen bound). */
-    latencyMs: number[];
-    /** Each audited pod's scheduler share. */
-    schedulerShareMs: number[];
-    /** Each audited pod's create answered → bind answered. */
-    createToBoundMs: number[];
-  };
+  samples: PooledSamples;
 }
 
 /**

@@ -1,6 +1,12 @@
 // The end-to-end bench's summaries: per-run medians and ratios, and p99s pooled over runs.
 import { describe, expect, it } from 'vitest';
-import { formatPooled, noSamples, summarise, summarisePooled } from '../../bench/e2e/report.ts';
+import {
+  formatPooled,
+  noSamples,
+  poolInto,
+  summarise,
+  summarisePooled,
+} from '../../bench/e2e/report.ts';
 
 describe('summarise', () => {
   it("gives each scheduler's min, median and max and the ratio of medians", () => {
@@ -35,6 +41,17 @@ describe('summarisePooled', () => {
     expect(text).toContain('pooled latency p99 (ms)');
     expect(text).toMatch(/latency p99 \(ms\)\s+1\.00 \(200 pods\)\s+2\.00 \(200 pods\)\s+0\.50×/);
     expect(text).toMatch(/create→bind p99 \(ms\)\s+3\.00 \(1 pods\)\s+2\.00 \(1 pods\)\s+1\.50×/);
+  });
+
+  it('pools every kind of sample of each run, in run order', () => {
+    const pooled = noSamples();
+    poolInto(pooled, { latencyMs: [1, 2], schedulerShareMs: [0.5], createToBoundMs: [3] });
+    poolInto(pooled, { latencyMs: [4], schedulerShareMs: [0.7, 0.8], createToBoundMs: [] });
+    expect(pooled).toEqual({
+      latencyMs: [1, 2, 4],
+      schedulerShareMs: [0.5, 0.7, 0.8],
+      createToBoundMs: [3],
+    });
   });
 
   it('counts a pod never bound as infinitely late', () => {

@@ -1,7 +1,6 @@
 // berth run binds its pods on a real control plane and leaves other schedulers' pods alone.
-import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createsAuditPolicy } from './support/audit-policy.ts';
+import { auditedRequests, createsAuditPolicy } from './support/audit-policy.ts';
 import { type BerthRun, startBerth } from './support/berth.ts';
 import { useCluster } from './support/cluster.ts';
 import { clusterOvercommits } from './support/invariants.ts';
@@ -107,10 +106,7 @@ describe('berth run on a real cluster', () => {
   });
 
   it("names itself to the API server: its bindings and Events carry berth's User-Agent", async () => {
-    const audited = readFileSync(cluster().auditLog, 'utf8')
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l) as { userAgent?: string; objectRef: { resource: string } });
+    const audited = auditedRequests(cluster().auditLog);
     const bindings = audited.filter((e) => e.objectRef.resource === 'pods');
     const events = audited.filter((e) => e.objectRef.resource === 'events');
     expect(bindings).toHaveLength(30);

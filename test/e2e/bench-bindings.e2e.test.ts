@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditLatencies, podAuditPolicy } from '../../bench/e2e/audit-latency.ts';
 import { watchBound } from '../../bench/e2e/bindings.ts';
 import { Api } from './support/api.ts';
+import { auditedRequests } from './support/audit-policy.ts';
 import { useCluster } from './support/cluster.ts';
 import { namespace, pod } from './support/manifests.ts';
 import { waitFor } from './support/wait.ts';
@@ -86,13 +87,8 @@ describe('bench binding watch', () => {
       expect(r.createToBoundMs[i]).toBeCloseTo(share + (r.bindMs[i] as number), 6);
     }
     // Node heartbeats, watches and reads are not logged: only creates of pods and bindings here.
-    const lines = readFileSync(cluster().auditLog, 'utf8').trim().split('\n');
     const logged = new Set(
-      lines.map((l) => {
-        const e = JSON.parse(l) as {
-          verb: string;
-          objectRef: { resource: string; namespace?: string; subresource?: string };
-        };
+      auditedRequests(cluster().auditLog).map((e) => {
         const { resource, namespace, subresource } = e.objectRef;
         return `${e.verb} ${namespace}/${resource}${subresource ? `/${subresource}` : ''}`;
       }),

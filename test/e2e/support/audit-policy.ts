@@ -1,4 +1,5 @@
-// kube-apiserver audit policies for tests and benches: only the creates asked for, in one namespace.
+// kube-apiserver audit policies for tests and benches (only the creates asked for, in one namespace), and reading what they logged.
+import { readFileSync } from 'node:fs';
 
 /** Resources of one API group (`''` is the core group), subresources as `pods/binding`. */
 export interface AuditedResources {
@@ -26,4 +27,19 @@ export function createsAuditPolicy(namespace: string, resources: AuditedResource
     '- level: None',
     '',
   ].join('\n');
+}
+
+/** The fields of an audit.k8s.io/v1 Event that the tests read. */
+export interface AuditedRequest {
+  verb: string;
+  userAgent?: string;
+  objectRef: { resource: string; namespace?: string; subresource?: string };
+}
+
+/** Every event of the JSON-lines audit log at `path` (a line that is not JSON throws). */
+export function auditedRequests(path: string): AuditedRequest[] {
+  return readFileSync(path, 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as AuditedRequest);
 }
