@@ -15,10 +15,11 @@ import { profileFromConfig } from '../../src/plugins/registry.ts';
 import { replay } from '../../src/runtime/replay.ts';
 import { type ScriptedChange, simulate } from '../../src/runtime/simulate.ts';
 import { nodeObject, podObject } from '../support/objects.ts';
+import { propertySeed } from '../support/property-seed.ts';
 
 const RUNS = {
   numRuns: Number(process.env.FC_RUNS ?? 200),
-  seed: Number(process.env.FC_SEED ?? Date.now() % 2 ** 31),
+  seed: propertySeed(20261101).seed,
 };
 
 /**

@@ -14,9 +14,10 @@ import { profileFromConfig } from '../../src/plugins/registry.ts';
 import { replay } from '../../src/runtime/replay.ts';
 import { simulate } from '../../src/runtime/simulate.ts';
 import { runScenario } from '../support/generators.ts';
+import { propertySeed } from '../support/property-seed.ts';
 import { nodeObject, podObject, type RunScenario, scriptOf } from '../support/run-models.ts';
 
-const RUNS = { numRuns: 300, seed: Number(process.env.FC_SEED ?? Date.now() % 2 ** 31) };
+const RUNS = { numRuns: 300, seed: propertySeed(20261102).seed };
 const fitOnly = profileFromConfig({ postFilters: [] });
 
 /** A preemption seen in the log: its preemptor, node and victims (as the state had them). */
