@@ -1,6 +1,6 @@
 // The fast-check seed of a property file: FC_SEED, else fixed under CI, else a fresh one per run.
 
-/** Where a property file's seed came from, so a failure can say how to replay it. */
+/** A property file's seed and the rule that chose it. */
 export interface PropertySeed {
   seed: number;
   source: 'FC_SEED' | 'CI' | 'clock';
@@ -8,7 +8,7 @@ export interface PropertySeed {
 
 /**
  * Chooses the seed of a property file. `FC_SEED` replays one run; under CI (`CI` set to
- * anything but `false` or `0`) the file's own `ciSeed` keeps every CI run on the same
+ * anything but `false`, `0` or empty) the file's own `ciSeed` keeps every CI run on the same
  * cases, so a rare seed cannot fail one run and pass the next; elsewhere the clock gives
  * each local run new cases to explore. fast-check prints the seed of a failing run, and
  * `FC_SEED=<it>` replays it.
