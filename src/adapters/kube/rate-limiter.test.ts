@@ -253,6 +253,34 @@ describe('PacedQueue', () => {
     expect(queue.size).toBe(0);
   });
 
+  it('holds a job that became first while the queue waited at the gate until its own time', async () => {
+    const clock = manualClock();
+    const started: { job: string; at: number }[] = [];
+    let open: () => void = () => {};
+    const opened = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    const queue = new PacedQueue<string>({
+      bucket: new TokenBucket({ qps: 100, burst: 5, ...clock }),
+      capacity: 10,
+      delayMs: 30,
+      gate: { whenOpen: () => opened },
+      ...clock,
+      run: async (job) => void started.push({ job, at: clock.now() }),
+    });
+    queue.push('a');
+    await clock.advance(30); // a is due; the queue now waits at the closed gate
+    expect(queue.remove((j) => j === 'a')).toBe(1);
+    await clock.advance(5);
+    queue.push('b'); // due at 65
+    await clock.advance(5);
+    open();
+    await clock.advance(10);
+    expect(started).toEqual([]);
+    await clock.advance(50);
+    expect(started).toEqual([{ job: 'b', at: 65 }]);
+  });
+
   it('rejects a negative delay', () => {
     const bucket = new TokenBucket({ qps: 1, burst: 1 });
     expect(() => new PacedQueue({ bucket, capacity: 1, delayMs: -1, run: async () => {} })).toThrow(

@@ -185,6 +185,9 @@ export class PacedQueue<T> {
         await this.untilDue();
         if (this.opts.gate !== undefined) await this.opts.gate.whenOpen();
         await this.opts.bucket.take();
+        // While the queue waited at the gate or for the token, the job it waited for may have
+        // been dropped or removed, and the next one may not be due yet.
+        await this.untilDue();
         // Taken off only now: while a job waits for the token it can still be dropped or removed.
         const queued = this.jobs.shift();
         if (queued === undefined) break;
