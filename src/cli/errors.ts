@@ -13,6 +13,15 @@ export class CliError extends Error {
 }
 
 /**
+ * A failure after which the process must end at once, whatever is still open (requests in
+ * flight to an unresponsive API server, their sockets and timers): a scheduler that lost its
+ * lease exits so that its supervisor restarts it as a standby.
+ */
+export class ExitNowError extends CliError {
+  override name = 'ExitNowError';
+}
+
+/**
  * A flag the command does not know, or one given without (or with a stray) value: a usage
  * error (exit 2) to which `berth` adds where to find the command's flags.
  */

@@ -1,6 +1,6 @@
 // The `berth` command: dispatches subcommands and turns every failure into one line.
 import { berthVersion } from '../runtime/version.ts';
-import { CliError, describeSystemError, FlagError } from './errors.ts';
+import { CliError, describeSystemError, ExitNowError, FlagError } from './errors.ts';
 import { explainCommand } from './explain-command.ts';
 import { exportMachinesCommand } from './export-command.ts';
 import { replayCommand } from './replay-command.ts';
@@ -94,6 +94,9 @@ function oneLine(error: unknown, command: string): string {
   return error instanceof FlagError ? `${line}; try: berth ${command} --help` : line;
 }
 
+/** Set when the command failed with an ExitNowError: the process exits without waiting. */
+let exitNow = false;
+
 /** Runs the CLI with `argv` (without node and script); resolves to the exit code. */
 export async function main(argv: string[]): Promise<number> {
   const [name = 'help', ...rest] = argv;
@@ -102,6 +105,7 @@ export async function main(argv: string[]): Promise<number> {
     return outputFailureCode ?? 0;
   } catch (error) {
     process.stderr.write(`berth: ${oneLine(error, name)}\n`);
+    if (error instanceof ExitNowError) exitNow = true;
     return error instanceof CliError ? error.exitCode : 1;
   }
 }
@@ -111,4 +115,6 @@ guardOutput(process.stderr, 'stderr');
 // No top-level await: the bundle is CommonJS, so that bin/berth.js can run it from a code cache.
 void main(process.argv.slice(2)).then((code) => {
   process.exitCode = code;
+  // Handles still open (a request to an unresponsive API server) must not keep it alive.
+  if (exitNow) process.exit(code);
 });

@@ -11,13 +11,14 @@ import { KubeEffects } from '../adapters/kube/effects.ts';
 import { kubeLeaseApi, LeaseElector, leaderIdentity } from '../adapters/kube/leader-election.ts';
 import { TokenBucket } from '../adapters/kube/rate-limiter.ts';
 import { nodeSource, objectSource, podSource, reflect } from '../adapters/kube/reflector.ts';
+import type { WriteFence } from '../adapters/kube/write-fence.ts';
 import { SchedulerMetrics } from '../adapters/metrics/scheduler-metrics.ts';
 import { parseBindAddress, startStatusServer } from '../adapters/metrics/status-server.ts';
 import { objectKinds, optionalObjectKinds } from '../cluster/cluster-objects.ts';
 import { LiveScheduler } from '../runtime/live.ts';
 import { intFlag, numberFlag, parseFlags } from './args.ts';
 import { decisionConfig, readConfigFile } from './config-file.ts';
-import { CliError } from './errors.ts';
+import { CliError, ExitNowError } from './errors.ts';
 import {
   applyHeapGrowth,
   applyYoungGrowth,
@@ -125,12 +126,18 @@ export async function runCommand(argv: string[]): Promise<void> {
 
   let clients: ReturnType<typeof makeClients>;
   let kubeConfig: ReturnType<typeof loadKubeConfig>;
+  const election = options.leaderElection;
+  // Every write asks the elector immediately before it is sent (see LeaseElector.mayWrite).
+  let elector: LeaseElector | undefined;
+  const fence: WriteFence | undefined = election.enabled
+    ? { refusal: () => (elector === undefined ? 'not the leader yet' : elector.refusal()) }
+    : undefined;
   try {
     kubeConfig = loadKubeConfig({
       kubeconfig: values.kubeconfig ?? connection.kubeconfig,
       context: values.context,
     });
-    clients = makeClients(kubeConfig);
+    clients = makeClients(kubeConfig, fence);
     await checkConnection(clients);
   } catch (error) {
     if (error instanceof KubeSetupError) throw new CliError(error.message);
@@ -148,7 +155,6 @@ export async function runCommand(argv: string[]): Promise<void> {
   flusher?.unref();
   const limiter = new TokenBucket({ qps, burst });
   const reportLimiter = new TokenBucket({ qps: eventsQps, burst: eventsBurst });
-  const election = options.leaderElection;
   const identity = leaderIdentity();
   const metrics = new SchedulerMetrics({
     profile: config.schedulerName,
@@ -198,6 +204,7 @@ export async function runCommand(argv: string[]): Promise<void> {
         logger,
         reportingInstance: `berth-${hostname()}`,
         schedulerName: config.schedulerName,
+        nodeExists: (node) => live.core.state.nodes.has(node),
       }),
     ...(log === undefined ? {} : { record: log.sink }),
     ...(segmented === undefined ? {} : { rotation: segmented }),
@@ -206,7 +213,7 @@ export async function runCommand(argv: string[]): Promise<void> {
   const leadershipLost = new Promise<string>((resolve) => {
     lost = resolve;
   });
-  const elector = election.enabled
+  elector = election.enabled
     ? new LeaseElector({
         api: kubeLeaseApi(kubeConfig, election.renewDeadlineMs),
         config: {
@@ -281,5 +288,5 @@ export async function runCommand(argv: string[]): Promise<void> {
   clearInterval(flusher);
   log?.close();
   logger.flush();
-  if ('reason' in outcome) throw new CliError(`lost the leader lease: ${outcome.reason}`, 1);
+  if ('reason' in outcome) throw new ExitNowError(`lost the leader lease: ${outcome.reason}`, 1);
 }

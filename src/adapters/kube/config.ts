@@ -6,6 +6,7 @@ import { describeApiError, oneLine } from './api-error.ts';
 import { DirectHttp } from './direct-http.ts';
 import { type ClusterAccess, Kubeconfig } from './kubeconfig.ts';
 import { CoreWrites, CustomObjectWrites, EventWrites } from './rest-writes.ts';
+import type { WriteFence } from './write-fence.ts';
 
 /** A setup problem (kubeconfig, context, connection), with a one-line message for people. */
 export class KubeSetupError extends Error {
@@ -109,13 +110,14 @@ export interface KubeClients {
 
 /**
  * Builds the API clients for the current context of `kc`: one DirectHttp (one keep-alive
- * pool per TLS identity) that every read and write goes through. client-node is used for
- * exec plugins, auth providers and proxies only (see `Kubeconfig`).
+ * pool per TLS identity) that every read and write goes through, every write first asking
+ * `fence` (when given). client-node is used for exec plugins, auth providers and proxies
+ * only (see `Kubeconfig`).
  */
-export function makeClients(kc: ClusterAccess): KubeClients {
+export function makeClients(kc: ClusterAccess, fence?: WriteFence): KubeClients {
   const server = kc.getCurrentCluster()?.server ?? '';
   try {
-    const http = new DirectHttp(kc);
+    const http = new DirectHttp(kc, fence === undefined ? {} : { fence });
     return {
       kc,
       core: new CoreWrites(http),

@@ -13,6 +13,7 @@ import { berthVersion } from '../../runtime/version.ts';
 import { ApiStatusError, describeApiError } from './api-error.ts';
 import { DirectHttp, type DirectWatchHandlers } from './direct-http.ts';
 import { ListFormatError } from './list-splitter.ts';
+import { FencedWriteError } from './write-fence.ts';
 
 /** What the server saw of one request (the last one on its path). */
 interface Seen {
@@ -277,6 +278,48 @@ describe('DirectHttp.request', () => {
       `berth/${berthVersion} (${process.platform}/${process.arch}) node/${process.versions.node}`,
     );
     expect(berthVersion).toMatch(/^\d+\.\d+\.\d+/);
+  });
+
+  it('asks the fence after every wait, immediately before a write goes out: a refused write never reaches the server, reads are never fenced', async () => {
+    let refusal: string | undefined;
+    let credentialsRead = () => {};
+    const kc = localKubeConfig(`http://127.0.0.1:${port}`);
+    // The credentials take a while (an exec plugin): leadership is lost meanwhile.
+    kc.applyToHTTPSOptions = (o) =>
+      new Promise<void>((resolve) => {
+        credentialsRead = () => {
+          o.headers = { ...o.headers, authorization: 'Bearer slow' };
+          resolve();
+        };
+      });
+    const fenced = new DirectHttp(kc, { fence: { refusal: () => refusal } });
+    try {
+      seen.delete('/api/v1/namespaces/ns/pods/patched');
+      const write = fenced.request('PATCH', '/api/v1/namespaces/ns/pods/patched', '{}', {
+        timeoutMs: 2000,
+      });
+      await sleep(5);
+      refusal = 'not the leader (lost)';
+      credentialsRead();
+      const err = await rejection(write);
+      expect(err).toBeInstanceOf(FencedWriteError);
+      expect((err as Error).message).toBe(
+        'PATCH /api/v1/namespaces/ns/pods/patched not sent: not the leader (lost)',
+      );
+      await sleep(20);
+      expect(seen.has('/api/v1/namespaces/ns/pods/patched')).toBe(false);
+      // Reads go on (a standby keeps its watches); writes go again once the fence allows.
+      expect(await fenced.request('GET', '/k8s/version', undefined, { timeoutMs: 2000 })).toContain(
+        'v1.31.0',
+      );
+      refusal = undefined;
+      await fenced.request('PATCH', '/api/v1/namespaces/ns/pods/patched', '{}', {
+        timeoutMs: 2000,
+      });
+      expect(seen.get('/api/v1/namespaces/ns/pods/patched')?.method).toBe('PATCH');
+    } finally {
+      fenced.destroy();
+    }
   });
 
   it('reads the credentials again once they are older than the TTL, and after a failure', async () => {

@@ -11,6 +11,7 @@ import type { ProtoItemDecoder } from './protobuf/items.ts';
 import { ProtoListSplitter } from './protobuf/list-splitter.ts';
 import { protobufStatusText } from './protobuf/status.ts';
 import { berthUserAgent } from './user-agent.ts';
+import { checkFence, type WriteFence } from './write-fence.ts';
 
 /** A watch's callbacks: each event as it arrives, and one close (null: the server ended it). */
 export interface DirectWatchHandlers {
@@ -83,6 +84,7 @@ export class DirectHttp {
   private readonly credentialsTtlMs: number;
   /** The kubeconfig's credentials as last read, with the shared agent in place of its own. */
   private credentials: { readAt: number; options: Promise<RequestOptions> } | undefined;
+  private readonly fence: WriteFence | undefined;
 
   /**
    * `credentialsTtlMs` (default 1 s): how long the credentials read from the kubeconfig
@@ -90,14 +92,18 @@ export class DirectHttp {
    * client-node re-reads a token file or runs an exec plugin only when its own cache is
    * stale, but builds a fresh agent on every call; at one call per request that was ~0.1 ms
    * of CPU per pod under a steady arrival.
+   * `fence`: asked immediately before each write (any method but GET/HEAD/OPTIONS) is sent,
+   * after every wait (credentials, the caller's token); a refused write throws a
+   * FencedWriteError and never reaches the server.
    */
   constructor(
     private readonly kc: ClusterAccess,
-    opts: { now?: () => number; credentialsTtlMs?: number } = {},
+    opts: { now?: () => number; credentialsTtlMs?: number; fence?: WriteFence } = {},
   ) {
     this.server = new URL(kc.getCurrentCluster()?.server ?? '');
     this.now = opts.now ?? (() => performance.now());
     this.credentialsTtlMs = opts.credentialsTtlMs ?? 1_000;
+    this.fence = opts.fence;
   }
 
   /** The credentials, read again once they are older than the TTL (or failed to read). */
@@ -160,8 +166,9 @@ export class DirectHttp {
 
   /**
    * Sends `body` (already JSON) and resolves with the 2xx answer's text; throws as the class
-   * says otherwise. `timeoutMs` bounds each silence (no connection, no answer, no byte of the
-   * body), not the whole exchange.
+   * says otherwise, or a FencedWriteError (nothing sent) when the fence refuses a write.
+   * `timeoutMs` bounds each silence (no connection, no answer, no byte of the body), not the
+   * whole exchange.
    */
   async request(
     method: string,
@@ -176,6 +183,8 @@ export class DirectHttp {
         'content-type': opts.contentType ?? 'application/json',
         'content-length': String(Buffer.byteLength(body)),
       };
+    // The last moment before the request exists: nothing is awaited between here and send.
+    checkFence(this.fence, method, path);
     return new Promise((resolve, reject) => {
       const req = this.send(options);
       req.on('timeout', () => req.destroy(timeoutError(method, path, opts.timeoutMs)));

@@ -16,6 +16,7 @@ import type { KubeClients } from './config.ts';
 import type { KubeEffectsOptions } from './effects.ts';
 import { TokenBucket } from './rate-limiter.ts';
 import type { CallOptions } from './request-options.ts';
+import { FencedWriteError } from './write-fence.ts';
 
 type Call = { param: Record<string, unknown>; options: CallOptions | undefined };
 
@@ -216,6 +217,41 @@ describe('KubeEffects.bind', () => {
     expect(t.calls.patch.length + t.calls.event.length).toBe(1);
     await reports.tick();
     expect(t.calls.patch.length + t.calls.event.length).toBe(2);
+  });
+
+  it('does not send a bind whose node was deleted while it waited for its token: BindFailed NotFound of that attempt', async () => {
+    const binds = manualBucket(1);
+    const nodes = new Set(['n1', 'n2']);
+    const t = setup({ limiter: binds.bucket, nodeExists: (n) => nodes.has(n) });
+    t.effects.bind(attempt('ns/a', 1), 'n1'); // takes the one token
+    t.effects.bind(attempt('ns/b', 4), 'n2'); // waits for the next
+    await flush();
+    nodes.delete('n2');
+    await binds.tick();
+    await t.effects.idle();
+    expect(t.calls.bind.map((c) => c.param.name)).toEqual(['a']);
+    expect(t.ingested).toEqual([
+      { type: 'BindSucceeded', uid: 'uid-a', key: 'ns/a', attempt: 1, node: 'n1' },
+      {
+        type: 'BindFailed',
+        uid: 'uid-b',
+        key: 'ns/b',
+        attempt: 4,
+        node: 'n2',
+        reason: 'NotFound',
+        message: 'node n2 was deleted before the bind was sent',
+      },
+    ]);
+  });
+
+  it('a bind the write fence refused is not answered: no result is ingested, the next leader binds the pod', async () => {
+    const t = setup();
+    t.behaviour.bind = () =>
+      Promise.reject(new FencedWriteError('POST', '/x/binding', 'not the leader (lost)'));
+    t.effects.bind(attempt('ns/a', 1), 'n1');
+    await t.effects.idle();
+    expect(t.ingested).toEqual([]);
+    expect(t.logLines.some((l) => l.msg === 'bind fenced')).toBe(true);
   });
 
   it('sends nothing after stop(), including binds and reports still waiting for a token', async () => {

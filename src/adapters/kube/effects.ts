@@ -16,6 +16,7 @@ import {
 } from './preemption-effects.ts';
 import { PacedQueue, type TokenBucket } from './rate-limiter.ts';
 import { PatchType, timeoutOptions } from './request-options.ts';
+import { isFencedWrite } from './write-fence.ts';
 import { WriteGate } from './write-gate.ts';
 
 /** What a KubeEffects is built with. */
@@ -63,6 +64,12 @@ export interface KubeEffectsOptions {
   reportsYieldAt?: number;
   /** Wall clock for condition and event timestamps (default `new Date()`). */
   now?: () => Date;
+  /**
+   * Whether the node is still in the cluster as last watched. Asked after a bind has its
+   * token, immediately before it is sent: the API server accepts a Binding to a node that no
+   * longer exists, so a bind decided before its node was deleted fails here instead.
+   */
+  nodeExists?: (node: string) => boolean;
 }
 
 /** One report write waiting for a token. */
@@ -336,6 +343,12 @@ export class KubeEffects implements EffectPort {
     // Stopped while waiting: not sent; the pod stays pending for the next berth.
     if (this.stopped) return;
     let result: InputEvent;
+    if (this.opts.nodeExists?.(node) === false) {
+      const message = `node ${node} was deleted before the bind was sent`;
+      this.log.warn({ pod: key, uid, attempt: attempt.attempt, node }, message);
+      this.ingestResult({ type: 'BindFailed', ...attempt, node, reason: 'NotFound', message });
+      return;
+    }
     try {
       const body = {
         apiVersion: 'v1',
@@ -351,6 +364,14 @@ export class KubeEffects implements EffectPort {
       );
       result = { type: 'BindSucceeded', ...attempt, node };
     } catch (err) {
+      if (isFencedWrite(err)) {
+        // Never sent: leadership is gone (the elector has said so), the next leader binds it.
+        this.log.warn(
+          { pod: key, uid, attempt: attempt.attempt, node, err: err.message },
+          'bind fenced',
+        );
+        return;
+      }
       const f = describeApiError(err);
       const reason = bindFailureReason(f.code);
       this.log.warn(
@@ -359,11 +380,16 @@ export class KubeEffects implements EffectPort {
       );
       result = { type: 'BindFailed', ...attempt, node, reason, message: f.message };
     }
+    this.ingestResult(result);
+  }
+
+  /** Hands a bind result to the core; a failure there is logged, never thrown. */
+  private ingestResult(result: InputEvent & { key: string }): void {
     try {
       this.opts.ingest(result);
     } catch (err) {
       this.log.error(
-        { pod: key, err: describeApiError(err).message },
+        { pod: result.key, err: describeApiError(err).message },
         'ingesting a bind result failed',
       );
     }

@@ -228,11 +228,11 @@ describe('LeaseElector', () => {
       expect(b.elector.leading).toBe(false);
       expect(server.writesBy('b')).toEqual([]);
       expect(b.leaders).toEqual(['other']);
-      // The try at 16 s sees it expired and takes it over.
-      await advance(1_000);
+      // The next try is timed for 1 ms past expiry (not the 16 s retry) and takes it over.
+      await advance(1);
       expect(b.elector.leading).toBe(true);
       expect(server.spec).toMatchObject({ holderIdentity: 'b', leaseTransitions: 4 });
-      expect(server.spec.acquireTime).toBe('2026-11-23T10:00:16.000000Z');
+      expect(server.spec.acquireTime).toBe('2026-11-23T10:00:15.001000Z');
       expect(b.leaders).toEqual(['other', 'b']);
       b.elector.stop();
     });
@@ -244,9 +244,9 @@ describe('LeaseElector', () => {
     b.elector.start();
     await advance(9_000);
     server.put(heldBy('other', '2026-11-23T10:00:09.000000Z')); // seen at the 10 s try
-    await advance(15_900); // 24.9 s: 14.9 s after it saw the change
+    await advance(15_000); // 24 s: 14 s after it saw the change
     expect(b.elector.leading).toBe(false);
-    await advance(1_100); // the 26 s try: 16 s after
+    await advance(1_001); // 25.001 s: 15 s and 1 ms after
     expect(b.elector.leading).toBe(true);
     b.elector.stop();
   });
@@ -257,9 +257,11 @@ describe('LeaseElector', () => {
     b.elector.start();
     await advance(13_000);
     server.put({ ...heldBy('other', '2026-11-23T10:00:00.000000Z'), leaseTransitions: 9 });
-    await advance(4_000); // 17 s: would have taken it at 16 s had it compared renewTime only
+    await advance(4_000); // 17 s: would have taken it at 15 s had it compared renewTime only
     expect(b.elector.leading).toBe(false);
-    await advance(13_000); // the 14 s try saw the change; expired after 29 s, taken at 30 s
+    await advance(11_900); // the 14 s try saw the change: still held at 28.9 s
+    expect(b.elector.leading).toBe(false);
+    await advance(102); // expired after 29 s, taken 1 ms later
     expect(b.elector.leading).toBe(true);
     b.elector.stop();
   });
@@ -436,9 +438,9 @@ describe('LeaseElector', () => {
     b.elector.start(); // b tries at 1, 3, 5, 7 s …; a renews at 2, 4, 6 s
     await advance(6_500);
     a.elector.stop(); // at 7.5 s: its last renew (6 s) was first seen by b at 7 s
-    await advance(15_000);
-    expect(b.elector.leading).toBe(false); // 22.5 s: b's 21 s try found it valid
-    await advance(1_000); // b's 23 s try: 16 s after its observation
+    await advance(14_500);
+    expect(b.elector.leading).toBe(false); // 22 s: b's try at 21 s found it valid
+    await advance(1); // 22.001 s: the try timed for expiry, not the retry at 23 s
     expect(b.elector.leading).toBe(true);
     expect(server.spec).toMatchObject({ holderIdentity: 'b', leaseTransitions: 1 });
     b.elector.stop();
@@ -466,6 +468,43 @@ describe('LeaseElector', () => {
       true,
     );
     a.stop();
+  });
+
+  it('mayWrite() turns false the moment the monotonic clock passes the renew deadline (a paused process), before any timer runs', async () => {
+    let paused = 0;
+    const a = elector(server, 'a', { now: () => Date.now() + paused });
+    expect(a.elector.mayWrite()).toBe(false); // not leading yet
+    a.elector.start();
+    await advance(3_000); // acquired at 0, renewed at 2 s
+    expect(a.elector.mayWrite()).toBe(true);
+    paused = 8_999; // 9.999 s since the 2 s renew was sent
+    expect(a.elector.mayWrite()).toBe(true);
+    paused = 9_000; // SIGSTOP for 9 s: no timer has run, the renew deadline has passed
+    expect(a.elector.refusal()).toMatch(/renew deadline \(10000 ms; last 10000 ms ago\)/);
+    // Leadership is lost there and then, so the owner stops every other write too.
+    expect(a.elector.leading).toBe(false);
+    expect(a.stopped).toHaveLength(1);
+    expect(a.stopped[0]).toMatch(/renew deadline/);
+    paused = 0;
+    expect(a.elector.mayWrite()).toBe(false); // never again, even if the clock looked fine
+    await advance(30_000);
+    expect(a.stopped).toHaveLength(1);
+    expect(server.writesBy('a')).toHaveLength(2); // acquire and one renew: none after the loss
+  });
+
+  it('counts the renew deadline from when the successful renew was sent, not answered', async () => {
+    const a = elector(server, 'a');
+    a.elector.start();
+    await advance(0); // acquired at 0 (answered at once)
+    server.latencyMs = 4_000;
+    await advance(2_000); // the renew is sent at 2 s …
+    await advance(4_000); // … and answered at 6 s
+    expect(server.writesBy('a')).toHaveLength(2);
+    await advance(5_999); // 11.999 s: 9.999 s after the renew was sent (the next one is in flight)
+    expect(a.elector.mayWrite()).toBe(true);
+    await advance(1); // 12 s: 10 s after it was sent, though only 6 s after its answer
+    expect(a.elector.mayWrite()).toBe(false);
+    expect(a.stopped[0]).toMatch(/renew deadline/);
   });
 
   it('health() reports a leader whose last renew is older than leaseDuration + 20 s', async () => {

@@ -13,6 +13,7 @@ import {
   recordText,
   validateLeaderElectionConfig,
 } from './lease-record.ts';
+import type { WriteFence } from './write-fence.ts';
 
 export { kubeLeaseApi, type LeaseApi, leaderIdentity } from './lease-api.ts';
 export {
@@ -60,7 +61,7 @@ const healthGraceMs = 20_000;
  * renew has succeeded for renewDeadline, or at once when another holder is seen. API errors
  * are logged and retried; nothing here throws after construction.
  */
-export class LeaseElector {
+export class LeaseElector implements WriteFence {
   private readonly api: LeaseApi;
   private readonly config: LeaderElectionConfig;
   private readonly callbacks: LeaderCallbacks;
@@ -75,7 +76,10 @@ export class LeaseElector {
   private observedText: string | undefined;
   /** Monotonic time at which `observed` was first seen (or written by us). */
   private observedAt = 0;
+  /** When the request of the last successful acquire or renew was started (monotonic). */
   private lastRenewAt = 0;
+  /** When the attempt in flight (or the last one) started (monotonic). */
+  private attemptStartedAt = 0;
   private reportedLeader = '';
   private tryTimer: NodeJS.Timeout | undefined;
   private deadlineTimer: NodeJS.Timeout | undefined;
@@ -106,6 +110,28 @@ export class LeaseElector {
   /** Whether this process holds leadership now. */
   get leading(): boolean {
     return this.phase === 'leading';
+  }
+
+  /**
+   * Whether a write may leave the process now: leading, and less than renewDeadline since the
+   * request of the last successful renew was started, on the monotonic clock (which runs on
+   * through SIGSTOP, VM freezes and GC pauses). A standby takes the lease only leaseDuration
+   * after it saw that renew land, so a write allowed here reaches the API server at least
+   * leaseDuration − renewDeadline before anyone else may lead. Once the deadline has passed,
+   * leadership is lost here and now (onStoppedLeading), not when a timer gets to run.
+   */
+  mayWrite(): boolean {
+    return this.refusal() === undefined;
+  }
+
+  /** WriteFence: undefined while mayWrite(); otherwise why writes are refused. */
+  refusal(): string | undefined {
+    if (this.phase !== 'leading') return `not the leader (${this.phase})`;
+    const age = this.now() - this.lastRenewAt;
+    if (age < this.config.renewDeadlineMs) return undefined;
+    const reason = `no renew of the lease succeeded within the renew deadline (${this.config.renewDeadlineMs} ms; last ${Math.round(age)} ms ago)`;
+    this.lose(reason);
+    return reason;
   }
 
   /**
@@ -159,8 +185,7 @@ export class LeaseElector {
       if (this.phase !== 'acquiring') return;
       this.reportTransition();
       if (!acquired) {
-        const wait = this.config.retryPeriodMs * (1 + this.random() * acquireJitterFactor);
-        this.tryTimer = setTimeout(() => this.acquireStep(), wait);
+        this.tryTimer = setTimeout(() => this.acquireStep(), this.nextAcquireWait());
         return;
       }
       this.phase = 'leading';
@@ -183,14 +208,31 @@ export class LeaseElector {
     });
   }
 
-  /** A write succeeded while leading: the renew deadline starts again, next renew is due. */
+  /**
+   * How long a candidate waits before its next try: retryPeriod jittered (×1–2.2, as
+   * client-go), but no longer than until the lease it saw held expires, so that a lease left
+   * by a dead leader is taken as soon as it may be rather than up to a jittered retry later.
+   */
+  private nextAcquireWait(): number {
+    const jittered = this.config.retryPeriodMs * (1 + this.random() * acquireJitterFactor);
+    const seen = this.observed;
+    if (seen === undefined || seen.holderIdentity === '') return jittered;
+    // One millisecond past expiry: tryAcquireOrRenew takes it only once strictly expired.
+    const untilExpiry = this.observedAt + seen.leaseDurationSeconds * 1000 - this.now() + 1;
+    return Math.max(0, Math.min(jittered, untilExpiry));
+  }
+
+  /**
+   * A write succeeded while leading: leadership counts from when that attempt's request was
+   * started, the renew deadline starts again from there, and the next renew is due.
+   */
   private renewed(): void {
-    this.lastRenewAt = this.now();
+    this.lastRenewAt = this.attemptStartedAt;
     clearTimeout(this.deadlineTimer);
     const deadline = this.config.renewDeadlineMs;
     this.deadlineTimer = setTimeout(
       () => this.lose(`failed to renew the lease within the renew deadline (${deadline} ms)`),
-      deadline,
+      Math.max(0, this.lastRenewAt + deadline - this.now()),
     );
     this.tryTimer = setTimeout(() => this.renewStep(), this.config.retryPeriodMs);
   }
@@ -222,6 +264,7 @@ export class LeaseElector {
 
   /** Runs one tryAcquireOrRenew, remembered so that release() can wait for it. */
   private attempt(): Promise<boolean> {
+    this.attemptStartedAt = this.now();
     const running = this.tryAcquireOrRenew().catch((error: unknown) => {
       this.logFailure('unexpected failure in a lease attempt', error);
       return false;
