@@ -1,0 +1,275 @@
+// Split brain: a leader paused (SIGSTOP) past its lease, resumed after the standby took over, must write nothing.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Api } from './support/api.ts';
+import { type BerthRun, startBerth } from './support/berth.ts';
+import { useCluster } from './support/cluster.ts';
+import { chartDir, Helm, parseObjects, tokenKubeconfig } from './support/helm.ts';
+import { clusterOvercommits } from './support/invariants.ts';
+import { kwokNode, namespace, pods, toYaml } from './support/manifests.ts';
+import { delay, waitFor } from './support/wait.ts';
+
+const releaseNs = 'berth-system';
+/** One Lease for both replicas (as one chart install with two replicas has). */
+const lease = 'berth-split';
+const nodesPerRun = 12;
+const podsPerNode = 10;
+/** More pods than slots: the standby fills every node, so a stale bind of the old leader overcommits. */
+const podsPerRun = Math.round(nodesPerRun * podsPerNode * 1.5);
+const pauseMs = 30_000;
+
+/** Every write to pods (any subresource), Events and leases, with who made it and when. */
+const auditPolicy = [
+  'apiVersion: audit.k8s.io/v1',
+  'kind: Policy',
+  'omitStages: ["RequestReceived"]',
+  'rules:',
+  '- level: Metadata',
+  '  verbs: ["create", "update", "patch", "delete", "deletecollection"]',
+  '  resources:',
+  '  - { group: "", resources: ["pods", "pods/binding", "pods/status", "events"] }',
+  '  - { group: "events.k8s.io", resources: ["events"] }',
+  '  - { group: "coordination.k8s.io", resources: ["leases"] }',
+  '  - { group: "scheduling.x-k8s.io", resources: ["podgroups", "podgroups/status"] }',
+  '- level: None',
+  '',
+].join('\n');
+
+/** The audit event fields this test reads. */
+interface Audited {
+  verb: string;
+  user: { username: string };
+  objectRef: { resource: string; subresource?: string; namespace?: string; name?: string };
+  responseStatus?: { code?: number };
+  requestReceivedTimestamp: string;
+}
+
+function audited(path: string): Audited[] {
+  return readFileSync(path, 'utf8')
+    .trim()
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as Audited);
+}
+
+const serviceAccountUser = (sa: string) => `system:serviceaccount:${releaseNs}:${sa}`;
+
+describe('split brain: the old leader resumed after a 30 s SIGSTOP (default lease 15 s / 10 s / 2 s)', () => {
+  const cluster = useCluster('split-brain', { auditPolicy });
+  let helm: Helm;
+  const kubeconfigs: Record<'a' | 'b', string> = { a: '', b: '' };
+  const users: Record<'a' | 'b', string> = { a: '', b: '' };
+  let api: Api;
+  const running: BerthRun[] = [];
+
+  beforeAll(async () => {
+    const c = cluster();
+    const version = await c.kubectl.raw<{ gitVersion: string }>('/version');
+    helm = new Helm(join(c.binDir, 'helm'), c.kubeconfig, join(c.dir, 'helm'), version.gitVersion);
+    await c.kubectl.apply(toYaml([namespace(releaseNs)]));
+    // Two releases of the chart sharing one Lease: each replica runs as its own
+    // ServiceAccount with the chart's own RBAC, so the audit log tells their writes apart.
+    for (const replica of ['a', 'b'] as const) {
+      const release = `split-${replica}`;
+      const r = await helm.run([
+        'template',
+        release,
+        chartDir,
+        '--namespace',
+        releaseNs,
+        '--kube-version',
+        version.gitVersion,
+        '--set',
+        `leaderElection.resourceName=${lease}`,
+        '--set',
+        'metrics.service.enabled=false',
+      ]);
+      const rbac = parseObjects(r.stdout).filter((o) =>
+        [
+          'ServiceAccount',
+          'ClusterRole',
+          'ClusterRoleBinding',
+          'Role',
+          'RoleBinding',
+          'Lease',
+        ].includes(String(o.kind)),
+      );
+      await c.kubectl.apply(toYaml(rbac));
+      const sa = rbac.find((o) => o.kind === 'ServiceAccount') as { metadata: { name: string } };
+      const token = (
+        await c.kubectl.run([
+          'create',
+          'token',
+          sa.metadata.name,
+          '-n',
+          releaseNs,
+          '--duration=3600s',
+        ])
+      ).stdout.trim();
+      kubeconfigs[replica] = tokenKubeconfig(c.kubeconfig, token, release);
+      users[replica] = serviceAccountUser(sa.metadata.name);
+    }
+    api = new Api(c.kubeconfig);
+  });
+
+  afterAll(async () => {
+    for (const run of running) {
+      try {
+        process.kill(run.pid, 'SIGCONT');
+      } catch {}
+      await run.stop('SIGKILL', 5_000);
+    }
+    api?.close();
+  });
+
+  for (const [label, flags, pauseAtBound] of [
+    ['defaults', [] as string[], 130],
+    ['--burst 10', ['--burst', '10'], 40],
+  ] as const) {
+    it(`${label}: no write from the old leader after the standby's acquire, no node overcommitted`, async () => {
+      const c = cluster();
+      const tag = label === 'defaults' ? 'dflt' : 'b10';
+      const ns = `split-${tag}`;
+      const schedulerName = `berth-${tag}`;
+      const nodes = Array.from({ length: nodesPerRun }, (_, i) => `split-${tag}-${i}`);
+      await c.kubectl.apply(
+        toYaml([
+          namespace(ns),
+          ...nodes.map((n) =>
+            kwokNode(n, { cpu: '64', memory: '256Gi', pods: podsPerNode, labels: { split: tag } }),
+          ),
+        ]),
+      );
+      const args = [
+        '--scheduler-name',
+        schedulerName,
+        '--leader-elect=true',
+        '--leader-elect-resource-name',
+        lease,
+        '--leader-elect-resource-namespace',
+        releaseNs,
+        ...flags,
+      ];
+      const a = await startBerth(kubeconfigs.a, { dir: c.dir, name: `${ns}-a`, args });
+      running.push(a);
+      await a.waitForLog('a leading', (e) => e.msg === 'successfully acquired lease', 30_000);
+      const b = await startBerth(kubeconfigs.b, { dir: c.dir, name: `${ns}-b`, args });
+      running.push(b);
+      await b.waitForLog('b standing by', (e) => e.msg === 'new leader observed', 30_000);
+
+      // All at once, so that a's binds queue in its rate limiter.
+      const burst = pods('p', ns, podsPerRun, {
+        cpu: '100m',
+        memory: '64Mi',
+        schedulerName,
+        nodeSelector: { split: tag },
+      });
+      await Promise.all(burst.map((p) => api.createPod(ns, p)));
+      // Pause the leader mid-burst: binds it decided are waiting in its rate limiter.
+      const boundAtPause = await waitFor(
+        `${pauseAtBound} pods bound by a`,
+        async () => {
+          a.checkAlive();
+          const bound = (await c.kubectl.pods(ns)).filter((p) => p.spec.nodeName).length;
+          return { ok: bound >= pauseAtBound, seen: bound };
+        },
+        { timeoutMs: 60_000, intervalMs: 20 },
+      );
+      process.kill(a.pid, 'SIGSTOP');
+      const pausedAt = Date.now();
+      await b.waitForLog('b takes over', (e) => e.msg === 'successfully acquired lease', 40_000);
+      const takeoverMs = Date.now() - pausedAt;
+      await delay(Math.max(0, pauseMs - (Date.now() - pausedAt)));
+      process.kill(a.pid, 'SIGCONT');
+      const exit = await a.exited;
+      // Let the standby finish and anything the old leader might still send arrive.
+      await waitFor('every slot filled by b', async () => {
+        b.checkAlive();
+        const bound = (await c.kubectl.pods(ns)).filter((p) => p.spec.nodeName).length;
+        return { ok: bound >= nodesPerRun * podsPerNode, seen: bound };
+      });
+      await delay(3_000);
+
+      const log = audited(c.auditLog);
+      const userA = users.a;
+      const userB = users.b;
+      const acquiredAt = log.find(
+        (e) =>
+          e.user.username === userB &&
+          e.objectRef.resource === 'leases' &&
+          e.objectRef.name === lease &&
+          (e.responseStatus?.code ?? 0) < 300,
+      )?.requestReceivedTimestamp;
+      expect(acquiredAt, 'b acquired the lease').toBeDefined();
+      const late = log.filter(
+        (e) =>
+          e.user.username === userA &&
+          e.objectRef.resource !== 'leases' &&
+          e.requestReceivedTimestamp > (acquiredAt ?? ''),
+      );
+      const lateBinds = late.filter((e) => e.objectRef.subresource === 'binding');
+      const accepted = late.filter((e) => (e.responseStatus?.code ?? 0) < 300);
+      const overcommitted = (await clusterOvercommits(c.kubectl)).filter((o) =>
+        nodes.includes(o.node),
+      );
+      console.log(
+        `[e2e] split-brain ${label}: paused a at ${boundAtPause} bound; b acquired ${(takeoverMs / 1000).toFixed(1)} s into the pause; ` +
+          `a exited ${exit.code ?? exit.signal}; writes by a after b's acquire: ${late.length} ` +
+          `(${lateBinds.length} binds, ${accepted.length} accepted); overcommitted nodes: ${overcommitted.length}`,
+      );
+      expect(
+        late.map(
+          (e) =>
+            `${e.verb} ${e.objectRef.resource}/${e.objectRef.subresource ?? ''} ${e.objectRef.name ?? ''}`,
+        ),
+      ).toEqual([]);
+      expect(overcommitted).toEqual([]);
+      expect(exit.code).toBe(1);
+      expect(a.stderr).toMatch(/lost the leader lease/);
+      await b.stop('SIGTERM');
+    });
+  }
+
+  it('a leader that loses its lease to an unresponsive API server exits within 2 s of the loss', async () => {
+    const c = cluster();
+    const a = await startBerth(kubeconfigs.a, {
+      dir: c.dir,
+      name: 'unresponsive-a',
+      args: [
+        '--scheduler-name',
+        'berth-unresponsive',
+        '--leader-elect=true',
+        '--leader-elect-resource-name',
+        lease,
+        '--leader-elect-resource-namespace',
+        releaseNs,
+        '--leader-elect-lease-duration',
+        '4s',
+        '--leader-elect-renew-deadline',
+        '3s',
+        '--leader-elect-retry-period',
+        '1s',
+      ],
+    });
+    running.push(a);
+    await a.waitForLog('a leading', (e) => e.msg === 'successfully acquired lease', 30_000);
+    const apiserver = c.pids()['kube-apiserver'];
+    if (apiserver === undefined) throw new Error('no kube-apiserver pid');
+    process.kill(apiserver, 'SIGSTOP');
+    try {
+      const loss = await a.waitForLog('the loss', (e) => e.msg === 'leader lease lost', 30_000);
+      // pino's `time`: when the loss was logged, not when this poll saw it.
+      const lostAt = typeof loss === 'string' ? Date.now() : Number(loss.time);
+      const exit = await Promise.race([a.exited, delay(30_000).then(() => undefined)]);
+      const lingerMs = Date.now() - lostAt;
+      console.log(
+        `[e2e] split-brain: exited ${lingerMs} ms after losing the lease to a paused API server`,
+      );
+      expect(exit?.code).toBe(1);
+      expect(lingerMs).toBeLessThan(2_000);
+    } finally {
+      process.kill(apiserver, 'SIGCONT');
+    }
+  });
+});
