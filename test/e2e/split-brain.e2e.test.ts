@@ -7,16 +7,18 @@ import { type BerthRun, startBerth } from './support/berth.ts';
 import { useCluster } from './support/cluster.ts';
 import { chartDir, Helm, parseObjects, tokenKubeconfig } from './support/helm.ts';
 import { clusterOvercommits } from './support/invariants.ts';
+import type { PodJson } from './support/kubectl.ts';
 import { kwokNode, namespace, pods, toYaml } from './support/manifests.ts';
 import { delay, waitFor } from './support/wait.ts';
 
 const releaseNs = 'berth-system';
 /** One Lease for both replicas (as one chart install with two replicas has). */
 const lease = 'berth-split';
-const nodesPerRun = 12;
-const podsPerNode = 10;
+const nodesPerRun = 3;
+const podsPerNode = 100;
+const slots = nodesPerRun * podsPerNode;
 /** More pods than slots: the standby fills every node, so a stale bind of the old leader overcommits. */
-const podsPerRun = Math.round(nodesPerRun * podsPerNode * 1.5);
+const podsPerRun = Math.round(slots * 1.5);
 const pauseMs = 30_000;
 
 /** Every write to pods (any subresource), Events and leases, with who made it and when. */
@@ -113,34 +115,37 @@ describe('split brain: the old leader resumed after a 30 s SIGSTOP (default leas
     api = new Api(c.kubeconfig);
   });
 
-  afterAll(async () => {
-    for (const run of running) {
+  /** Resumes and stops every replica started so far (SIGTERM: a leader releases the Lease). */
+  async function stopAll(): Promise<void> {
+    for (const run of running.splice(0)) {
+      if (run.exitStatus !== undefined) continue;
       try {
         process.kill(run.pid, 'SIGCONT');
       } catch {}
-      await run.stop('SIGKILL', 5_000);
+      await run.stop('SIGTERM', 15_000);
     }
+  }
+
+  afterAll(async () => {
+    await stopAll();
     api?.close();
   });
 
+  // At qps 50 the defaults (burst 100) send 100 binds at once and the next 200 over 4 s;
+  // --burst 10 sends 10, then the 290 others over 6 s. The pause comes in that stretch.
   for (const [label, flags, pauseAtBound] of [
-    ['defaults', [] as string[], 130],
-    ['--burst 10', ['--burst', '10'], 40],
+    ['defaults', [] as string[], 140],
+    ['--burst 10', ['--burst', '10'], 60],
   ] as const) {
     it(`${label}: no write from the old leader after the standby's acquire, no node overcommitted`, async () => {
+      await stopAll();
+      const runStartedAt = new Date().toISOString();
       const c = cluster();
       const tag = label === 'defaults' ? 'dflt' : 'b10';
       const ns = `split-${tag}`;
       const schedulerName = `berth-${tag}`;
       const nodes = Array.from({ length: nodesPerRun }, (_, i) => `split-${tag}-${i}`);
-      await c.kubectl.apply(
-        toYaml([
-          namespace(ns),
-          ...nodes.map((n) =>
-            kwokNode(n, { cpu: '64', memory: '256Gi', pods: podsPerNode, labels: { split: tag } }),
-          ),
-        ]),
-      );
+      await c.kubectl.apply(toYaml([namespace(ns)]));
       const args = [
         '--scheduler-name',
         schedulerName,
@@ -158,7 +163,8 @@ describe('split brain: the old leader resumed after a 30 s SIGSTOP (default leas
       running.push(b);
       await b.waitForLog('b standing by', (e) => e.msg === 'new leader observed', 30_000);
 
-      // All at once, so that a's binds queue in its rate limiter.
+      // The pods first, with no node to go to: when the nodes come, a decides hundreds of
+      // binds at once and they queue in its rate limiter.
       const burst = pods('p', ns, podsPerRun, {
         cpu: '100m',
         memory: '64Mi',
@@ -166,12 +172,27 @@ describe('split brain: the old leader resumed after a 30 s SIGSTOP (default leas
         nodeSelector: { split: tag },
       });
       await Promise.all(burst.map((p) => api.createPod(ns, p)));
+      await waitFor('a to find every pod unschedulable', async () => {
+        const seen = a.logs().filter((e) => e.msg === 'unschedulable').length;
+        return { ok: seen >= podsPerRun, seen };
+      });
+      await c.kubectl.apply(
+        toYaml(
+          nodes.map((n) =>
+            kwokNode(n, { cpu: '64', memory: '256Gi', pods: podsPerNode, labels: { split: tag } }),
+          ),
+        ),
+      );
       // Pause the leader mid-burst: binds it decided are waiting in its rate limiter.
       const boundAtPause = await waitFor(
         `${pauseAtBound} pods bound by a`,
         async () => {
           a.checkAlive();
-          const bound = (await c.kubectl.pods(ns)).filter((p) => p.spec.nodeName).length;
+          const list = await api.ok<{ items: PodJson[] }>(
+            'GET',
+            `/api/v1/namespaces/${ns}/pods?fieldSelector=spec.nodeName%21%3D`,
+          );
+          const bound = list.items.length;
           return { ok: bound >= pauseAtBound, seen: bound };
         },
         { timeoutMs: 60_000, intervalMs: 20 },
@@ -187,7 +208,7 @@ describe('split brain: the old leader resumed after a 30 s SIGSTOP (default leas
       await waitFor('every slot filled by b', async () => {
         b.checkAlive();
         const bound = (await c.kubectl.pods(ns)).filter((p) => p.spec.nodeName).length;
-        return { ok: bound >= nodesPerRun * podsPerNode, seen: bound };
+        return { ok: bound >= slots, seen: bound };
       });
       await delay(3_000);
 
@@ -197,6 +218,7 @@ describe('split brain: the old leader resumed after a 30 s SIGSTOP (default leas
       const acquiredAt = log.find(
         (e) =>
           e.user.username === userB &&
+          e.requestReceivedTimestamp > runStartedAt &&
           e.objectRef.resource === 'leases' &&
           e.objectRef.name === lease &&
           (e.responseStatus?.code ?? 0) < 300,
@@ -205,6 +227,7 @@ describe('split brain: the old leader resumed after a 30 s SIGSTOP (default leas
       const late = log.filter(
         (e) =>
           e.user.username === userA &&
+          e.objectRef.namespace === ns &&
           e.objectRef.resource !== 'leases' &&
           e.requestReceivedTimestamp > (acquiredAt ?? ''),
       );
@@ -227,11 +250,11 @@ describe('split brain: the old leader resumed after a 30 s SIGSTOP (default leas
       expect(overcommitted).toEqual([]);
       expect(exit.code).toBe(1);
       expect(a.stderr).toMatch(/lost the leader lease/);
-      await b.stop('SIGTERM');
     });
   }
 
   it('a leader that loses its lease to an unresponsive API server exits within 2 s of the loss', async () => {
+    await stopAll();
     const c = cluster();
     const a = await startBerth(kubeconfigs.a, {
       dir: c.dir,

@@ -1,13 +1,14 @@
 // Tests DirectHttp against a real local HTTP server: credentials, bodies, API errors, timeouts and watch streams.
 import {
   createServer,
+  Agent as HttpAgent,
   type IncomingHttpHeaders,
   type IncomingMessage,
   type Server,
   type ServerResponse,
 } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { localKubeConfig } from '../../../test/support/local-kubeconfig.ts';
 import { berthVersion } from '../../runtime/version.ts';
 import { ApiStatusError, describeApiError } from './api-error.ts';
@@ -67,7 +68,13 @@ const streamed = [
   { type: 'ADDED', object: { metadata: { name: 'ünïcode-é', resourceVersion: '10' } } },
 ];
 
+/** Answers of `/held` wait here until the test lets them go. */
+const held: (() => void)[] = [];
+
 const routes: Record<string, Route> = {
+  '/held': (_req, res) => {
+    held.push(() => sendJson(res, 200, { kind: 'Pod' }));
+  },
   '/api/v1/namespaces/ns/pods/p/binding': (_req, res) => {
     res.writeHead(201, { 'content-type': 'application/json' });
     res.end('{"kind":"Status","status":"Success","code":201}');
@@ -319,6 +326,38 @@ describe('DirectHttp.request', () => {
       expect(seen.get('/api/v1/namespaces/ns/pods/patched')?.method).toBe('PATCH');
     } finally {
       fenced.destroy();
+    }
+  });
+
+  it('asks the fence again when a write gets its socket: one queued behind a busy connection is not sent once leadership is gone', async () => {
+    let refusal: string | undefined;
+    const kc = localKubeConfig(`http://127.0.0.1:${port}`);
+    // One connection only, as a saturated keep-alive pool: the second request waits for it.
+    const agent = new HttpAgent({ keepAlive: true, maxSockets: 1 });
+    kc.applyToHTTPSOptions = async (o) => {
+      o.agent = agent;
+    };
+    const fenced = new DirectHttp(kc, { fence: { refusal: () => refusal } });
+    try {
+      const first = fenced.request('PATCH', '/held', '{}', { timeoutMs: 5000 });
+      await vi.waitFor(() => expect(held).toHaveLength(1), poll);
+      seen.delete('/api/v1/namespaces/ns/pods/patched');
+      // Passes the first check (the fence allows it now), then waits for the socket.
+      const second = fenced.request('PATCH', '/api/v1/namespaces/ns/pods/patched', '{}', {
+        timeoutMs: 5000,
+      });
+      await sleep(20);
+      refusal = 'no renew of the lease succeeded within the renew deadline';
+      held.shift()?.();
+      await first;
+      const err = await rejection(second);
+      expect(err).toBeInstanceOf(FencedWriteError);
+      await sleep(20);
+      expect(seen.has('/api/v1/namespaces/ns/pods/patched')).toBe(false);
+    } finally {
+      for (const release of held.splice(0)) release();
+      fenced.destroy();
+      agent.destroy();
     }
   });
 

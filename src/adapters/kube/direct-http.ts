@@ -11,7 +11,7 @@ import type { ProtoItemDecoder } from './protobuf/items.ts';
 import { ProtoListSplitter } from './protobuf/list-splitter.ts';
 import { protobufStatusText } from './protobuf/status.ts';
 import { berthUserAgent } from './user-agent.ts';
-import { checkFence, type WriteFence } from './write-fence.ts';
+import { checkFence, endFenced, type WriteFence } from './write-fence.ts';
 
 /** A watch's callbacks: each event as it arrives, and one close (null: the server ended it). */
 export interface DirectWatchHandlers {
@@ -183,7 +183,7 @@ export class DirectHttp {
         'content-type': opts.contentType ?? 'application/json',
         'content-length': String(Buffer.byteLength(body)),
       };
-    // The last moment before the request exists: nothing is awaited between here and send.
+    // Refused before a connection is even asked for; asked again once it has one (endFenced).
     checkFence(this.fence, method, path);
     return new Promise((resolve, reject) => {
       const req = this.send(options);
@@ -196,7 +196,7 @@ export class DirectHttp {
           else reject(new ApiStatusError(code, text, res.headers));
         }, reject);
       });
-      req.end(body);
+      endFenced(req, this.fence, method, path, body);
     });
   }
 
