@@ -1,6 +1,6 @@
 // The Kubernetes effect adapter: binds, preempts, nominates, sets PodScheduled, records Events.
 import type { Logger } from 'pino';
-import type { EffectPort, GroupReport } from '../../core/ports.ts';
+import type { EffectPort, GroupReport, PodScheduledReason } from '../../core/ports.ts';
 import type { AttemptRef, BindFailureReason, InputEvent, PodRef } from '../../events/types.ts';
 import { describeApiError } from './api-error.ts';
 import type { KubeClients } from './config.ts';
@@ -72,7 +72,7 @@ interface Report {
   kind: 'status' | 'event';
   what: string;
   call: () => Promise<unknown>;
-  /** The unschedulable message this write reports, if any (for the dedupe). */
+  /** The `<reason>: <message>` this write reports, if any (for the dedupe). */
   message?: string;
 }
 
@@ -94,7 +94,7 @@ function bindFailureReason(code: number | undefined): BindFailureReason {
 
 /** The Event's optional parts. */
 interface EventExtras {
-  /** The unschedulable message this Event reports (for the dedupe). */
+  /** The `<reason>: <message>` this Event reports (for the dedupe). */
   unschedulable?: string;
   /** The Event's `related` pod (the preemptor of a Preempted Event). */
   related?: PodRef;
@@ -116,7 +116,7 @@ export class KubeEffects implements EffectPort {
   private readonly reports: PacedQueue<Report>;
   /** PodGroup status writes and Events: their own queue, on the same report budget. */
   private readonly groups: GroupReports;
-  /** Last unschedulable message per pod uid, oldest first (Map keeps insertion order). */
+  /** Last reported `<reason>: <message>` per pod uid, oldest first (Map keeps insertion order). */
   private readonly lastUnschedulable = new Map<string, string>();
   private stopped = false;
   private readonly namer = new EventNamer();
@@ -220,16 +220,25 @@ export class KubeEffects implements EffectPort {
     this.track('nomination', runNominate(this.preemption, ref, node));
   }
 
-  /** Sets PodScheduled=False/Unschedulable and records FailedScheduling, once per message. */
-  reportUnschedulable(pod: PodRef, message: string, observedGeneration?: number): void {
-    if (this.stopped || this.lastUnschedulable.get(pod.uid) === message) return;
-    this.remember(pod.uid, message);
+  /**
+   * Sets PodScheduled=False with `reason` (Unschedulable, or SchedulerError for a refused
+   * bind) and records a Warning FailedScheduling, once per reason and message.
+   */
+  reportUnschedulable(
+    pod: PodRef,
+    message: string,
+    observedGeneration?: number,
+    reason: PodScheduledReason = 'Unschedulable',
+  ): void {
+    const reported = `${reason}: ${message}`;
+    if (this.stopped || this.lastUnschedulable.get(pod.uid) === reported) return;
+    this.remember(pod.uid, reported);
     const { namespace, name } = splitKey(pod.key);
     const condition = {
       type: 'PodScheduled',
       ...generationField(observedGeneration),
       status: 'False',
-      reason: 'Unschedulable',
+      reason,
       message,
       lastTransitionTime: this.now().toISOString(),
     };
@@ -237,7 +246,7 @@ export class KubeEffects implements EffectPort {
       pod,
       kind: 'status',
       what: 'patch PodScheduled',
-      message,
+      message: reported,
       call: () =>
         this.opts.clients.core.patchNamespacedPodStatus(
           { name, namespace, body: { status: { conditions: [condition] } } },
@@ -245,7 +254,7 @@ export class KubeEffects implements EffectPort {
         ),
     });
     this.recordEvent(pod, 'Warning', 'FailedScheduling', 'Scheduling', message, {
-      unschedulable: message,
+      unschedulable: reported,
     });
   }
 
@@ -357,7 +366,8 @@ export class KubeEffects implements EffectPort {
         { pod: key, uid, attempt: attempt.attempt, node, reason, code: f.code, err: f.message },
         'bind failed',
       );
-      result = { type: 'BindFailed', ...attempt, node, reason, message: f.message };
+      const code = f.code === undefined ? {} : { code: f.code };
+      result = { type: 'BindFailed', ...attempt, node, reason, message: f.message, ...code };
     }
     try {
       this.opts.ingest(result);
