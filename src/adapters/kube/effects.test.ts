@@ -406,7 +406,8 @@ describe('KubeEffects reports', () => {
   });
 
   it('sends a report again when the previous identical one failed', async () => {
-    const t = setup();
+    // One try: the retries of a 500 have tests of their own (report-retry.test.ts).
+    const t = setup({ reportRetry: { tries: 1, firstDelayMs: 100 } });
     t.behaviour.patch = () => Promise.reject(apiError(500, 'InternalError', 'boom'));
     t.effects.reportUnschedulable(pod('ns/p'), 'A');
     await t.effects.settled();

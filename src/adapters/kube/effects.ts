@@ -15,6 +15,14 @@ import {
   splitKey,
 } from './preemption-effects.ts';
 import { PacedQueue, type TokenBucket } from './rate-limiter.ts';
+import {
+  defaultReportRetry,
+  isRetriable,
+  type ReportRetryPolicy,
+  type RetryClock,
+  RetryTimers,
+  retryDelay,
+} from './report-retry.ts';
 import { PatchType, timeoutOptions } from './request-options.ts';
 import { WriteGate } from './write-gate.ts';
 
@@ -63,6 +71,13 @@ export interface KubeEffectsOptions {
   reportsYieldAt?: number;
   /** Wall clock for condition and event timestamps (default `new Date()`). */
   now?: () => Date;
+  /**
+   * How a report that failed with a 5xx, a 429 or no answer is tried again (default 4 tries,
+   * 100 ms doubling); each try takes a report token. Other failures are not retried.
+   */
+  reportRetry?: ReportRetryPolicy;
+  /** Timers the retries wait on (default the global ones, unref'd). */
+  retryClock?: RetryClock;
 }
 
 /** One report write waiting for a token. */
@@ -74,6 +89,8 @@ interface Report {
   call: () => Promise<unknown>;
   /** The `<reason>: <message>` this write reports, if any (for the dedupe). */
   message?: string;
+  /** Tries that failed so far (absent: none). */
+  tries?: number;
 }
 
 /** Drops are logged at the first one and then every this many, with the running count. */
@@ -114,6 +131,8 @@ export class KubeEffects implements EffectPort {
   private readonly writes = new Set<Promise<void>>();
   private readonly preemption: PreemptionWriter;
   private readonly reports: PacedQueue<Report>;
+  /** Reports waiting to be tried again after a failure that may pass. */
+  private readonly retries: RetryTimers<Report>;
   /** PodGroup status writes and Events: their own queue, on the same report budget. */
   private readonly groups: GroupReports;
   /** Last reported `<reason>: <message>` per pod uid, oldest first (Map keeps insertion order). */
@@ -136,6 +155,9 @@ export class KubeEffects implements EffectPort {
       run: (report) => this.send(report),
       onDrop: (report) => this.onDrop(report),
     });
+    this.retries = new RetryTimers<Report>((report) => {
+      if (this.stillCurrent(report)) this.reports.push(report);
+    }, opts.retryClock);
     this.groups = new GroupReports({
       clients: opts.clients,
       bucket: opts.reportLimiter,
@@ -170,9 +192,9 @@ export class KubeEffects implements EffectPort {
     };
   }
 
-  /** Report writes waiting for a token (PodGroup writes included). */
+  /** Report writes waiting for a token or a retry (PodGroup writes included). */
   get queuedReports(): number {
-    return this.reports.size + this.groups.size;
+    return this.reports.size + this.retries.size + this.groups.size;
   }
 
   /** Report writes dropped so far because the report queue was full. */
@@ -288,7 +310,9 @@ export class KubeEffects implements EffectPort {
    */
   forgetPod(pod: PodRef): void {
     this.lastUnschedulable.delete(pod.uid);
-    this.reports.remove((r) => r.kind === 'status' && r.pod.uid === pod.uid);
+    const its = (r: Report) => r.kind === 'status' && r.pod.uid === pod.uid;
+    this.reports.remove(its);
+    this.retries.cancel(its);
   }
 
   /**
@@ -301,10 +325,13 @@ export class KubeEffects implements EffectPort {
 
   /** Resolves when every write and report, queued or in flight, has settled (for tests). */
   async settled(): Promise<void> {
-    await this.idle();
-    await this.reports.settled();
-    await this.groups.settled();
-    if (this.writes.size > 0) await this.settled();
+    for (;;) {
+      await this.idle();
+      await this.reports.settled();
+      await this.groups.settled();
+      await this.retries.settled();
+      if (this.writes.size === 0 && this.queuedReports === 0) return;
+    }
   }
 
   /**
@@ -315,7 +342,7 @@ export class KubeEffects implements EffectPort {
   stop(): void {
     if (this.stopped) return;
     this.stopped = true;
-    const dropped = this.reports.close() + this.groups.close();
+    const dropped = this.reports.close() + this.groups.close() + this.retries.close();
     this.gate.open();
     this.log.info({ dropped }, 'stopped; queued reports dropped');
   }
@@ -420,13 +447,23 @@ export class KubeEffects implements EffectPort {
     });
   }
 
-  /** Sends one report; a failure is logged and dropped. Never rejects. */
+  /**
+   * Sends one report. A failure that may pass (5xx, 429, no answer) is tried again after a
+   * backoff, unless the policy's tries are spent or a status write was superseded (the pod was
+   * forgotten, bound, or has a newer report); any other failure is logged and dropped. Never
+   * rejects.
+   */
   private async send(report: Report): Promise<void> {
     if (this.stopped) return;
     try {
       await report.call();
     } catch (err) {
       const f = describeApiError(err);
+      const tries = (report.tries ?? 0) + 1;
+      const delay =
+        isRetriable(f) && this.stillCurrent(report)
+          ? retryDelay(this.opts.reportRetry ?? defaultReportRetry, tries)
+          : undefined;
       this.log.warn(
         {
           pod: report.pod.key,
@@ -434,10 +471,13 @@ export class KubeEffects implements EffectPort {
           write: report.what,
           code: f.code,
           err: f.message,
+          tries,
+          ...(delay === undefined ? {} : { retryInMs: delay }),
         },
-        'report failed',
+        delay === undefined ? 'report failed' : 'report failed; retrying',
       );
-      this.unremember(report);
+      if (delay === undefined) this.unremember(report);
+      else this.retries.schedule({ ...report, tries }, delay);
     }
     if (this.droppedSinceLog > 0 && this.reports.size === 0 && !this.stopped) {
       this.log.info({ dropped: this.droppedSinceLog }, 'report backlog drained');
@@ -458,6 +498,15 @@ export class KubeEffects implements EffectPort {
         { dropped: this.droppedSinceLog, queued: this.queuedReports },
         'report backlog full; dropping the oldest reports',
       );
+  }
+
+  /**
+   * False for a status write that would now be a step back: its pod was forgotten or bound,
+   * or a newer report replaced what it writes. Events stay current (they record a moment).
+   */
+  private stillCurrent(report: Report): boolean {
+    if (report.kind !== 'status' || report.message === undefined) return true;
+    return this.lastUnschedulable.get(report.pod.uid) === report.message;
   }
 
   /** A report that was not written is forgotten, so that the next identical one is sent. */
