@@ -17,11 +17,10 @@ import {
 import { PacedQueue, type TokenBucket } from './rate-limiter.ts';
 import {
   defaultReportRetry,
-  isRetriable,
   type ReportRetryPolicy,
   type RetryClock,
   RetryTimers,
-  retryDelay,
+  retryAfter,
 } from './report-retry.ts';
 import { PatchType, timeoutOptions } from './request-options.ts';
 import { WriteGate } from './write-gate.ts';
@@ -171,6 +170,8 @@ export class KubeEffects implements EffectPort {
       namer: this.namer,
       now: () => this.now(),
       onDrop: () => this.countDrop(),
+      retry: opts.reportRetry ?? defaultReportRetry,
+      ...(opts.retryClock === undefined ? {} : { retryClock: opts.retryClock }),
     });
     this.preemption = {
       clients: opts.clients,
@@ -460,10 +461,9 @@ export class KubeEffects implements EffectPort {
     } catch (err) {
       const f = describeApiError(err);
       const tries = (report.tries ?? 0) + 1;
-      const delay =
-        isRetriable(f) && this.stillCurrent(report)
-          ? retryDelay(this.opts.reportRetry ?? defaultReportRetry, tries)
-          : undefined;
+      const delay = this.stillCurrent(report)
+        ? retryAfter(this.opts.reportRetry ?? defaultReportRetry, f, tries)
+        : undefined;
       this.log.warn(
         {
           pod: report.pod.key,

@@ -51,6 +51,19 @@ export function retryDelay(policy: ReportRetryPolicy, tries: number): number | u
   return policy.firstDelayMs * 2 ** Math.max(0, tries - 1);
 }
 
+/**
+ * The wait before trying a write again after its try number `tries` failed with `failure`,
+ * or undefined when it is not to be tried again (the failure would repeat, or the tries are
+ * spent).
+ */
+export function retryAfter(
+  policy: ReportRetryPolicy,
+  failure: ApiFailure,
+  tries: number,
+): number | undefined {
+  return isRetriable(failure) ? retryDelay(policy, tries) : undefined;
+}
+
 /** A job waiting for its retry time. */
 interface Waiting<T> {
   job: T;
