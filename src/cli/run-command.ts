@@ -1,5 +1,6 @@
 // `berth run`: schedule a real cluster's pods through the Kubernetes API.
 import { hostname } from 'node:os';
+import { performance } from 'node:perf_hooks';
 import pino, { type Logger } from 'pino';
 import {
   checkConnection,
@@ -12,10 +13,12 @@ import { kubeLeaseApi, LeaseElector, leaderIdentity } from '../adapters/kube/lea
 import { TokenBucket } from '../adapters/kube/rate-limiter.ts';
 import { nodeSource, objectSource, podSource, reflect } from '../adapters/kube/reflector.ts';
 import type { WriteFence } from '../adapters/kube/write-fence.ts';
+import { BindHealth } from '../adapters/metrics/bind-health.ts';
 import { SchedulerMetrics } from '../adapters/metrics/scheduler-metrics.ts';
 import { parseBindAddress, startStatusServer } from '../adapters/metrics/status-server.ts';
 import { objectKinds, optionalObjectKinds } from '../cluster/cluster-objects.ts';
 import { LiveScheduler } from '../runtime/live.ts';
+import { observeAll } from '../runtime/observers.ts';
 import { intFlag, numberFlag, parseFlags } from './args.ts';
 import { decisionConfig, readConfigFile } from './config-file.ts';
 import { CliError, ExitNowError } from './errors.ts';
@@ -160,6 +163,7 @@ export async function runCommand(argv: string[]): Promise<void> {
     profile: config.schedulerName,
     pending: () => live.core.pendingCounts(),
   });
+  const bindHealth = new BindHealth({ now: () => performance.now() });
   // The pending pods are asked for once the nodes are listed (see podSource).
   let nodesWereListed = () => {};
   const nodesListed = new Promise<void>((resolve) => {
@@ -169,7 +173,7 @@ export async function runCommand(argv: string[]): Promise<void> {
     config,
     seed,
     logger,
-    observer: metrics,
+    observer: observeAll(metrics, bindHealth),
     leading: !election.enabled,
     sources: [
       reflect({
@@ -249,7 +253,8 @@ export async function runCommand(argv: string[]): Promise<void> {
         logger,
         health: {
           live: () => elector?.health(),
-          ready: () => (live.ready ? undefined : 'waiting for the first node and pod lists'),
+          ready: () =>
+            live.ready ? bindHealth.problem() : 'waiting for the first node and pod lists',
         },
       }).catch((error: unknown) => {
         throw new CliError((error as Error).message);

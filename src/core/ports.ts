@@ -44,11 +44,18 @@ export interface EffectPort {
    */
   nominate?(pod: PodRef, node: string | undefined): void;
   /**
-   * No node fits: set PodScheduled=False/Unschedulable and emit FailedScheduling. A positive
-   * `observedGeneration` (the pod's metadata.generation) goes on the condition, as kube 1.34
-   * writes it (PodObservedGenerationTracking); so does preempt's on DisruptionTarget.
+   * The pod is not scheduled: set PodScheduled=False with `reason` (default Unschedulable: no
+   * node fits; SchedulerError: the bind was refused) and `message`, and emit a Warning
+   * FailedScheduling Event with `message`. A positive `observedGeneration` (the pod's
+   * metadata.generation) goes on the condition, as kube 1.34 writes it
+   * (PodObservedGenerationTracking); so does preempt's on DisruptionTarget.
    */
-  reportUnschedulable?(pod: PodRef, message: string, observedGeneration?: number): void;
+  reportUnschedulable?(
+    pod: PodRef,
+    message: string,
+    observedGeneration?: number,
+    reason?: PodScheduledReason,
+  ): void;
   /** The pod was bound to `node`: emit the Scheduled Event. */
   reportScheduled?(pod: PodRef, node: string): void;
   /** The pod is gone (deleted, or replaced under its name): forget what was reported. */
@@ -59,6 +66,21 @@ export interface EffectPort {
    * A report, never an input: the latest report of a group supersedes an unsent one.
    */
   reportGroup?(report: GroupReport): void;
+}
+
+/**
+ * The reasons of PodScheduled=False that berth writes, as kube-scheduler's
+ * handleSchedulingFailure does: Unschedulable when no node fits (or Permit rejected the pod),
+ * SchedulerError when the attempt failed otherwise (a refused bind).
+ */
+export type PodScheduledReason = 'Unschedulable' | 'SchedulerError';
+
+/**
+ * The message of a bind the API server refused, as kube-scheduler 1.37 words it (its
+ * framework wraps the DefaultBinder's error: `running Bind plugin "DefaultBinder": <error>`).
+ */
+export function bindErrorMessage(apiMessage: string): string {
+  return `running Bind plugin "DefaultBinder": ${apiMessage}`;
 }
 
 /** The phases of a scheduler-plugins PodGroup's `status.phase` that berth writes. */

@@ -8,7 +8,7 @@ import type { AttemptRef, DecisionEvent, InputEvent, PodRef, PodTimerId } from '
 import type { FilterPlugin, Profile } from '../framework/types.ts';
 import { defaultProfile } from '../plugins/registry.ts';
 import { type BerthConfig, defaultConfig } from './config.ts';
-import type { EffectPort, TimerPort } from './ports.ts';
+import type { EffectPort, PodScheduledReason, TimerPort } from './ports.ts';
 import { Scheduler } from './scheduler.ts';
 
 /** A TimerPort that records what is armed (by `<timer> <uid>`) and every call. */
@@ -34,15 +34,20 @@ class FakeTimers implements TimerPort {
 /** An EffectPort that records every command and report. */
 class FakeEffects implements EffectPort {
   readonly binds: { attempt: AttemptRef; node: string }[] = [];
-  readonly unschedulable: { pod: PodRef; message: string }[] = [];
+  readonly unschedulable: { pod: PodRef; message: string; reason: PodScheduledReason }[] = [];
   readonly scheduled: { pod: PodRef; node: string }[] = [];
   readonly forgotten: PodRef[] = [];
 
   bind(attempt: AttemptRef, node: string): void {
     this.binds.push({ attempt: { ...attempt }, node });
   }
-  reportUnschedulable(pod: PodRef, message: string): void {
-    this.unschedulable.push({ pod: { ...pod }, message });
+  reportUnschedulable(
+    pod: PodRef,
+    message: string,
+    _generation?: number,
+    reason: PodScheduledReason = 'Unschedulable',
+  ): void {
+    this.unschedulable.push({ pod: { ...pod }, message, reason });
   }
   reportScheduled(pod: PodRef, node: string): void {
     this.scheduled.push({ pod: { ...pod }, node });
@@ -214,6 +219,73 @@ describe('Scheduler: a pod is its uid', () => {
     expect([...h.core.state.pods.keys()]).toEqual(['new']);
     expect(h.cycle()).toEqual(reserved(attempt('web', 1, 'new'), 'n1'));
     expect(h.broken).toEqual([]);
+  });
+});
+
+describe('Scheduler: a refused bind is reported as kube reports it', () => {
+  const forbidden =
+    'pods "web" is forbidden: User "system:serviceaccount:berth:berth" cannot create resource "pods/binding" in API group "" in the namespace "default"';
+
+  it("a bind refused with an Error (403) reports PodScheduled=False/SchedulerError with kube's message, and the pod backs off", () => {
+    const h = given();
+    h.events(node('n1'), upsert(pod('web')));
+    h.cycle();
+    h.events({
+      type: 'BindFailed',
+      ...attempt('web', 1),
+      node: 'n1',
+      reason: 'Error',
+      message: forbidden,
+      code: 403,
+    });
+    expect(h.effects.unschedulable).toEqual([
+      {
+        pod: { uid: 'web-1', key: 'default/web' },
+        message: `running Bind plugin "DefaultBinder": ${forbidden}`,
+        reason: 'SchedulerError',
+      },
+    ]);
+    expect(h.core.machineState('web-1')).toBe('backoff');
+    expect(h.cpuOn('n1')).toBe(0);
+  });
+
+  it.each([
+    [
+      'Conflict',
+      'Operation cannot be fulfilled on pods/binding "web": pod web is already assigned to node "n2"',
+    ],
+    ['NotFound', 'pods "web" not found'],
+  ] as const)(
+    'a bind failing with %s (the pod is gone, recreated or bound elsewhere) reports nothing',
+    (reason, message) => {
+      const h = given();
+      h.events(node('n1'), upsert(pod('web')));
+      h.cycle();
+      h.events({ type: 'BindFailed', ...attempt('web', 1), node: 'n1', reason, message });
+      expect(h.effects.unschedulable).toEqual([]);
+    },
+  );
+
+  const refused = (a: AttemptRef): InputEvent => ({
+    type: 'BindFailed',
+    ...a,
+    node: 'n1',
+    reason: 'Error',
+    message: forbidden,
+    code: 403,
+  });
+
+  it("an older attempt's refused bind reports nothing for the attempt in flight", () => {
+    const h = given();
+    h.events(node('n1'), upsert(pod('web')));
+    h.cycle();
+    h.events(refused(attempt('web', 1)));
+    h.fire('backoff', 'web-1');
+    h.cycle();
+    h.effects.unschedulable.length = 0;
+    h.events(refused(attempt('web', 1)));
+    expect(h.effects.unschedulable).toEqual([]);
+    expect(h.core.machineState('web-1')).toBe('binding');
   });
 });
 
@@ -513,6 +585,7 @@ describe('Scheduler: what it tells the effect adapter', () => {
         pod: { uid: 'big-1', key: 'default/big' },
         message:
           '0/1 nodes are available: 1 Insufficient cpu. no new claims to deallocate, preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.',
+        reason: 'Unschedulable',
       },
     ]);
     h.events(deleted('big'));

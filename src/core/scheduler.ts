@@ -22,7 +22,13 @@ import {
 } from './gang-step.ts';
 import { Gangs, type HeldMember, ranksBefore } from './gangs.ts';
 import { PodActors } from './pod-actors.ts';
-import type { EffectPort, GroupReport, TimerPort } from './ports.ts';
+import {
+  bindErrorMessage,
+  type EffectPort,
+  type GroupReport,
+  type PodScheduledReason,
+  type TimerPort,
+} from './ports.ts';
 import { Preemptions } from './preemptions.ts';
 import {
   type CoreSnapshot,
@@ -52,7 +58,14 @@ export interface SchedulerOptions {
 /** A command for the effect adapter, queued while an envelope is applied and sent after. */
 type Command =
   | { kind: 'bind'; attempt: AttemptRef; node: string }
-  | { kind: 'unschedulable'; uid: string; key: string; message: string; generation: number }
+  | {
+      kind: 'unschedulable';
+      uid: string;
+      key: string;
+      message: string;
+      generation: number;
+      reason: PodScheduledReason;
+    }
   | { kind: 'scheduled'; uid: string; key: string; node: string }
   | {
       kind: 'preempt';
@@ -665,13 +678,19 @@ export class Scheduler {
   }
 
   /** Queues the PodScheduled=False report (and FailedScheduling Event) of pod `uid`. */
-  private reportUnschedulable(uid: string, key: string, message: string): void {
+  private reportUnschedulable(
+    uid: string,
+    key: string,
+    message: string,
+    reason: PodScheduledReason = 'Unschedulable',
+  ): void {
     this.outbox.push({
       kind: 'unschedulable',
       uid,
       key,
       message,
       generation: this.generationOf(uid),
+      reason,
     });
   }
 
@@ -794,6 +813,15 @@ export class Scheduler {
       case 'BindFailed':
         if (this.isCurrentAttempt(event.uid, event.attempt, 'binding')) {
           this.pods.send(event.uid, { type: 'BIND_FAILED', message: event.message, now: this.now });
+          // Refused (403, 422, 5xx, no answer): kube's SchedulerError. A Conflict or NotFound
+          // means the pod is gone, recreated or bound by someone else: the watch tells.
+          if (event.reason === 'Error')
+            this.reportUnschedulable(
+              event.uid,
+              event.key,
+              bindErrorMessage(event.message),
+              'SchedulerError',
+            );
           this.memberLost(
             event.uid,
             `${event.key} lost its place: binding failed: ${event.message}`,
@@ -1050,7 +1078,12 @@ export class Scheduler {
     for (const c of commands) {
       if (c.kind === 'bind') effects.bind(c.attempt, c.node);
       else if (c.kind === 'unschedulable')
-        effects.reportUnschedulable?.({ uid: c.uid, key: c.key }, c.message, c.generation);
+        effects.reportUnschedulable?.(
+          { uid: c.uid, key: c.key },
+          c.message,
+          c.generation,
+          c.reason,
+        );
       else if (c.kind === 'scheduled')
         effects.reportScheduled?.({ uid: c.uid, key: c.key }, c.node);
       else if (c.kind === 'preempt')

@@ -47,6 +47,14 @@ function stringField(e: Fields, field: string): string | undefined {
   return typeof e[field] === 'string' ? undefined : missing(field, 'a string', e[field]);
 }
 
+/** An optional `code`: an HTTP status (an integer from 100 to 599). */
+function httpCodeField(e: Fields): string | undefined {
+  const c = e.code;
+  if (c === undefined || (typeof c === 'number' && Number.isInteger(c) && c >= 100 && c <= 599))
+    return undefined;
+  return missing('code', 'an HTTP status code', c);
+}
+
 function nodeField(e: Fields): string | undefined {
   return nonEmptyString(e.node) ? undefined : missing('node', 'a node name', e.node);
 }
@@ -107,7 +115,7 @@ export function eventProblem(event: BerthEvent): string | undefined {
         attemptProblem(e) ??
         nodeField(e) ??
         (bindFailureReasons.has(e.reason)
-          ? stringField(e, 'message')
+          ? (stringField(e, 'message') ?? httpCodeField(e))
           : missing('reason', 'Conflict, NotFound or Error', e.reason))
       );
     case 'TimerFired':

@@ -114,6 +114,12 @@ describe('log format', () => {
       'seq 2 does not follow 0: expected 1 (an event is missing or moved)',
     ],
     [
+      'a bind result whose HTTP code is not a number',
+      `${JSON.stringify(header)}\n{"seq":1,"time":0,"event":{"type":"BindFailed","uid":"u","key":"ns/p","attempt":1,"node":"n","reason":"Error","message":"m","code":"403"}}\n`,
+      2,
+      'BindFailed has "code" "403", not an HTTP status code',
+    ],
+    [
       'a future format',
       `${JSON.stringify({ ...header, format: 99 })}\n`,
       1,
@@ -139,6 +145,16 @@ describe('log format', () => {
       { type: 'BindSucceeded', ...at, node: 'n' },
       { type: 'BindRequested', ...at, attempt: 2, node: 'n' },
       { type: 'BindFailed', ...at, attempt: 2, node: 'n', reason: 'Conflict', message: 'm' },
+      { type: 'BindRequested', ...at, attempt: 3, node: 'n' },
+      {
+        type: 'BindFailed',
+        ...at,
+        attempt: 3,
+        node: 'n',
+        reason: 'Error',
+        message: 'm',
+        code: 403,
+      },
       { type: 'TimerFired', timer: 'backoff', ...ref },
       { type: 'TimerFired', timer: 'flush' },
       { type: 'PodWaiting', ...at, node: 'n', timeoutMs: 5 },
@@ -148,6 +164,6 @@ describe('log format', () => {
     const envelopes = events.map((event, i) => ({ seq: i + 1, time: i, event }));
     const log = parseLog(record(envelopes).text);
     expect(log.envelopes).toEqual(envelopes);
-    expect(log.digest?.decisions).toBe(5);
+    expect(log.digest?.decisions).toBe(6);
   });
 });

@@ -94,6 +94,11 @@ export interface BindFailed extends AttemptRef {
   node: string;
   reason: BindFailureReason;
   message: string;
+  /**
+   * The API server's HTTP status (403, 422, 500, …); absent when the request got no answer
+   * (refused, reset, timed out) and in logs written before it was recorded.
+   */
+  code?: number;
 }
 
 /**

@@ -98,6 +98,7 @@ describe('KubeEffects.bind', () => {
         node: 'node-a',
         reason: 'Conflict',
         message,
+        code: 409,
       },
     ]);
   });
@@ -166,6 +167,8 @@ describe('KubeEffects.bind', () => {
         node: 'node-a',
         reason,
         message,
+        // The HTTP status goes into the log with the result; a request never answered has none.
+        ...(code === undefined ? {} : { code }),
       },
     ]);
     const warn = t.logLines.find((l) => l.msg === 'bind failed');
@@ -322,6 +325,32 @@ describe('KubeEffects reports', () => {
     expect(headers['Content-Type']).toBe('application/strategic-merge-patch+json');
   });
 
+  it('writes a refused bind as PodScheduled=False/SchedulerError and a Warning FailedScheduling with the same message', async () => {
+    const t = setup();
+    const message =
+      'running Bind plugin "DefaultBinder": pods "p1" is forbidden: User "system:serviceaccount:b:b" cannot create resource "pods/binding" in API group "" in the namespace "ns1"';
+    t.effects.reportUnschedulable(pod('ns1/p1'), message, 2, 'SchedulerError');
+    // The same reason and message again is a repeat: written once.
+    t.effects.reportUnschedulable(pod('ns1/p1'), message, 2, 'SchedulerError');
+    await t.effects.settled();
+    const conditions = t.calls.patch.map(
+      (c) => (c.param.body as { status: { conditions: unknown[] } }).status.conditions[0],
+    );
+    expect(conditions).toEqual([
+      {
+        type: 'PodScheduled',
+        observedGeneration: 2,
+        status: 'False',
+        reason: 'SchedulerError',
+        message,
+        lastTransitionTime: '2030-01-02T03:04:05.678Z',
+      },
+    ]);
+    expect(t.calls.event.map((c) => c.param.body)).toMatchObject([
+      { type: 'Warning', reason: 'FailedScheduling', action: 'Scheduling', note: message },
+    ]);
+  });
+
   it('records FailedScheduling as an events.k8s.io/v1 Event regarding the pod uid, with a MicroTime', async () => {
     const t = setup();
     t.effects.reportUnschedulable(pod('ns1/p1', 'uid-1'), 'no fit');
@@ -413,7 +442,8 @@ describe('KubeEffects reports', () => {
   });
 
   it('sends a report again when the previous identical one failed', async () => {
-    const t = setup();
+    // One try: the retries of a 500 have tests of their own (report-retry.test.ts).
+    const t = setup({ reportRetry: { tries: 1, firstDelayMs: 100 } });
     t.behaviour.patch = () => Promise.reject(apiError(500, 'InternalError', 'boom'));
     t.effects.reportUnschedulable(pod('ns/p'), 'A');
     await t.effects.settled();

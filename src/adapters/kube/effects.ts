@@ -1,6 +1,6 @@
 // The Kubernetes effect adapter: binds, preempts, nominates, sets PodScheduled, records Events.
 import type { Logger } from 'pino';
-import type { EffectPort, GroupReport } from '../../core/ports.ts';
+import type { EffectPort, GroupReport, PodScheduledReason } from '../../core/ports.ts';
 import type { AttemptRef, BindFailureReason, InputEvent, PodRef } from '../../events/types.ts';
 import { describeApiError } from './api-error.ts';
 import type { KubeClients } from './config.ts';
@@ -15,6 +15,13 @@ import {
   splitKey,
 } from './preemption-effects.ts';
 import { PacedQueue, type TokenBucket } from './rate-limiter.ts';
+import {
+  defaultReportRetry,
+  type ReportRetryPolicy,
+  type RetryClock,
+  RetryTimers,
+  retryAfter,
+} from './report-retry.ts';
 import { PatchType, timeoutOptions } from './request-options.ts';
 import { isFencedWrite } from './write-fence.ts';
 import { WriteGate } from './write-gate.ts';
@@ -70,6 +77,13 @@ export interface KubeEffectsOptions {
    * longer exists, so a bind decided before its node was deleted fails here instead.
    */
   nodeExists?: (node: string) => boolean;
+  /**
+   * How a report that failed with a 5xx, a 429 or no answer is tried again (default 4 tries,
+   * 100 ms doubling); each try takes a report token. Other failures are not retried.
+   */
+  reportRetry?: ReportRetryPolicy;
+  /** Timers the retries wait on (default the global ones, unref'd). */
+  retryClock?: RetryClock;
 }
 
 /** One report write waiting for a token. */
@@ -79,8 +93,10 @@ interface Report {
   kind: 'status' | 'event';
   what: string;
   call: () => Promise<unknown>;
-  /** The unschedulable message this write reports, if any (for the dedupe). */
+  /** The `<reason>: <message>` this write reports, if any (for the dedupe). */
   message?: string;
+  /** Tries that failed so far (absent: none). */
+  tries?: number;
 }
 
 /** Drops are logged at the first one and then every this many, with the running count. */
@@ -101,7 +117,7 @@ function bindFailureReason(code: number | undefined): BindFailureReason {
 
 /** The Event's optional parts. */
 interface EventExtras {
-  /** The unschedulable message this Event reports (for the dedupe). */
+  /** The `<reason>: <message>` this Event reports (for the dedupe). */
   unschedulable?: string;
   /** The Event's `related` pod (the preemptor of a Preempted Event). */
   related?: PodRef;
@@ -121,9 +137,11 @@ export class KubeEffects implements EffectPort {
   private readonly writes = new Set<Promise<void>>();
   private readonly preemption: PreemptionWriter;
   private readonly reports: PacedQueue<Report>;
+  /** Reports waiting to be tried again after a failure that may pass. */
+  private readonly retries: RetryTimers<Report>;
   /** PodGroup status writes and Events: their own queue, on the same report budget. */
   private readonly groups: GroupReports;
-  /** Last unschedulable message per pod uid, oldest first (Map keeps insertion order). */
+  /** Last reported `<reason>: <message>` per pod uid, oldest first (Map keeps insertion order). */
   private readonly lastUnschedulable = new Map<string, string>();
   private stopped = false;
   private readonly namer = new EventNamer();
@@ -143,6 +161,9 @@ export class KubeEffects implements EffectPort {
       run: (report) => this.send(report),
       onDrop: (report) => this.onDrop(report),
     });
+    this.retries = new RetryTimers<Report>((report) => {
+      if (this.stillCurrent(report)) this.reports.push(report);
+    }, opts.retryClock);
     this.groups = new GroupReports({
       clients: opts.clients,
       bucket: opts.reportLimiter,
@@ -156,6 +177,8 @@ export class KubeEffects implements EffectPort {
       namer: this.namer,
       now: () => this.now(),
       onDrop: () => this.countDrop(),
+      retry: opts.reportRetry ?? defaultReportRetry,
+      ...(opts.retryClock === undefined ? {} : { retryClock: opts.retryClock }),
     });
     this.preemption = {
       clients: opts.clients,
@@ -177,9 +200,9 @@ export class KubeEffects implements EffectPort {
     };
   }
 
-  /** Report writes waiting for a token (PodGroup writes included). */
+  /** Report writes waiting for a token or a retry (PodGroup writes included). */
   get queuedReports(): number {
-    return this.reports.size + this.groups.size;
+    return this.reports.size + this.retries.size + this.groups.size;
   }
 
   /** Report writes dropped so far because the report queue was full. */
@@ -227,16 +250,25 @@ export class KubeEffects implements EffectPort {
     this.track('nomination', runNominate(this.preemption, ref, node));
   }
 
-  /** Sets PodScheduled=False/Unschedulable and records FailedScheduling, once per message. */
-  reportUnschedulable(pod: PodRef, message: string, observedGeneration?: number): void {
-    if (this.stopped || this.lastUnschedulable.get(pod.uid) === message) return;
-    this.remember(pod.uid, message);
+  /**
+   * Sets PodScheduled=False with `reason` (Unschedulable, or SchedulerError for a refused
+   * bind) and records a Warning FailedScheduling, once per reason and message.
+   */
+  reportUnschedulable(
+    pod: PodRef,
+    message: string,
+    observedGeneration?: number,
+    reason: PodScheduledReason = 'Unschedulable',
+  ): void {
+    const reported = `${reason}: ${message}`;
+    if (this.stopped || this.lastUnschedulable.get(pod.uid) === reported) return;
+    this.remember(pod.uid, reported);
     const { namespace, name } = splitKey(pod.key);
     const condition = {
       type: 'PodScheduled',
       ...generationField(observedGeneration),
       status: 'False',
-      reason: 'Unschedulable',
+      reason,
       message,
       lastTransitionTime: this.now().toISOString(),
     };
@@ -244,7 +276,7 @@ export class KubeEffects implements EffectPort {
       pod,
       kind: 'status',
       what: 'patch PodScheduled',
-      message,
+      message: reported,
       call: () =>
         this.opts.clients.core.patchNamespacedPodStatus(
           { name, namespace, body: { status: { conditions: [condition] } } },
@@ -252,7 +284,7 @@ export class KubeEffects implements EffectPort {
         ),
     });
     this.recordEvent(pod, 'Warning', 'FailedScheduling', 'Scheduling', message, {
-      unschedulable: message,
+      unschedulable: reported,
     });
   }
 
@@ -286,7 +318,9 @@ export class KubeEffects implements EffectPort {
    */
   forgetPod(pod: PodRef): void {
     this.lastUnschedulable.delete(pod.uid);
-    this.reports.remove((r) => r.kind === 'status' && r.pod.uid === pod.uid);
+    const its = (r: Report) => r.kind === 'status' && r.pod.uid === pod.uid;
+    this.reports.remove(its);
+    this.retries.cancel(its);
   }
 
   /**
@@ -299,10 +333,13 @@ export class KubeEffects implements EffectPort {
 
   /** Resolves when every write and report, queued or in flight, has settled (for tests). */
   async settled(): Promise<void> {
-    await this.idle();
-    await this.reports.settled();
-    await this.groups.settled();
-    if (this.writes.size > 0) await this.settled();
+    for (;;) {
+      await this.idle();
+      await this.reports.settled();
+      await this.groups.settled();
+      await this.retries.settled();
+      if (this.writes.size === 0 && this.queuedReports === 0) return;
+    }
   }
 
   /**
@@ -313,7 +350,7 @@ export class KubeEffects implements EffectPort {
   stop(): void {
     if (this.stopped) return;
     this.stopped = true;
-    const dropped = this.reports.close() + this.groups.close();
+    const dropped = this.reports.close() + this.groups.close() + this.retries.close();
     this.gate.open();
     this.log.info({ dropped }, 'stopped; queued reports dropped');
   }
@@ -378,7 +415,8 @@ export class KubeEffects implements EffectPort {
         { pod: key, uid, attempt: attempt.attempt, node, reason, code: f.code, err: f.message },
         'bind failed',
       );
-      result = { type: 'BindFailed', ...attempt, node, reason, message: f.message };
+      const code = f.code === undefined ? {} : { code: f.code };
+      result = { type: 'BindFailed', ...attempt, node, reason, message: f.message, ...code };
     }
     this.ingestResult(result);
   }
@@ -436,13 +474,22 @@ export class KubeEffects implements EffectPort {
     });
   }
 
-  /** Sends one report; a failure is logged and dropped. Never rejects. */
+  /**
+   * Sends one report. A failure that may pass (5xx, 429, no answer) is tried again after a
+   * backoff, unless the policy's tries are spent or a status write was superseded (the pod was
+   * forgotten, bound, or has a newer report); any other failure is logged and dropped. Never
+   * rejects.
+   */
   private async send(report: Report): Promise<void> {
     if (this.stopped) return;
     try {
       await report.call();
     } catch (err) {
       const f = describeApiError(err);
+      const tries = (report.tries ?? 0) + 1;
+      const delay = this.stillCurrent(report)
+        ? retryAfter(this.opts.reportRetry ?? defaultReportRetry, f, tries)
+        : undefined;
       this.log.warn(
         {
           pod: report.pod.key,
@@ -450,10 +497,13 @@ export class KubeEffects implements EffectPort {
           write: report.what,
           code: f.code,
           err: f.message,
+          tries,
+          ...(delay === undefined ? {} : { retryInMs: delay }),
         },
-        'report failed',
+        delay === undefined ? 'report failed' : 'report failed; retrying',
       );
-      this.unremember(report);
+      if (delay === undefined) this.unremember(report);
+      else this.retries.schedule({ ...report, tries }, delay);
     }
     if (this.droppedSinceLog > 0 && this.reports.size === 0 && !this.stopped) {
       this.log.info({ dropped: this.droppedSinceLog }, 'report backlog drained');
@@ -474,6 +524,15 @@ export class KubeEffects implements EffectPort {
         { dropped: this.droppedSinceLog, queued: this.queuedReports },
         'report backlog full; dropping the oldest reports',
       );
+  }
+
+  /**
+   * False for a status write that would now be a step back: its pod was forgotten or bound,
+   * or a newer report replaced what it writes. Events stay current (they record a moment).
+   */
+  private stillCurrent(report: Report): boolean {
+    if (report.kind !== 'status' || report.message === undefined) return true;
+    return this.lastUnschedulable.get(report.pod.uid) === report.message;
   }
 
   /** A report that was not written is forgotten, so that the next identical one is sent. */

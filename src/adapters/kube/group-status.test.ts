@@ -13,6 +13,7 @@ import type { GroupReport } from '../../core/ports.ts';
 import type { KubeClients } from './config.ts';
 import type { KubeEffectsOptions } from './effects.ts';
 import { MicroTime } from './lease-record.ts';
+import type { RetryClock } from './report-retry.ts';
 import type { CallOptions } from './request-options.ts';
 
 type Call = { param: Record<string, unknown>; options: CallOptions | undefined };
@@ -290,8 +291,9 @@ describe('KubeEffects.reportGroup events and failures', () => {
     expect(t.ingested).toEqual([]);
   });
 
-  it('logs any other failure at warn with the group and the write, and retries nothing on its own', async () => {
-    const t = setup();
+  it('logs any other failure at warn with the group and the write, and drops it once its tries are spent', async () => {
+    // One try: retries have tests of their own below.
+    const t = setup({ reportRetry: { tries: 1, firstDelayMs: 100 } });
     t.behaviour.status = () => Promise.reject(apiError(500, 'InternalError', 'etcd timeout'));
     t.behaviour.event = () => Promise.reject(apiError(403, 'Forbidden', 'events is forbidden'));
     t.effects.reportGroup({
@@ -354,5 +356,88 @@ describe('KubeEffects.reportGroup events and failures', () => {
     for (let i = 0; i < 4; i++) await reports.tick();
     await t.effects.settled();
     expect(t.written()).toEqual(['g0 Pending 0/0']);
+  });
+});
+
+describe('KubeEffects.reportGroup retries', () => {
+  /** Retry timers that fire only when told. */
+  function retryClock() {
+    const timers: { ms: number; fire: () => void }[] = [];
+    const clock: RetryClock = {
+      setTimeout: (fire, ms) => timers.push({ ms, fire }),
+      clearTimeout: () => {},
+    };
+    return {
+      clock,
+      /** Fires the timers armed so far; returns their delays. */
+      async fire(): Promise<number[]> {
+        const due = timers.splice(0);
+        for (const t of due) t.fire();
+        await flush();
+        return due.map((t) => t.ms);
+      },
+    };
+  }
+
+  it('sends a status patch and an Event refused with 503 again after 100 ms, on a report token each', async () => {
+    const time = retryClock();
+    const reports = manualBucket(2);
+    const t = setup({ retryClock: time.clock, reportLimiter: reports.bucket });
+    const unavailable = () =>
+      Promise.reject(apiError(503, 'ServiceUnavailable', 'etcd leader changed'));
+    t.behaviour.status = unavailable;
+    t.behaviour.event = unavailable;
+    t.effects.reportGroup({
+      ...report('ml/a', 'Scheduling', 2),
+      event: { type: 'Normal', reason: 'GangScheduling', message: 'placing 2 members' },
+    });
+    await flush();
+    expect([t.calls.status.length, t.calls.event.length]).toEqual([1, 1]);
+    t.behaviour.status = async () => ({});
+    t.behaviour.event = async () => ({});
+    expect(await time.fire()).toEqual([100, 100]);
+    // Both retries wait for a token of the report bucket, which the first tries emptied.
+    expect([t.calls.status.length, t.calls.event.length]).toEqual([1, 1]);
+    await reports.tick();
+    await reports.tick();
+    expect(t.written()).toEqual(['a Scheduling 2/0', 'a Scheduling 2/0']);
+    expect(t.calls.event).toHaveLength(2);
+    expect(t.logLines.filter((l) => l.msg === 'PodGroup report failed; retrying')).toHaveLength(2);
+  });
+
+  it('a status retry sends the latest status when a newer report came while it waited', async () => {
+    const time = retryClock();
+    const t = setup({ retryClock: time.clock });
+    t.behaviour.status = () => Promise.reject(apiError(500, 'InternalError', 'x'));
+    t.effects.reportGroup(report('ml/a', 'Scheduling', 1));
+    await flush();
+    t.behaviour.status = async () => ({});
+    t.effects.reportGroup(report('ml/a', 'Scheduled', 2));
+    await flush();
+    // The newer report waits for the retry instead of overtaking it.
+    expect(t.written()).toEqual(['a Scheduling 1/0']);
+    await time.fire();
+    await t.effects.settled();
+    expect(t.written()).toEqual(['a Scheduling 1/0', 'a Scheduled 2/0']);
+  });
+
+  it('tries a status 4 times (100, 200, 400 ms apart) while it keeps failing, and does not retry a 403 or 422', async () => {
+    const time = retryClock();
+    const t = setup({ retryClock: time.clock });
+    t.behaviour.status = () =>
+      Promise.reject(Object.assign(new Error('aborted'), { name: 'AbortError' }));
+    t.behaviour.event = () => Promise.reject(apiError(422, 'Invalid', 'note: Too long'));
+    t.effects.reportGroup({
+      ...report('ml/a', 'Failed'),
+      event: { type: 'Warning', reason: 'GangFailed', message: 'a member failed' },
+    });
+    await flush();
+    const waits: number[] = [];
+    for (let i = 0; i < 4; i++) waits.push(...(await time.fire()));
+    expect(waits).toEqual([100, 200, 400]);
+    expect(t.calls.status).toHaveLength(4);
+    expect(t.calls.event).toHaveLength(1);
+    await t.effects.settled();
+    expect(t.effects.queuedReports).toBe(0);
   });
 });

@@ -3,13 +3,19 @@ import type { EventsV1Event } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { podGroupApiVersion } from '../../cluster/pod-groups.ts';
 import type { GroupReport } from '../../core/ports.ts';
-import { describeApiError } from './api-error.ts';
+import { type ApiFailure, describeApiError } from './api-error.ts';
 import type { KubeClients } from './config.ts';
 import { type EventNamer, eventNote } from './event-names.ts';
 import { MicroTime } from './lease-record.ts';
 import { podGroupResource } from './list-watch.ts';
 import { splitKey } from './preemption-effects.ts';
 import { PacedQueue, type TokenBucket } from './rate-limiter.ts';
+import {
+  type ReportRetryPolicy,
+  type RetryClock,
+  RetryTimers,
+  retryAfter,
+} from './report-retry.ts';
 import { PatchType, timeoutOptions } from './request-options.ts';
 import type { WriteGate } from './write-gate.ts';
 
@@ -33,6 +39,10 @@ export interface GroupReportsOptions {
   now: () => Date;
   /** Called with each write dropped because the queue was full. */
   onDrop: () => void;
+  /** How a write that failed with a 5xx, a 429 or no answer is tried again. */
+  retry: ReportRetryPolicy;
+  /** Timers the retries wait on (default the global ones). */
+  retryClock?: RetryClock;
 }
 
 /** The PodGroup `status` berth writes (scheduler-plugins' PodGroupStatus fields). */
@@ -48,7 +58,7 @@ export interface PodGroupStatus {
 /** One write waiting for a token: a group's status (its latest report), or one Event. */
 type GroupWrite =
   | { kind: 'status'; key: string }
-  | { kind: 'event'; key: string; reason: string; body: EventsV1Event };
+  | { kind: 'event'; key: string; reason: string; body: EventsV1Event; tries?: number };
 
 /** An API timestamp (RFC 3339, whole seconds, as metav1.Time writes it). */
 function rfc3339(ms: number): string {
@@ -72,8 +82,10 @@ export function podGroupStatus(report: GroupReport): PodGroupStatus {
  * Sends groups' reports. Status writes are coalesced per group: while one waits for a token
  * (or the group's previous write is still in flight, so writes never overtake each other)
  * a newer report replaces it, and a status identical to the last one written is not sent.
- * Events are sent one by one. A 404 (the PodGroup or its CRD is gone) is logged at debug,
- * any other failure at warn; either way the write is dropped. Never throws.
+ * Events are sent one by one. A write that failed with a 5xx, a 429 or no answer is tried
+ * again after a backoff (`retry`; a status retry sends the group's latest status); a 404 (the
+ * PodGroup or its CRD is gone) is logged at debug, any other failure at warn, and dropped.
+ * Never throws.
  */
 export class GroupReports {
   private readonly queue: PacedQueue<GroupWrite>;
@@ -83,6 +95,10 @@ export class GroupReports {
   private readonly inFlight = new Set<string>();
   /** The last status written per group, as JSON, oldest first. */
   private readonly written = new Map<string, string>();
+  /** Failed tries of each group's status write being retried. */
+  private readonly statusTries = new Map<string, number>();
+  /** Writes waiting to be tried again. */
+  private readonly retries: RetryTimers<GroupWrite>;
   private closed = false;
 
   constructor(private readonly opts: GroupReportsOptions) {
@@ -97,11 +113,12 @@ export class GroupReports {
         opts.onDrop();
       },
     });
+    this.retries = new RetryTimers((write) => this.queue.push(write), opts.retryClock);
   }
 
-  /** Writes waiting for a token. */
+  /** Writes waiting for a token or a retry. */
   get size(): number {
-    return this.queue.size;
+    return this.queue.size + this.retries.size;
   }
 
   /** Queues the report's status write (coalesced) and its Event, if any. */
@@ -110,6 +127,8 @@ export class GroupReports {
     const key = report.key;
     const status = podGroupStatus(report);
     const json = JSON.stringify(status);
+    // A newer status starts its own count of tries.
+    this.statusTries.delete(key);
     if (this.inFlight.has(key)) {
       // Sent when the write in flight settles (unless it is what that write wrote).
       this.pending.set(key, status);
@@ -129,12 +148,15 @@ export class GroupReports {
   close(): number {
     this.closed = true;
     this.pending.clear();
-    return this.queue.close();
+    return this.queue.close() + this.retries.close();
   }
 
-  /** Resolves when no write is queued and every write sent has settled. */
-  settled(): Promise<void> {
-    return this.queue.settled();
+  /** Resolves when no write is queued or waiting to be retried and every write sent has settled. */
+  async settled(): Promise<void> {
+    do {
+      await this.queue.settled();
+      await this.retries.settled();
+    } while (this.size > 0);
   }
 
   private event(key: string, event: NonNullable<GroupReport['event']>): EventsV1Event {
@@ -161,11 +183,17 @@ export class GroupReports {
     if (write.kind === 'event') {
       const { namespace } = splitKey(write.key);
       const body = write.body;
-      await this.attempt(write.key, `event ${write.reason}`, () =>
-        this.opts.clients.events.createNamespacedEvent(
-          { namespace, body },
-          timeoutOptions(this.opts.timeoutMs),
-        ),
+      const tries = (write.tries ?? 0) + 1;
+      await this.attempt(
+        write.key,
+        `event ${write.reason}`,
+        tries,
+        (delay) => this.retries.schedule({ ...write, tries }, delay),
+        () =>
+          this.opts.clients.events.createNamespacedEvent(
+            { namespace, body },
+            timeoutOptions(this.opts.timeoutMs),
+          ),
       );
       return;
     }
@@ -177,7 +205,17 @@ export class GroupReports {
     this.inFlight.add(key);
     const { namespace, name } = splitKey(key);
     const { group, version, plural } = podGroupResource;
-    const ok = await this.attempt(key, `patch status ${status.phase}`, () =>
+    const tries = (this.statusTries.get(key) ?? 0) + 1;
+    let retrying = false;
+    const retry = (delay: number) => {
+      // A report that came meanwhile goes out below instead (it is newer).
+      if (this.pending.has(key) || this.closed) return;
+      retrying = true;
+      this.pending.set(key, status);
+      this.statusTries.set(key, tries);
+      this.retries.schedule(write, delay);
+    };
+    const ok = await this.attempt(key, `patch status ${status.phase}`, tries, retry, () =>
       this.opts.clients.custom.patchNamespacedCustomObjectStatus(
         { group, version, plural, namespace, name, body: { status } },
         timeoutOptions(this.opts.timeoutMs, PatchType.Merge),
@@ -185,6 +223,8 @@ export class GroupReports {
     );
     this.inFlight.delete(key);
     if (ok) this.remember(key, json);
+    if (retrying) return;
+    this.statusTries.delete(key);
     // A report that came while this write was in flight goes out now.
     if (this.pending.has(key) && !this.closed) {
       if (this.written.get(key) === JSON.stringify(this.pending.get(key))) this.pending.delete(key);
@@ -192,21 +232,48 @@ export class GroupReports {
     }
   }
 
-  /** Runs `call`; true on success. A failure is logged (404 at debug) and dropped. */
-  private async attempt(key: string, what: string, call: () => Promise<unknown>): Promise<boolean> {
+  /**
+   * Runs `call` (try number `tries`); true on success. A failure that may pass is handed to
+   * `retry` with its delay while the policy allows; any other is logged (404 at debug) and
+   * dropped.
+   */
+  private async attempt(
+    key: string,
+    what: string,
+    tries: number,
+    retry: (delayMs: number) => void,
+    call: () => Promise<unknown>,
+  ): Promise<boolean> {
     try {
       await call();
       return true;
     } catch (err) {
-      const f = describeApiError(err);
-      const fields = { podGroup: key, write: what, code: f.code, err: f.message };
-      if (f.code === 404) {
-        // Gone (or its CRD is): whatever was written there went with it.
-        this.written.delete(key);
-        this.opts.log.debug(fields, 'PodGroup report not written: not found');
-      } else this.opts.log.warn(fields, 'PodGroup report failed');
+      this.failed(key, what, tries, retry, describeApiError(err));
       return false;
     }
+  }
+
+  private failed(
+    key: string,
+    what: string,
+    tries: number,
+    retry: (delayMs: number) => void,
+    f: ApiFailure,
+  ): void {
+    const fields = { podGroup: key, write: what, code: f.code, err: f.message, tries };
+    if (f.code === 404) {
+      // Gone (or its CRD is): whatever was written there went with it.
+      this.written.delete(key);
+      this.opts.log.debug(fields, 'PodGroup report not written: not found');
+      return;
+    }
+    const delay = retryAfter(this.opts.retry, f, tries);
+    if (delay === undefined) {
+      this.opts.log.warn(fields, 'PodGroup report failed');
+      return;
+    }
+    this.opts.log.warn({ ...fields, retryInMs: delay }, 'PodGroup report failed; retrying');
+    retry(delay);
   }
 
   private remember(key: string, json: string): void {

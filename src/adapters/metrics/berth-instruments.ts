@@ -1,4 +1,4 @@
-// berth's own metrics: the event log by type, decisions by type, leadership and bind results.
+// berth's own metrics: the event log by type, decisions by type, leadership, bind results and failures.
 import { Gauge, type Registry } from 'prom-client';
 import { TalliedCounter } from './tallied-counter.ts';
 
@@ -8,6 +8,7 @@ export interface BerthInstruments {
   decisions: TalliedCounter<'type'>;
   leader: Gauge;
   bindResults: TalliedCounter<'result' | 'reason'>;
+  bindFailures: TalliedCounter<'code'>;
 }
 
 /** Registers berth's own metrics on `registry`. */
@@ -35,6 +36,12 @@ export function registerBerthMetrics(registry: Registry): BerthInstruments {
       name: 'berth_bind_results_total',
       help: "Results of bind calls: 'succeeded', or 'failed' with reason Conflict, NotFound or Error.",
       labelNames: ['result', 'reason'],
+      registers,
+    }),
+    bindFailures: new TalliedCounter({
+      name: 'berth_bind_failures_total',
+      help: "Failed bind calls by the API server's HTTP status code (403, 409, 422, 500, …), or 'none' when no answer came (connection refused or reset, timeout).",
+      labelNames: ['code'],
       registers,
     }),
   };

@@ -123,6 +123,20 @@ describe('SchedulerMetrics', () => {
     expect(await value('berth_bind_results_total')).toBe(2);
   });
 
+  it('counts a refused bind as an error attempt and as a bind failure by HTTP code', async () => {
+    for (const name of ['a', 'b', 'c']) {
+      feed(0, { type: 'PodUpserted', pod: pods(name) });
+      reserveAndBind(10, 0.001, name, 1);
+    }
+    const forbidden = { reason: 'Error', message: 'forbidden', code: 403 } as const;
+    feed(20, { type: 'BindFailed', ...ref('a', 1), node: 'n1', ...forbidden });
+    feed(21, { type: 'BindFailed', ...ref('b', 1), node: 'n1', ...forbidden });
+    feed(22, { type: 'BindFailed', ...ref('c', 1), node: 'n1', reason: 'Error', message: 'x' });
+    expect(await value('scheduler_schedule_attempts_total', { result: 'error' })).toBe(3);
+    expect(await value('berth_bind_failures_total', { code: '403' })).toBe(2);
+    expect(await value('berth_bind_failures_total', { code: 'none' })).toBe(1);
+  });
+
   it('reads scheduler_pending_pods from the pending function at every scrape', async () => {
     pending = { active: 3, backoff: 2, unschedulable: 5, gated: 1 };
     expect(await value('scheduler_pending_pods', { queue: 'active' })).toBe(3);

@@ -72,11 +72,13 @@ export class SchedulerMetrics implements LiveObserver {
     this.berth.logEvents.addValue(event.type);
     if (isDecision(event)) this.berth.decisions.addValue(event.type);
     else if (event.type === 'BindSucceeded') this.berth.bindResults.add('succeeded', succeeded);
-    else if (event.type === 'BindFailed')
+    else if (event.type === 'BindFailed') {
       this.berth.bindResults.add(`failed/${event.reason}`, {
         result: 'failed',
         reason: event.reason,
       });
+      this.berth.bindFailures.addValue(event.code === undefined ? 'none' : String(event.code));
+    }
     this.pods.envelope(env);
   };
 
