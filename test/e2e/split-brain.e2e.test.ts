@@ -15,10 +15,22 @@ const releaseNs = 'berth-system';
 /** One Lease for both replicas (as one chart install with two replicas has). */
 const lease = 'berth-split';
 const nodesPerRun = 3;
-const podsPerNode = 100;
+const podsPerNode = 150;
 const slots = nodesPerRun * podsPerNode;
-/** More pods than slots: the standby fills every node, so a stale bind of the old leader overcommits. */
-const podsPerRun = Math.round(slots * 1.5);
+/**
+ * The pods of the burst: as many as there are slots. While the leader is paused, as many
+ * pods of a higher priority come: the standby places those first and leaves the old leader's
+ * queued pods pending, so a stale bind of the old leader, if one went out, would overcommit.
+ */
+const podsPerRun = slots;
+/** A class above the burst's (0), never preempting: the standby fills free slots with these. */
+const highClass = {
+  apiVersion: 'scheduling.k8s.io/v1',
+  kind: 'PriorityClass',
+  metadata: { name: 'split-high' },
+  value: 1000,
+  preemptionPolicy: 'Never',
+};
 const pauseMs = 30_000;
 
 /** Every write to pods (any subresource), Events and leases, with who made it and when. */
@@ -69,7 +81,7 @@ describe('split brain: the old leader resumed after a 30 s SIGSTOP (default leas
     const c = cluster();
     const version = await c.kubectl.raw<{ gitVersion: string }>('/version');
     helm = new Helm(join(c.binDir, 'helm'), c.kubeconfig, join(c.dir, 'helm'), version.gitVersion);
-    await c.kubectl.apply(toYaml([namespace(releaseNs)]));
+    await c.kubectl.apply(toYaml([namespace(releaseNs), highClass]));
     // Two releases of the chart sharing one Lease: each replica runs as its own
     // ServiceAccount with the chart's own RBAC, so the audit log tells their writes apart.
     for (const replica of ['a', 'b'] as const) {
@@ -131,11 +143,11 @@ describe('split brain: the old leader resumed after a 30 s SIGSTOP (default leas
     api?.close();
   });
 
-  // At qps 50 the defaults (burst 100) send 100 binds at once and the next 200 over 4 s;
-  // --burst 10 sends 10, then the 290 others over 6 s. The pause comes in that stretch.
+  // At qps 50 the defaults (burst 100) send 100 binds at once and the next 350 over 7 s;
+  // --burst 10 sends 10, then the 440 others over 9 s. The pause comes in that stretch.
   for (const [label, flags, pauseAtBound] of [
-    ['defaults', [] as string[], 140],
-    ['--burst 10', ['--burst', '10'], 60],
+    ['defaults', [] as string[], 180],
+    ['--burst 10', ['--burst', '10'], 80],
   ] as const) {
     it(`${label}: no write from the old leader after the standby's acquire, no node overcommitted`, async () => {
       await stopAll();
@@ -199,6 +211,13 @@ describe('split brain: the old leader resumed after a 30 s SIGSTOP (default leas
       );
       process.kill(a.pid, 'SIGSTOP');
       const pausedAt = Date.now();
+      const high = pods('high', ns, slots, {
+        cpu: '100m',
+        memory: '64Mi',
+        schedulerName,
+        nodeSelector: { split: tag },
+      }).map((p) => ({ ...p, spec: { ...(p.spec as object), priorityClassName: 'split-high' } }));
+      await Promise.all(high.map((p) => api.createPod(ns, p)));
       await b.waitForLog('b takes over', (e) => e.msg === 'successfully acquired lease', 40_000);
       const takeoverMs = Date.now() - pausedAt;
       await delay(Math.max(0, pauseMs - (Date.now() - pausedAt)));
