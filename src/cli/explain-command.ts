@@ -5,6 +5,7 @@ import { type BerthConfig, parseConfig } from '../core/config.ts';
 import { decisionText } from '../events/digest.ts';
 import type { LogHeader } from '../events/log-format.ts';
 import { LogError } from '../events/reader.ts';
+import type { SealKey } from '../events/seal.ts';
 import type { PodExplanation } from '../framework/explain-pod.ts';
 import {
   type CoreAt,
@@ -24,6 +25,8 @@ import { intFlag, parseFlags } from './args.ts';
 import { CliError, FlagError } from './errors.ts';
 import { explainCycle, podKeyOf, podNotes, profileFor } from './explain-inputs.ts';
 import { type ExplainDocument, renderExplanation } from './explain-render.ts';
+import { integrityNote } from './integrity.ts';
+import { readRecordKey } from './record-key.ts';
 import { loadCluster, simulateConfig } from './simulate-command.ts';
 
 /** The recorded decision, in the words a cycle's result is described with. */
@@ -59,12 +62,13 @@ function explainDecision(
   decision: PodDecision,
   mode: ExplainDocument['mode'],
   source: string,
+  sealKey?: SealKey,
 ): ExplainDocument {
   const part = parts[decision.part] as LogPart;
   let at: CoreAt;
   let stepStart: number | undefined;
   try {
-    at = replayTo(part, decision.seq);
+    at = replayTo(part, decision.seq, sealKey);
   } catch (error) {
     // A gang step decides its members in a row: explain from where the step starts.
     if (!(error instanceof MidStepError) || error.stepStart === undefined)
@@ -72,7 +76,7 @@ function explainDecision(
         throw error;
       });
     stepStart = error.stepStart;
-    at = readingLog(part.name, () => replayTo(part, stepStart));
+    at = readingLog(part.name, () => replayTo(part, stepStart, sealKey));
   }
   const config = configOf(at.header, part.name);
   const state = restoreClusterState(at.state.cluster);
@@ -131,10 +135,19 @@ function describeOutcome(e: PodExplanation): string {
   return `Error in ${o.plugin}: ${o.message}`;
 }
 
-/** `--log LOG [--seq N]`: the pod's last cycle decision at or before seq N. */
-function explainLog(key: string, path: string, seq: number | undefined): ExplainDocument {
+/**
+ * `--log LOG [--seq N] [--record-key FILE]`: the pod's last cycle decision at or before seq
+ * N. With a key, a log whose seal does not verify is refused naming the line; a last note
+ * says what the log's integrity proves.
+ */
+function explainLog(
+  key: string,
+  path: string,
+  seq: number | undefined,
+  sealKey: SealKey | undefined,
+): ExplainDocument {
   const parts = readingLog(path, () => logParts(path));
-  const history = readingLog(path, () => podHistory(parts, key));
+  const history = readingLog(path, () => podHistory(parts, key, sealKey));
   const decisions = history.decisions;
   if (decisions.length === 0)
     throw new CliError(
@@ -148,7 +161,9 @@ function explainLog(key: string, path: string, seq: number | undefined): Explain
     throw new CliError(
       `${path}: no decision about ${key} at or before seq ${seq}; its first is at seq ${decisions[0]?.seq}`,
     );
-  return explainDecision(parts, decision, 'log', path);
+  const doc = explainDecision(parts, decision, 'log', path, sealKey);
+  doc.notes.push(integrityNote({ file: path, ...history }));
+  return doc;
 }
 
 /** `--cluster FILE…`: simulates the manifests, then explains the pod (see the usage text). */
@@ -264,6 +279,7 @@ export async function explainCommand(argv: string[]): Promise<void> {
       seed: { type: 'string' },
       'scheduler-name': { type: 'string' },
       config: { type: 'string' },
+      'record-key': { type: 'string' },
       json: { type: 'boolean' },
     },
     1,
@@ -277,6 +293,8 @@ export async function explainCommand(argv: string[]): Promise<void> {
       '--cluster, --log and --kubeconfig/--context choose different modes; give one',
     );
   if (values.seq !== undefined && !logged) throw new FlagError('--seq goes with --log');
+  if (values['record-key'] !== undefined && !logged)
+    throw new FlagError("--record-key goes with --log (it verifies the log's seal)");
   if (
     logged &&
     (values.seed !== undefined ||
@@ -294,7 +312,9 @@ export async function explainCommand(argv: string[]): Promise<void> {
       values.seq === undefined
         ? undefined
         : intFlag(values.seq, 'seq', 0, 1, Number.MAX_SAFE_INTEGER);
-    return print(explainLog(key, values.log as string, seq), json);
+    const sealKey =
+      values['record-key'] === undefined ? undefined : readRecordKey(values['record-key']);
+    return print(explainLog(key, values.log as string, seq, sealKey), json);
   }
   if (simulated) return print(explainSimulated(key, values.cluster ?? [], seed, config), json);
   const { explainLive } = await import('./explain-live.ts');

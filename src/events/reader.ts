@@ -132,6 +132,7 @@ export class LogReader {
   /** Non-fatal findings, e.g. a truncated last line that was dropped. */
   readonly warnings: string[] = [];
   private lineNo = 0;
+  private dropped = 0;
   private previousSeq = 0;
   private previousTime = Number.NEGATIVE_INFINITY;
   private decisions = 0;
@@ -152,6 +153,11 @@ export class LogReader {
   /** Number of lines read so far. */
   get linesRead(): number {
     return this.lineNo;
+  }
+
+  /** Number of complete lines read (a cut-short last line that was dropped is not one). */
+  get completeLines(): number {
+    return this.lineNo - this.dropped;
   }
 
   /** The seq of the last event read (the snapshot's seq before any). */
@@ -205,6 +211,7 @@ export class LogReader {
       value = JSON.parse(body);
     } catch {
       const lineNo = ++this.lineNo;
+      this.dropped = 1;
       this.warnings.push(
         `line ${lineNo}: truncated last line dropped (the recording was cut short)`,
       );
