@@ -9,8 +9,8 @@ import type { SealKey } from '../../src/events/seal.ts';
 import { type ReplayResult, ReplaySession, replay } from '../../src/runtime/replay.ts';
 import { simulate } from '../../src/runtime/simulate.ts';
 
-/** A recorded run with bind failures, retries and backoff, as log text. */
-function recordedRun(): string {
+/** A recorded run with bind failures, retries and backoff (30 pods, 4 small nodes), as log text. */
+export function recordedRun(): string {
   const lines: string[] = [];
   simulate({
     nodes: ['n0', 'n1', 'n2', 'n3'].map((name) => ({
