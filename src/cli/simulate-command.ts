@@ -214,6 +214,8 @@ export function simulateCommand(argv: string[]): void {
   );
   if (values.record !== undefined)
     process.stdout.write(
-      `\nRecorded to ${values.record}; check it with: berth replay ${values.record}\n`,
+      recordKey === undefined
+        ? `\nRecorded to ${values.record} (not sealed); check it with: berth replay ${values.record} --allow-unsealed\n`
+        : `\nRecorded to ${values.record}, sealed with key id ${recordKey.id}; check it with: berth replay ${values.record} --record-key ${values['record-key']}\n`,
     );
 }

@@ -185,24 +185,32 @@ describe('a log whose closing digest line is missing or cut short', () => {
   });
 });
 
+/** `berth simulate` of one pod on one node, recorded to `name`. */
+const tinyRun = (name: string, ...flags: string[]) =>
+  berth('simulate', '--nodes', '1', '--pods', '1', '--record', name, ...flags);
+
 describe('keys', () => {
   it('refuses a key file shorter than 32 bytes, without printing it', () => {
     writeFileSync(join(work, 'short'), 'secret-but-short\n');
-    const r = berth(
-      'simulate',
-      '--nodes',
-      '1',
-      '--pods',
-      '1',
-      '--record',
-      'x.jsonl',
-      '--record-key',
-      'short',
-    );
+    const r = tinyRun('x.jsonl', '--record-key', 'short');
     expect(r.code).toBe(2);
     expect(r.stderr.trim()).toBe(
       'berth: --record-key short holds 16 bytes; a sealing key needs at least 32 (make one with: head -c 32 /dev/urandom > short)',
     );
+  });
+
+  it('simulate says whether the log is sealed and how to check it', () => {
+    const plain = tinyRun('p.jsonl');
+    expect(plain.stdout).toContain(
+      'Recorded to p.jsonl (not sealed); check it with: berth replay p.jsonl --allow-unsealed',
+    );
+    const sealed = tinyRun('s.jsonl', '--record-key', 'key');
+    const id = JSON.parse(readFileSync(join(work, 's.jsonl'), 'utf8').split('\n')[0] as string).seal
+      .keyId;
+    expect(sealed.stdout).toContain(
+      `Recorded to s.jsonl, sealed with key id ${id}; check it with: berth replay s.jsonl --record-key key`,
+    );
+    expect(berth('replay', 's.jsonl', '--record-key', 'key').code).toBe(0);
   });
 
   it('never writes the key into the log', () => {
