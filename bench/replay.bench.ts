@@ -6,6 +6,7 @@
 //
 //   npm run bench                                  (after the scheduling benchmark)
 //   npx tsx bench/replay.bench.ts --runs 5 fit-200n-2000p
+//   npx tsx bench/replay.bench.ts --sealed        (logs sealed with a key, verified on replay)
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,6 +17,7 @@ import { generateWorkload } from '../src/adapters/sim/workload.ts';
 import { openLogFile } from '../src/cli/log-file.ts';
 import { defaultConfig } from '../src/core/config.ts';
 import { LogReader } from '../src/events/reader.ts';
+import { type SealKey, sealKey } from '../src/events/seal.ts';
 import { readLogLines } from '../src/runtime/log-lines.ts';
 import { replayLogFile } from '../src/runtime/replay-file.ts';
 import { simulate } from '../src/runtime/simulate.ts';
@@ -48,12 +50,15 @@ interface Measurement {
   matches?: boolean;
 }
 
-function measure(mode: Measurement['mode'], path: string): Measurement {
+/** The key of `--sealed` runs (a benchmark's key: fixed, never a secret). */
+const benchKey = sealKey(Buffer.alloc(32, 7));
+
+function measure(mode: Measurement['mode'], path: string, key: SealKey | undefined): Measurement {
   const started = performance.now();
   let events: number;
   let matches: boolean | undefined;
   if (mode === 'read') {
-    const reader = new LogReader();
+    const reader = new LogReader(key);
     readLogLines(path, {
       line: (text) => void reader.line(text),
       lastLine: (text) => void reader.lastLine(text),
@@ -61,7 +66,7 @@ function measure(mode: Measurement['mode'], path: string): Measurement {
     reader.end();
     events = reader.lastSeq;
   } else {
-    const result = replayLogFile(path);
+    const result = replayLogFile(path, key);
     matches = result.matches;
     events = result.lastSeq;
   }
@@ -70,7 +75,7 @@ function measure(mode: Measurement['mode'], path: string): Measurement {
   return { mode, events, ms, peakRssMiB, matches };
 }
 
-function record(s: Scenario, path: string): void {
+function record(s: Scenario, path: string, key: SealKey | undefined): void {
   const { nodes, pods } = generateWorkload(s.nodes, s.pods, 42);
   const log = openLogFile(path);
   simulate({
@@ -82,13 +87,15 @@ function record(s: Scenario, path: string): void {
     bindFailureRate: s.bindFailureRate,
     ...(s.horizonMs === undefined ? {} : { horizonMs: s.horizonMs }),
     record: log.sink,
+    ...(key === undefined ? {} : { recordKey: key }),
   });
   log.close();
 }
 
-function child(mode: Measurement['mode'], path: string): Measurement {
+function child(mode: Measurement['mode'], path: string, sealed: boolean): Measurement {
   const self = fileURLToPath(import.meta.url);
-  const out = execFileSync(process.execPath, [...process.execArgv, self, '--child', mode, path], {
+  const args = [self, '--child', mode, path, ...(sealed ? ['--sealed'] : [])];
+  const out = execFileSync(process.execPath, [...process.execArgv, ...args], {
     encoding: 'utf8',
     maxBuffer: 1 << 20,
   });
@@ -100,37 +107,41 @@ function median(values: number[]): number {
   return sorted[Math.floor(sorted.length / 2)] as number;
 }
 
-function parseArgs(argv: string[]): { runs: number; names: string[] } {
+function parseArgs(argv: string[]): { runs: number; names: string[]; sealed: boolean } {
   let runs = 3;
+  let sealed = false;
   const names: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i] as string;
     if (a === '--runs') runs = Number(argv[++i]);
+    else if (a === '--sealed') sealed = true;
     else names.push(a);
   }
   if (!Number.isInteger(runs) || runs < 1) throw new Error('--runs must be a positive integer');
   for (const n of names)
     if (!scenarios.some((s) => s.name === n)) throw new Error(`unknown scenario ${n}`);
-  return { runs, names };
+  return { runs, names, sealed };
 }
 
 function main(): void {
-  const { runs, names } = parseArgs(process.argv.slice(2));
+  const { runs, names, sealed } = parseArgs(process.argv.slice(2));
   const chosen = names.length === 0 ? scenarios : scenarios.filter((s) => names.includes(s.name));
   const dir = mkdtempSync(join(tmpdir(), 'berth-replay-bench-'));
   const k = (n: number) => `${Math.round(n / 1000)}k`;
-  console.log(`replay benchmark (node ${process.version}, median of ${runs} runs)`);
+  console.log(
+    `replay benchmark (node ${process.version}, median of ${runs} runs${sealed ? ', sealed logs verified with their key' : ''})`,
+  );
   try {
     for (const s of chosen) {
       const path = join(dir, `${s.name}.jsonl`);
-      record(s, path);
+      record(s, path, sealed ? benchKey : undefined);
       const mib = statSync(path).size / 2 ** 20;
       const reads: Measurement[] = [];
       const replays: Measurement[] = [];
       // Alternate the two modes so that machine noise falls on both alike.
       for (let r = 0; r < runs; r++) {
-        reads.push(child('read', path));
-        replays.push(child('replay', path));
+        reads.push(child('read', path, sealed));
+        replays.push(child('replay', path, sealed));
       }
       if (replays.some((m) => m.matches !== true)) throw new Error(`${s.name}: replay diverged`);
       const events = replays[0]?.events ?? 0;
@@ -151,7 +162,8 @@ function main(): void {
 
 if (process.argv[2] === '--child') {
   const mode = process.argv[3] as Measurement['mode'];
-  process.stdout.write(`${JSON.stringify(measure(mode, process.argv[4] as string))}\n`);
+  const key = process.argv[5] === '--sealed' ? benchKey : undefined;
+  process.stdout.write(`${JSON.stringify(measure(mode, process.argv[4] as string, key))}\n`);
 } else {
   main();
 }

@@ -1,155 +1,15 @@
 // `berth explain NS/POD`: why a pod is where it is, or why it fits nowhere, from manifests, a log or a cluster.
-import { podGroupKeyOf } from '../cluster/pod-groups.ts';
 import { restoreClusterState } from '../cluster/serialize.ts';
-import { type BerthConfig, parseConfig } from '../core/config.ts';
-import { decisionText } from '../events/digest.ts';
-import type { LogHeader } from '../events/log-format.ts';
-import { LogError } from '../events/reader.ts';
-import type { PodExplanation } from '../framework/explain-pod.ts';
-import {
-  type CoreAt,
-  type CycleDecision,
-  type LogPart,
-  logParts,
-  MidStepError,
-  memoryPart,
-  type PodDecision,
-  podHistory,
-  replayTo,
-} from '../runtime/explain-log.ts';
-import { LogFileError } from '../runtime/log-lines.ts';
-import { SegmentError } from '../runtime/replay-file.ts';
+import type { BerthConfig } from '../core/config.ts';
+import { type LogPart, memoryPart, podHistory, replayTo } from '../runtime/explain-log.ts';
 import { simulate } from '../runtime/simulate.ts';
 import { intFlag, parseFlags } from './args.ts';
 import { CliError, FlagError } from './errors.ts';
 import { explainCycle, podKeyOf, podNotes, profileFor } from './explain-inputs.ts';
+import { explainDecision, explainLog, recordedText } from './explain-log-mode.ts';
 import { type ExplainDocument, renderExplanation } from './explain-render.ts';
+import { readRecordKey } from './record-key.ts';
 import { loadCluster, simulateConfig } from './simulate-command.ts';
-
-/** The recorded decision, in the words a cycle's result is described with. */
-function recordedText(d: CycleDecision): string {
-  if (d.type === 'PodReserved') return `Scheduled on ${d.node}`;
-  if (d.type === 'PodUnschedulable') return `Unschedulable: ${d.message}`;
-  return `Error in ${d.plugin}: ${d.message}`;
-}
-
-/** Runs `read`, turning a bad or unreadable log into a one-line CliError naming the file. */
-function readingLog<T>(name: string, read: () => T): T {
-  try {
-    return read();
-  } catch (error) {
-    if (error instanceof SegmentError) throw new CliError(error.message);
-    if (error instanceof LogError) throw new CliError(`${name}: ${error.message}`);
-    if (error instanceof LogFileError) throw new CliError(`cannot read ${name}: ${error.message}`);
-    throw error;
-  }
-}
-
-function configOf(header: LogHeader, name: string): BerthConfig {
-  try {
-    return parseConfig(header.config);
-  } catch (error) {
-    throw new CliError(`${name}: line 1: bad config in the header: ${(error as Error).message}`);
-  }
-}
-
-/** Explains a recorded decision from the state just before it. */
-function explainDecision(
-  parts: readonly LogPart[],
-  decision: PodDecision,
-  mode: ExplainDocument['mode'],
-  source: string,
-): ExplainDocument {
-  const part = parts[decision.part] as LogPart;
-  let at: CoreAt;
-  let stepStart: number | undefined;
-  try {
-    at = replayTo(part, decision.seq);
-  } catch (error) {
-    // A gang step decides its members in a row: explain from where the step starts.
-    if (!(error instanceof MidStepError) || error.stepStart === undefined)
-      return readingLog(part.name, () => {
-        throw error;
-      });
-    stepStart = error.stepStart;
-    at = readingLog(part.name, () => replayTo(part, stepStart));
-  }
-  const config = configOf(at.header, part.name);
-  const state = restoreClusterState(at.state.cluster);
-  const pod = state.pods.get(decision.event.uid)?.info;
-  if (pod === undefined)
-    throw new CliError(
-      `${part.name}: the pod of decision #${decision.seq} (uid ${decision.event.uid}) is not in the state before it`,
-    );
-  const explanation = explainCycle({
-    state,
-    pod,
-    profile: profileFor(config, pod.schedulerName),
-    cursor: at.state.nextStartNodeIndex,
-    rngState: at.state.rng.state,
-  });
-  const recorded = recordedText(decision.event);
-  const recomputed = describeOutcome(explanation);
-  const group = config.gangs === undefined ? undefined : podGroupKeyOf(pod);
-  const gangStep =
-    group === undefined ||
-    (stepStart === undefined &&
-      !(
-        decision.event.type === 'PodUnschedulable' &&
-        decision.event.message.startsWith('pod group ')
-      ))
-      ? undefined
-      : { group, seq: stepStart ?? decision.seq };
-  return {
-    pod: pod.key,
-    uid: pod.uid,
-    mode,
-    source,
-    asOf: {
-      kind: 'decision',
-      seq: decision.seq,
-      time: decision.time,
-      decision: decisionText(decision.event),
-    },
-    recorded: {
-      seq: decision.seq,
-      decision: recorded,
-      recomputed,
-      agrees: gangStep !== undefined || recorded === recomputed,
-      ...(gangStep === undefined ? {} : { gangStep }),
-    },
-    notes: podNotes(pod, config),
-    explanation,
-  };
-}
-
-/** The explained outcome in the words `describeCycleResult` uses. */
-function describeOutcome(e: PodExplanation): string {
-  const o = e.outcome;
-  if (o.kind === 'Scheduled') return `Scheduled on ${o.node}`;
-  if (o.kind === 'Unschedulable') return `Unschedulable: ${o.message}`;
-  return `Error in ${o.plugin}: ${o.message}`;
-}
-
-/** `--log LOG [--seq N]`: the pod's last cycle decision at or before seq N. */
-function explainLog(key: string, path: string, seq: number | undefined): ExplainDocument {
-  const parts = readingLog(path, () => logParts(path));
-  const history = readingLog(path, () => podHistory(parts, key));
-  const decisions = history.decisions;
-  if (decisions.length === 0)
-    throw new CliError(
-      history.seen
-        ? `${path}: berth made no scheduling decision about ${key} (gated, bound by another scheduler, or not berth's)`
-        : `${path}: no pod ${key} in the log`,
-    );
-  const candidates = seq === undefined ? decisions : decisions.filter((d) => d.seq <= seq);
-  const decision = candidates.at(-1);
-  if (decision === undefined)
-    throw new CliError(
-      `${path}: no decision about ${key} at or before seq ${seq}; its first is at seq ${decisions[0]?.seq}`,
-    );
-  return explainDecision(parts, decision, 'log', path);
-}
 
 /** `--cluster FILE…`: simulates the manifests, then explains the pod (see the usage text). */
 function explainSimulated(
@@ -264,6 +124,7 @@ export async function explainCommand(argv: string[]): Promise<void> {
       seed: { type: 'string' },
       'scheduler-name': { type: 'string' },
       config: { type: 'string' },
+      'record-key': { type: 'string' },
       json: { type: 'boolean' },
     },
     1,
@@ -277,6 +138,8 @@ export async function explainCommand(argv: string[]): Promise<void> {
       '--cluster, --log and --kubeconfig/--context choose different modes; give one',
     );
   if (values.seq !== undefined && !logged) throw new FlagError('--seq goes with --log');
+  if (values['record-key'] !== undefined && !logged)
+    throw new FlagError("--record-key goes with --log (it verifies the log's seal)");
   if (
     logged &&
     (values.seed !== undefined ||
@@ -294,7 +157,9 @@ export async function explainCommand(argv: string[]): Promise<void> {
       values.seq === undefined
         ? undefined
         : intFlag(values.seq, 'seq', 0, 1, Number.MAX_SAFE_INTEGER);
-    return print(explainLog(key, values.log as string, seq), json);
+    const sealKey =
+      values['record-key'] === undefined ? undefined : readRecordKey(values['record-key']);
+    return print(explainLog(key, values.log as string, seq, sealKey), json);
   }
   if (simulated) return print(explainSimulated(key, values.cluster ?? [], seed, config), json);
   const { explainLive } = await import('./explain-live.ts');

@@ -29,6 +29,7 @@ import {
   defaultYoungGrowthFactor,
 } from './heap-growth.ts';
 import { openLogFile } from './log-file.ts';
+import { readRecordKey } from './record-key.ts';
 import { normalizeBoolFlags, type RunOptions, readRunOptions } from './run-options.ts';
 import { openSegmentedLog, parseSize } from './segmented-log.ts';
 
@@ -67,6 +68,7 @@ export async function runCommand(argv: string[]): Promise<void> {
     context: { type: 'string' },
     'scheduler-name': { type: 'string' },
     record: { type: 'string' },
+    'record-key': { type: 'string' },
     qps: { type: 'string' },
     burst: { type: 'string' },
     'events-qps': { type: 'string' },
@@ -123,6 +125,10 @@ export async function runCommand(argv: string[]): Promise<void> {
     throw new CliError('--record-segment-size needs --record DIR (the segments go there)', 2);
   if (segments === undefined && values['record-retain'] !== undefined)
     throw new CliError('--record-retain needs --record-segment-size', 2);
+  if (values['record-key'] !== undefined && values.record === undefined)
+    throw new CliError('--record-key needs --record LOG (it seals the recording)', 2);
+  const recordKey =
+    values['record-key'] === undefined ? undefined : readRecordKey(values['record-key']);
   const options = readRunOptions(values, file?.run ?? {});
   checkBindAddress(options);
   const config = decisionConfig(file, values['scheduler-name']);
@@ -211,6 +217,7 @@ export async function runCommand(argv: string[]): Promise<void> {
         nodeExists: (node) => live.core.state.nodes.has(node),
       }),
     ...(log === undefined ? {} : { record: log.sink }),
+    ...(recordKey === undefined ? {} : { recordKey }),
     ...(segmented === undefined ? {} : { rotation: segmented }),
   });
   let lost: (reason: string) => void = () => {};
@@ -267,6 +274,8 @@ export async function runCommand(argv: string[]): Promise<void> {
       eventsQps,
       eventsBurst,
       record: values.record ?? null,
+      // The key's id only: the key itself is never logged.
+      recordSeal: recordKey === undefined ? null : { keyId: recordKey.id },
       profiles: (config.profiles ?? [config]).map((p) => p.schedulerName),
       leaderElection: election.enabled
         ? { identity, lease: `${election.resourceNamespace}/${election.resourceName}` }

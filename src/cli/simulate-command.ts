@@ -18,6 +18,7 @@ import { readTextFile } from './files.ts';
 import { formatSummary, progressBar } from './format.ts';
 import { releaseYoungGeneration } from './heap-growth.ts';
 import { openLogFile } from './log-file.ts';
+import { readRecordKey } from './record-key.ts';
 import { parseDuration, readRunOptions } from './run-options.ts';
 
 /** The demo cluster `npm start` schedules when no cluster is given. */
@@ -140,6 +141,7 @@ export function simulateCommand(argv: string[]): void {
     pods: { type: 'string' },
     seed: { type: 'string' },
     record: { type: 'string' },
+    'record-key': { type: 'string' },
     'bind-latency-ms': { type: 'string' },
     'bind-failure-rate': { type: 'string' },
     horizon: { type: 'string' },
@@ -167,6 +169,10 @@ export function simulateCommand(argv: string[]): void {
     seed,
     schedulerName: config.schedulerName,
   });
+  if (values['record-key'] !== undefined && values.record === undefined)
+    throw new CliError('--record-key needs --record LOG (it seals the recording)', 2);
+  const recordKey =
+    values['record-key'] === undefined ? undefined : readRecordKey(values['record-key']);
   const log = values.record === undefined ? undefined : openLogFile(values.record);
   const bar = values.json
     ? progressBar(process.stderr, 0, '')
@@ -183,6 +189,7 @@ export function simulateCommand(argv: string[]): void {
       bindFailureRate,
       horizonMs,
       ...(log === undefined ? {} : { record: log.sink }),
+      ...(recordKey === undefined ? {} : { recordKey }),
       onDecision: (n) => bar.update(n),
     });
   } finally {
@@ -207,6 +214,8 @@ export function simulateCommand(argv: string[]): void {
   );
   if (values.record !== undefined)
     process.stdout.write(
-      `\nRecorded to ${values.record}; check it with: berth replay ${values.record}\n`,
+      recordKey === undefined
+        ? `\nRecorded to ${values.record} (not sealed); check it with: berth replay ${values.record} --allow-unsealed\n`
+        : `\nRecorded to ${values.record}, sealed with key id ${recordKey.id}; check it with: berth replay ${values.record} --record-key ${values['record-key']}\n`,
     );
 }

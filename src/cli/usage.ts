@@ -1,6 +1,7 @@
 // The usage text of every `berth` command, as `berth help` and `berth CMD --help` print it.
 
-const runUsage = `berth run [--kubeconfig PATH] [--context NAME] [--scheduler-name berth] [--record LOG]
+const runUsage = `berth run [--kubeconfig PATH] [--context NAME] [--scheduler-name berth]
+          [--record LOG [--record-key FILE]]
           [--qps Q --burst B] [--events-qps Q --events-burst B]
           [--config FILE] [--seed S] [--log-level info]
           [--leader-elect=true|false] [--leader-elect-lease-duration 15s]
@@ -15,6 +16,9 @@ Schedules a real cluster's pods (those with spec.schedulerName: berth) until SIG
                                 ~/.kube/config)
   --scheduler-name NAME         the schedulerName this scheduler answers to (default berth)
   --record LOG                  write every input and decision to LOG for berth replay
+  --record-key FILE             seal the recording: a chained HMAC-SHA-256 on every line
+                                with the key in FILE (raw bytes, at least 32), so replay
+                                and explain with the same key refuse a forged or cut log
   --record-segment-size SIZE    rotate: --record names a directory of segments of about
                                 SIZE each (e.g. 64Mi); each starts with a core snapshot
   --record-retain N             keep only the newest N segments (default 0: keep all)
@@ -33,8 +37,8 @@ Schedules a real cluster's pods (those with spec.schedulerName: berth) until SIG
                                 (default 1: it keeps its start-up size; V8's own is 2)
 `;
 
-const simulateUsage = `berth simulate [--cluster FILE]... [--nodes N --pods M] [--seed S] [--record LOG]
-               [--bind-latency-ms X] [--bind-failure-rate P] [--horizon 15m] [--config FILE]
+const simulateUsage = `berth simulate [--cluster FILE]... [--nodes N --pods M] [--seed S]
+               [--record LOG [--record-key FILE]] [--bind-latency-ms X] [--bind-failure-rate P] [--horizon 15m] [--config FILE]
                [--json]
 
 Schedules pods on the in-process simulated cluster, on a virtual clock.
@@ -43,6 +47,7 @@ Schedules pods on the in-process simulated cluster, on a virtual clock.
   --nodes N --pods M        add a generated workload of N nodes and M pods
   --seed S                  seeds tie-breaking, the generator and failures (default 1)
   --record LOG              write the run's event log to LOG for berth replay
+  --record-key FILE         seal the log with the key in FILE (raw bytes, at least 32)
   --bind-latency-ms X       delay of each bind's result (default 5)
   --bind-failure-rate P     share of binds that fail, 0 to 1 (default 0)
   --horizon D               stop after D of virtual time, such as 90s or 2h (default 15m);
@@ -52,16 +57,24 @@ Schedules pods on the in-process simulated cluster, on a virtual clock.
   --json                    print exactly one JSON object instead of the summary
 `;
 
-const replayUsage = `berth replay LOG|DIR [--json]
+const replayUsage = `berth replay LOG|DIR [--record-key FILE] [--allow-unsealed] [--json]
 
 Re-runs a recorded log through a fresh core, streaming, and checks its integrity (seq,
 time, events, bind results, digests) and every decision; exits 1 naming the line of the
 first problem. LOG may be one segment of a rotated recording (it replays from its
 snapshot); DIR replays all the segments in it in order and checks that they join up.
+Digests protect against accidents, not forgery: only a sealed log (--record-key) checked
+with its key shows a forged, removed, moved or cut line.
+  --record-key FILE         verify the log's seal with this key; refuse (exit 1, naming
+                            the line) a line whose seal does not verify, a log sealed with
+                            another key, or one that is not sealed
+  --allow-unsealed          exit 0 for a log that is not sealed or has no closing line
+                            (cut short); without it, such a log replays but exits 1
   --json                    print exactly one JSON object instead of the summary
 `;
 
-const explainUsage = `berth explain NS/POD [--cluster FILE... | --log LOG|DIR [--seq N] | --kubeconfig PATH]
+const explainUsage = `berth explain NS/POD [--cluster FILE... | --log LOG|DIR [--seq N] [--record-key FILE]
+              | --kubeconfig PATH]
               [--context NAME] [--config FILE] [--scheduler-name berth] [--seed S] [--json]
 
 Explains one scheduling cycle of a pod: every node's filter verdicts (a node's filters stop
@@ -76,6 +89,8 @@ message. POD alone means namespace default.
                             decision at or before --seq N (default: its last), from the state
                             replayed just before it with the log's config and seed; exits 1
                             if the recomputed decision differs from the recorded one
+  --record-key FILE         with --log: verify the log's seal with this key first, and
+                            refuse a log whose seal does not verify (naming the line)
   --kubeconfig, --context   a live cluster (the default, also in-cluster): list it once and
                             explain the cycle berth would run now; writes nothing
   --config FILE             berth's config (profiles, percentageOfNodesToScore), as

@@ -1,4 +1,5 @@
 // The JSONL log's line kinds: header, snapshot, event, segment-end, digest (docs/log-format.md).
+import type { SealInfo } from './seal.ts';
 import type { Envelope } from './types.ts';
 
 /**
@@ -30,6 +31,11 @@ export interface LogHeader {
    * rotated; a segment numbered 2 or more has a snapshot line right after the header.
    */
   segment?: number;
+  /**
+   * Present when the log is sealed (`--record-key`): every line then ends with a `"mac"`
+   * member, the HMAC-SHA-256 of the previous line's MAC and the line (docs/log-format.md).
+   */
+  seal?: SealInfo;
 }
 
 /**

@@ -2,6 +2,7 @@
 import { BindLedger } from './bind-ledger.ts';
 import { LineDigest } from './digest.ts';
 import { eventProblem } from './integrity.ts';
+import { LogError } from './log-error.ts';
 import {
   type LogDigest,
   type LogHeader,
@@ -10,6 +11,8 @@ import {
   type SegmentEnd,
   type SnapshotLine,
 } from './log-format.ts';
+import type { SealKey } from './seal.ts';
+import { SealReader, type SealStatus } from './seal-reader.ts';
 import {
   type BerthEvent,
   type BindRequested,
@@ -18,16 +21,7 @@ import {
   inputEventTypes,
 } from './types.ts';
 
-/** Why a log could not be read; `line` is 1-based. */
-export class LogError extends Error {
-  constructor(
-    readonly line: number,
-    message: string,
-  ) {
-    super(`line ${line}: ${message}`);
-    this.name = 'LogError';
-  }
-}
+export { LogError } from './log-error.ts';
 
 /** One line of a log, parsed: the header, a segment's snapshot, an event, or a closing line. */
 export type LogRecord = LogHeader | SnapshotLine | Envelope | LogDigest | SegmentEnd;
@@ -51,6 +45,8 @@ export interface ParsedLog extends LogEnd {
   digest: LogDigest | undefined;
   /** Non-fatal findings, e.g. a truncated last line that was dropped. */
   warnings: string[];
+  /** The log's seal, and whether it was verified. */
+  seal: SealStatus;
 }
 
 const eventTypes: ReadonlySet<string> = new Set([...inputEventTypes, ...decisionEventTypes]);
@@ -136,15 +132,32 @@ export class LogReader {
   /** Non-fatal findings, e.g. a truncated last line that was dropped. */
   readonly warnings: string[] = [];
   private lineNo = 0;
+  private dropped = 0;
   private previousSeq = 0;
   private previousTime = Number.NEGATIVE_INFINITY;
   private decisions = 0;
   private binds = new BindLedger();
   private readonly lines = new LineDigest();
+  private readonly seal: SealReader;
+
+  /** With `key`, the log must be sealed with it and every line's MAC must verify. */
+  constructor(key?: SealKey) {
+    this.seal = new SealReader(key);
+  }
+
+  /** The log's seal, as far as it has been read. */
+  get sealStatus(): SealStatus {
+    return this.seal.status;
+  }
 
   /** Number of lines read so far. */
   get linesRead(): number {
     return this.lineNo;
+  }
+
+  /** Number of complete lines read (a cut-short last line that was dropped is not one). */
+  get completeLines(): number {
+    return this.lineNo - this.dropped;
   }
 
   /** The seq of the last event read (the snapshot's seq before any). */
@@ -155,13 +168,32 @@ export class LogReader {
   /** Reads one complete line (its newline stripped). Returns what it holds. */
   line(text: string): LogRecord {
     const lineNo = ++this.lineNo;
+    if (lineNo === 1) return this.headerLine(text);
+    const body = this.seal.body(text, lineNo);
+    if (body === undefined)
+      throw new LogError(lineNo, 'the line has no seal ("mac"), but the log is sealed');
     let value: unknown;
     try {
-      value = JSON.parse(text);
+      value = JSON.parse(body);
     } catch {
       throw new LogError(lineNo, 'not valid JSON');
     }
     return this.record(value, text, lineNo);
+  }
+
+  /** Line 1: the header, with its MAC split off and checked when the log is sealed. */
+  private headerLine(text: string): LogHeader {
+    const split = this.seal.splitHeader(text);
+    let value: unknown;
+    try {
+      value = JSON.parse(split?.body ?? text);
+    } catch {
+      throw new LogError(1, 'not valid JSON');
+    }
+    this.header = checkHeader(value);
+    this.seal.header(this.header.seal, split);
+    this.lines.add(text);
+    return this.header;
   }
 
   /**
@@ -170,12 +202,16 @@ export class LogReader {
    * undefined is returned (on line 1 it is an error: there is no prefix to replay).
    */
   lastLine(text: string): LogRecord | undefined {
+    if (this.lineNo === 0) return this.line(text);
+    // A sealed line cut short has lost its MAC: that is the same crash as cut-short JSON.
+    const body = this.seal.body(text, this.lineNo + 1);
     let value: unknown;
     try {
-      value = JSON.parse(text);
+      if (body === undefined) throw new SyntaxError('no MAC');
+      value = JSON.parse(body);
     } catch {
       const lineNo = ++this.lineNo;
-      if (lineNo === 1) throw new LogError(lineNo, 'not valid JSON');
+      this.dropped = 1;
       this.warnings.push(
         `line ${lineNo}: truncated last line dropped (the recording was cut short)`,
       );
@@ -195,11 +231,6 @@ export class LogReader {
     if (this.closing !== undefined) {
       const what = this.closing.kind === 'digest' ? 'the closing digest' : 'the segment end';
       throw new LogError(lineNo, `content after ${what}`);
-    }
-    if (lineNo === 1) {
-      this.header = checkHeader(value);
-      this.lines.add(text);
-      return this.header;
     }
     if (lineNo === 2 && (this.header?.segment ?? 1) > 1) {
       const snapshot = checkSnapshot(value, lineNo);
@@ -291,9 +322,10 @@ export function isEnvelope(record: LogRecord): record is Envelope {
  * Throws LogError naming the line for a corrupt header, a corrupt line in the middle or a
  * failed integrity check; a corrupt *last* line without a trailing newline is taken as a
  * write cut short by a crash: it is dropped with a warning and the prefix is returned.
+ * With `key`, the log must be sealed with it (see LogReader).
  */
-export function parseLog(text: string): ParsedLog {
-  const reader = new LogReader();
+export function parseLog(text: string, key?: SealKey): ParsedLog {
+  const reader = new LogReader(key);
   const envelopes: Envelope[] = [];
   let start = 0;
   for (let nl = text.indexOf('\n'); nl !== -1; nl = text.indexOf('\n', start)) {
@@ -316,5 +348,6 @@ export function parseLog(text: string): ParsedLog {
     closingLine: reader.closingLine,
     linesDigest: reader.linesDigest,
     warnings: reader.warnings,
+    seal: reader.sealStatus,
   };
 }

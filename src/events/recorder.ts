@@ -9,6 +9,7 @@ import {
   encodeSnapshot,
   type LogHeader,
 } from './log-format.ts';
+import { SealChain, type SealKey, sealAlgorithm } from './seal.ts';
 import { type Envelope, isDecision } from './types.ts';
 
 /** Receives complete lines (no trailing newline). The sink owns buffering and I/O. */
@@ -24,15 +25,20 @@ export class Recorder {
   private lastSeq = 0;
   private lastTime = 0;
   private closed = false;
+  private readonly chain: SealChain | undefined;
+  private readonly header: LogHeader;
 
-  /** Writes the header line at once. */
-  constructor(
-    sink: LineSink,
-    private readonly header: LogHeader,
-  ) {
+  /**
+   * Writes the header line at once. With `key`, the log is sealed: the header names the
+   * key's id (never the key) and every line gets its chained MAC (`SealChain`).
+   */
+  constructor(sink: LineSink, header: LogHeader, key?: SealKey) {
     this.sink = sink;
     this.segment = header.segment ?? 1;
-    this.write(encodeHeader(header));
+    this.header =
+      key === undefined ? header : { ...header, seal: { alg: sealAlgorithm, keyId: key.id } };
+    this.chain = key === undefined ? undefined : new SealChain(key);
+    this.write(encodeHeader(this.header));
   }
 
   /** Number of the segment being written (1 until the first rotation). */
@@ -65,20 +71,28 @@ export class Recorder {
   rotate(nextName: string, sink: LineSink, state: unknown): void {
     if (this.closed) return;
     this.sink(
-      encodeSegmentEnd({
-        kind: 'segment-end',
-        next: nextName,
-        lastSeq: this.lastSeq,
-        decisions: this.digest.count,
-        digest: this.digest.hex(),
-        logDigest: this.lines.hex(),
-      }),
+      this.sealed(
+        encodeSegmentEnd({
+          kind: 'segment-end',
+          next: nextName,
+          lastSeq: this.lastSeq,
+          decisions: this.digest.count,
+          digest: this.digest.hex(),
+          logDigest: this.lines.hex(),
+        }),
+      ),
     );
     this.sink = sink;
     this.segment++;
     this.digest = new DecisionDigest();
     this.lines = new LineDigest();
-    this.write(encodeHeader({ ...this.header, segment: this.segment }));
+    const seal = this.header.seal;
+    // The next segment's chain goes on from this one's last MAC, which its header names.
+    const next: LogHeader =
+      seal === undefined || this.chain === undefined
+        ? { ...this.header, segment: this.segment }
+        : { ...this.header, segment: this.segment, seal: { ...seal, prev: this.chain.lastMac } };
+    this.write(encodeHeader(next));
     this.write(
       encodeSnapshot({
         kind: 'snapshot',
@@ -99,7 +113,9 @@ export class Recorder {
     if (!this.closed) {
       const logDigest = this.lines.hex();
       this.sink(
-        encodeDigest({ kind: 'digest', decisions: this.digest.count, digest: hex, logDigest }),
+        this.sealed(
+          encodeDigest({ kind: 'digest', decisions: this.digest.count, digest: hex, logDigest }),
+        ),
       );
       this.closed = true;
     }
@@ -107,7 +123,13 @@ export class Recorder {
   }
 
   private write(line: string): void {
-    this.lines.add(line);
-    this.sink(line);
+    const sealed = this.sealed(line);
+    this.lines.add(sealed);
+    this.sink(sealed);
+  }
+
+  /** The line with its MAC when the log is sealed; as it is otherwise. */
+  private sealed(line: string): string {
+    return this.chain === undefined ? line : this.chain.seal(line);
   }
 }

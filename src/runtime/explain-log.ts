@@ -4,10 +4,12 @@ import { join } from 'node:path';
 import type { CoreSnapshot } from '../core/snapshot.ts';
 import type { LogHeader } from '../events/log-format.ts';
 import { isEnvelope, LogError, LogReader, type LogRecord } from '../events/reader.ts';
+import type { SealKey } from '../events/seal.ts';
+import type { SealStatus } from '../events/seal-reader.ts';
 import type { CycleFailed, Envelope, PodReserved, PodUnschedulable } from '../events/types.ts';
 import { type LineVisitor, readLogLines } from './log-lines.ts';
 import { ReplaySession } from './replay.ts';
-import { SegmentError } from './replay-file.ts';
+import { SegmentError, sealJoin } from './replay-file.ts';
 import { listSegments } from './segments.ts';
 
 /** One file of a log: a whole log, a segment of a rotated recording, or lines in memory. */
@@ -58,6 +60,12 @@ export interface PodHistory {
   seen: boolean;
   /** The seq of the log's last event. */
   lastSeq: number;
+  /** The seal of the log's parts (they agree: each continues the one before). */
+  seal: SealStatus;
+  /** False when the log's last part has no closing line (cut short, or still being written). */
+  closed: boolean;
+  /** The number of complete lines in the last part. */
+  completeLines: number;
 }
 
 const cycleDecisions: ReadonlySet<string> = new Set([
@@ -86,16 +94,18 @@ function inPart<T>(part: LogPart, read: () => T): T {
 
 /**
  * Reads every part with the log's integrity checks and collects the cycle decisions about
- * the pod called `key`. Throws SegmentError naming the file and line for a corrupt log,
- * LogFileError when a file cannot be read.
+ * the pod called `key`; with `sealKey`, every part must be sealed with it, each continuing
+ * the one before, and every line's MAC must verify. Throws SegmentError naming the file and
+ * line for a corrupt log, LogFileError when a file cannot be read.
  */
-export function podHistory(parts: readonly LogPart[], key: string): PodHistory {
+export function podHistory(parts: readonly LogPart[], key: string, sealKey?: SealKey): PodHistory {
   const decisions: PodDecision[] = [];
   let header: LogHeader | undefined;
   let seen = false;
   let lastSeq = 0;
+  let before: { name: string; reader: LogReader } | undefined;
   parts.forEach((part, index) => {
-    const reader = new LogReader();
+    const reader = new LogReader(sealKey);
     const take = (record: LogRecord | undefined): boolean => {
       if (record === undefined || !isEnvelope(record)) return true;
       lastSeq = record.seq;
@@ -113,10 +123,26 @@ export function podHistory(parts: readonly LogPart[], key: string): PodHistory {
       });
       reader.end();
     });
+    const joined =
+      before === undefined
+        ? undefined
+        : sealJoin(before.reader.sealStatus, reader.header as LogHeader, before.name);
+    if (joined !== undefined) throw new SegmentError(part.name, 1, joined);
     header ??= reader.header;
+    before = { name: part.name, reader };
   });
-  if (header === undefined) throw new SegmentError(parts[0]?.name ?? '.', 1, 'the log is empty');
-  return { header, decisions, seen, lastSeq };
+  if (header === undefined || before === undefined)
+    throw new SegmentError(parts[0]?.name ?? '.', 1, 'the log is empty');
+  const last = before.reader;
+  return {
+    header,
+    decisions,
+    seen,
+    lastSeq,
+    seal: last.sealStatus,
+    closed: last.closing !== undefined,
+    completeLines: last.completeLines,
+  };
 }
 
 /**
@@ -145,10 +171,12 @@ export interface CoreAt {
  * core, checking every decision against the recorded one as `berth replay` does, and returns
  * the core's state just before the event `beforeSeq` (or after the part's last event when
  * undefined). Throws SegmentError naming the line where replay diverged, or when the state
- * there is in the middle of a cycle's decisions.
+ * there is in the middle of a cycle's decisions. With `sealKey`, the part's MACs are
+ * verified as they are read (podHistory has verified them once already; this keeps a file
+ * changed between the two reads from being explained).
  */
-export function replayTo(part: LogPart, beforeSeq?: number): CoreAt {
-  const reader = new LogReader();
+export function replayTo(part: LogPart, beforeSeq?: number, sealKey?: SealKey): CoreAt {
+  const reader = new LogReader(sealKey);
   let session: ReplaySession | undefined;
   /** The last seq before which the core was between cycles (where a step starts). */
   let stepStart: number | undefined;

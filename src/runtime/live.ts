@@ -6,6 +6,7 @@ import type { BerthConfig } from '../core/config.ts';
 import type { EffectPort, TimerPort } from '../core/ports.ts';
 import { Scheduler } from '../core/scheduler.ts';
 import type { LineSink, Recorder } from '../events/recorder.ts';
+import type { SealKey } from '../events/seal.ts';
 import type {
   DecisionEvent,
   Envelope,
@@ -56,6 +57,8 @@ export interface LiveOptions {
   logger: Logger;
   /** Receives log lines when recording. */
   record?: LineSink;
+  /** Seals the recording with this key (`--record-key`). */
+  recordKey?: SealKey;
   /**
    * Cuts the recording into segments: checked after every step (an input or a cycle with
    * its decisions); when due, the next segment starts with a snapshot of the core.
@@ -118,7 +121,13 @@ export class LiveScheduler {
     this.recorder =
       opts.record === undefined
         ? undefined
-        : startRecording(opts.record, opts.seed, opts.config, opts.rotation !== undefined);
+        : startRecording(
+            opts.record,
+            opts.seed,
+            opts.config,
+            opts.rotation !== undefined,
+            opts.recordKey,
+          );
     this.effects = opts.effects((event) => this.results.next(event));
     this.core = new Scheduler({
       config: opts.config,

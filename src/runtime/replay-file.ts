@@ -3,6 +3,8 @@ import { isDeepStrictEqual } from 'node:util';
 import type { CoreSnapshot } from '../core/snapshot.ts';
 import type { LogHeader, SegmentEnd, SnapshotLine } from '../events/log-format.ts';
 import { isEnvelope, LogError, LogReader, type LogRecord } from '../events/reader.ts';
+import type { SealKey } from '../events/seal.ts';
+import type { SealStatus } from '../events/seal-reader.ts';
 import { readLogLines } from './log-lines.ts';
 import { type ReplayResult, ReplaySession, snapshotDifference } from './replay.ts';
 
@@ -18,6 +20,10 @@ export interface FileReplayResult extends ReplayResult {
   closingLine: number;
   /** Non-fatal findings (a truncated last line, no closing digest), each `FILE: what`. */
   warnings: string[];
+  /** The seal of the file (of every segment, for a run of segments: they must agree). */
+  seal: SealStatus;
+  /** The number of complete lines in `file` (the last one read, when it has no closing line). */
+  completeLines: number;
 }
 
 /** Why a run of segments does not replay: names the file, and the line when there is one. */
@@ -48,8 +54,13 @@ interface FileRun {
  * With `join`, the file continues `session`: `join` checks its header and snapshot before
  * any of its events are fed, and the session starts a new segment digest.
  */
-function runFile(path: string, session?: ReplaySession, join?: JoinCheck): FileRun {
-  const reader = new LogReader();
+function runFile(
+  path: string,
+  key: SealKey | undefined,
+  session?: ReplaySession,
+  join?: JoinCheck,
+): FileRun {
+  const reader = new LogReader(key);
   let current: ReplaySession | undefined;
   let divergenceLine: number | undefined;
   const open = (): ReplaySession => {
@@ -92,6 +103,8 @@ function resultOf(path: string, run: FileRun, earlier: string[]): FileReplayResu
     lastSeq: reader.lastSeq,
     closingLine: reader.closingLine,
     warnings: [...earlier, ...reader.warnings.map((w) => `${path}: ${w}`)],
+    seal: reader.sealStatus,
+    completeLines: reader.completeLines,
   };
 }
 
@@ -100,10 +113,11 @@ function resultOf(path: string, run: FileRun, earlier: string[]): FileReplayResu
  * in chunks, each line checked by a LogReader and fed to a ReplaySession, and nothing is
  * kept once fed. A segment of a rotated recording replays on its own, from its snapshot.
  * Throws LogError naming the line for a corrupt or inconsistent log and LogFileError when
- * the file cannot be read; stops at the first divergence.
+ * the file cannot be read; stops at the first divergence. With `key`, the log must be sealed
+ * with it and every line's MAC must verify (a LogError names the first that does not).
  */
-export function replayLogFile(path: string): FileReplayResult {
-  return resultOf(path, runFile(path), []);
+export function replayLogFile(path: string, key?: SealKey): FileReplayResult {
+  return resultOf(path, runFile(path, key), []);
 }
 
 /** A segment file: its name (in the directory) and the number its header gives it. */
@@ -115,13 +129,15 @@ export interface SegmentFile {
 /** The checks that join segment `next` to the one before it, which ended with `end`. */
 function joinCheck(
   first: { name: string; header: LogHeader },
-  before: { name: string; path: string; end: SegmentEnd },
+  before: { name: string; path: string; end: SegmentEnd; seal: SealStatus },
   next: { name: string; path: string },
   reached: () => CoreSnapshot,
 ): JoinCheck {
   return (header, snapshot) => {
     if (header.seed !== first.header.seed || !isDeepStrictEqual(header.config, first.header.config))
       throw new SegmentError(next.path, 1, `the seed or config differs from ${first.name}'s`);
+    const seal = sealJoin(before.seal, header, before.name);
+    if (seal !== undefined) throw new SegmentError(next.path, 1, seal);
     if (before.end.next !== next.name)
       throw new SegmentError(
         before.path,
@@ -146,6 +162,28 @@ function joinCheck(
   };
 }
 
+/**
+ * Why a segment's header does not continue the previous segment's seal, or undefined: both
+ * sealed with the same key, this one's chain starting from that one's last MAC (so a
+ * segment taken out and the numbers closed up shows), or neither sealed.
+ */
+export function sealJoin(
+  before: SealStatus,
+  header: LogHeader,
+  beforeName: string,
+): string | undefined {
+  const seal = header.seal;
+  const was = before.info;
+  if (was === undefined && seal === undefined) return undefined;
+  if (was === undefined || seal === undefined)
+    return `${seal === undefined ? 'this segment is not sealed' : 'this segment is sealed'}, but ${beforeName} is${was === undefined ? ' not' : ''}`;
+  if (seal.keyId !== was.keyId)
+    return `sealed with key id ${seal.keyId}, but ${beforeName} with key id ${was.keyId}`;
+  if (seal.prev !== before.lastMac)
+    return `its seal does not continue ${beforeName}'s: a segment between them is missing or was replaced`;
+  return undefined;
+}
+
 function inFile(path: string, run: () => FileRun): FileRun {
   try {
     return run();
@@ -167,11 +205,12 @@ function inFile(path: string, run: () => FileRun): FileRun {
 export function replaySegments(
   segments: readonly SegmentFile[],
   pathOf: (name: string) => string,
+  key?: SealKey,
 ): FileReplayResult {
   const [head, ...rest] = segments;
   if (head === undefined) throw new SegmentError('.', undefined, 'no segments to replay');
   const headPath = pathOf(head.name);
-  let run = inFile(headPath, () => runFile(headPath, undefined, () => {}));
+  let run = inFile(headPath, () => runFile(headPath, key, undefined, () => {}));
   const first = { name: head.name, header: run.reader.header as LogHeader };
   let name = head.name;
   let path = headPath;
@@ -191,12 +230,12 @@ export function replaySegments(
     if (!ended.matches) return resultOf(path, run, warnings);
     warnings.push(...run.reader.warnings.map((w) => `${path}: ${w}`));
     const nextPath = pathOf(next.name);
-    const before = { name, path, end: closing };
+    const before = { name, path, end: closing, seal: run.reader.sealStatus };
     const session = run.session;
     const join = joinCheck(first, before, { name: next.name, path: nextPath }, () =>
       session.snapshot(),
     );
-    run = inFile(nextPath, () => runFile(nextPath, session, join));
+    run = inFile(nextPath, () => runFile(nextPath, key, session, join));
     name = next.name;
     path = nextPath;
   }

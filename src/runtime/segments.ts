@@ -2,6 +2,7 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { LogError, LogReader } from '../events/reader.ts';
+import type { SealKey } from '../events/seal.ts';
 import { LogFileError, readLogLines } from './log-lines.ts';
 import {
   type FileReplayResult,
@@ -77,7 +78,10 @@ export function listSegments(dir: string): SegmentFile[] {
   return segments;
 }
 
-/** Replays every segment in `dir`, in order, checking that consecutive segments join up. */
-export function replayLogDirectory(dir: string): FileReplayResult {
-  return replaySegments(listSegments(dir), (name) => join(dir, name));
+/**
+ * Replays every segment in `dir`, in order, checking that consecutive segments join up
+ * (with `key`, that each is sealed with it and its MACs verify).
+ */
+export function replayLogDirectory(dir: string, key?: SealKey): FileReplayResult {
+  return replaySegments(listSegments(dir), (name) => join(dir, name), key);
 }

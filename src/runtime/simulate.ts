@@ -8,6 +8,7 @@ import type { ClusterState } from '../cluster/types.ts';
 import type { BerthConfig } from '../core/config.ts';
 import { Scheduler } from '../core/scheduler.ts';
 import type { LineSink } from '../events/recorder.ts';
+import type { SealKey } from '../events/seal.ts';
 import type { Envelope, InputEvent } from '../events/types.ts';
 import { seededRng } from '../framework/rng.ts';
 import { connectSources } from './pipeline.ts';
@@ -27,6 +28,8 @@ export interface SimulationOptions {
   bindFailureRate: number;
   /** Receives the log's lines when recording. */
   record?: LineSink;
+  /** Seals the recording with this key (`--record-key`). */
+  recordKey?: SealKey;
   /** Called after each decision with (decisions so far). */
   onDecision?: (decisions: number) => void;
   /** Collects each scheduling cycle's wall duration in ms (benchmarks). */
@@ -68,7 +71,9 @@ export function simulate(opts: SimulationOptions): RunSummary {
   const clock = new VirtualClock();
   const tracker = new SummaryTracker();
   const recorder =
-    opts.record === undefined ? undefined : startRecording(opts.record, opts.seed, opts.config);
+    opts.record === undefined
+      ? undefined
+      : startRecording(opts.record, opts.seed, opts.config, false, opts.recordKey);
   let scheduler: Scheduler | undefined;
   const onEnvelope = (env: Envelope) => {
     tracker.observe(env);

@@ -597,7 +597,10 @@ describe('berth prints help and its version, exit 0', () => {
     [['-h'], /berth replay LOG/],
     [['help'], /berth run \[--kubeconfig PATH\]/],
     [[], /berth export-machines/],
-    [['help', 'replay'], /^berth replay LOG\|DIR \[--json\]/],
+    [
+      ['help', 'replay'],
+      /^berth replay LOG\|DIR \[--record-key FILE\] \[--allow-unsealed\] \[--json\]/,
+    ],
     [['simulate', '--help'], /^berth simulate \[--cluster FILE\].*\n[\s\S]*--bind-failure-rate P/],
     [['simulate', '--nodes', '-1', '-h'], /^berth simulate /],
     [['run', '--help'], /^berth run \[--kubeconfig PATH\][\s\S]*--metrics-bind-address/],
@@ -620,10 +623,13 @@ describe('berth ends quietly when its reader goes away', () => {
   // A reader that leaves early is a race: berth may finish writing first (0) or meet the
   // closed pipe (141, as a shell reports a tool killed by SIGPIPE). Never a trace.
   it.each([
-    ['replay LOG | head -1', '(eval "$BERTH replay good.jsonl"; echo $? > status) | head -1'],
+    [
+      'replay LOG | head -1',
+      '(eval "$BERTH replay good.jsonl --allow-unsealed"; echo $? > status) | head -1',
+    ],
     [
       'replay LOG --json | true',
-      '(eval "$BERTH replay good.jsonl --json"; echo $? > status) | true',
+      '(eval "$BERTH replay good.jsonl --json --allow-unsealed"; echo $? > status) | true',
     ],
     ['simulate | true', '(eval "$BERTH simulate"; echo $? > status) | true'],
     ['simulate | head -1', '(eval "$BERTH simulate"; echo $? > status) | head -1'],
@@ -636,7 +642,7 @@ describe('berth ends quietly when its reader goes away', () => {
   });
 
   it.each([
-    ['replay of a 3000-pod log --json | head -c 1', 'replay big.jsonl --json'],
+    ['replay of a 3000-pod log --json | head -c 1', 'replay big.jsonl --json --allow-unsealed'],
     ['simulate of 3000 pods --json | head -c 1', 'simulate --nodes 10 --pods 3000 --json'],
   ])('%s: more than a pipe holds, so the pipe surely breaks: 141', (_name, args) => {
     const r = shell(`(eval "$BERTH ${args}"; echo $? > status) | head -c 1`);

@@ -65,8 +65,9 @@ describe('berth CLI', () => {
     expect(Object.keys(out.placements)).toHaveLength(100);
   });
 
-  it('records a log that replay reproduces, and reports a tampered one as divergent', () => {
+  it('records a sealed log that replay reproduces, and reports a tampered one as divergent', () => {
     const log = join(work, 'run.jsonl');
+    writeFileSync(join(work, 'run.key'), 'k'.repeat(32));
     const sim = berth(
       'simulate',
       '--nodes',
@@ -77,14 +78,19 @@ describe('berth CLI', () => {
       '9',
       '--record',
       log,
+      '--record-key',
+      'run.key',
       '--json',
       '--bind-failure-rate',
       '0.3',
     );
     expect(sim.code).toBe(0);
-    const replayed = berth('replay', log, '--json');
+    const replayed = berth('replay', log, '--json', '--record-key', 'run.key');
     expect(replayed.code).toBe(0);
-    expect(JSON.parse(replayed.stdout).decisionDigest).toBe(JSON.parse(sim.stdout).decisionDigest);
+    const out = JSON.parse(replayed.stdout);
+    expect(out.decisionDigest).toBe(JSON.parse(sim.stdout).decisionDigest);
+    expect(out.integrity).toMatchObject({ sealed: true, verified: true, closed: true });
+    // Without the key, a tampered decision is still caught by replay: the core decides otherwise.
     const tampered = join(work, 'tampered.jsonl');
     writeFileSync(
       tampered,
@@ -111,10 +117,15 @@ describe('berth CLI', () => {
       join(work, 'cut2.jsonl'),
       `${lines.slice(0, -2).join('\n')}\n${(lines.at(-2) as string).slice(0, 20)}`,
     );
-    const r = berth('replay', join(work, 'cut2.jsonl'));
+    const r = berth('replay', join(work, 'cut2.jsonl'), '--allow-unsealed');
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(/truncated last line dropped/);
     expect(r.stdout).toMatch(/All recorded decisions reproduced/);
+    // Without --allow-unsealed the same replay says where the log was cut, and exits 1.
+    const strict = berth('replay', join(work, 'cut2.jsonl'));
+    expect(strict.code).toBe(1);
+    expect(strict.stdout).toMatch(/All recorded decisions reproduced/);
+    expect(strict.stderr).toMatch(/truncated after line \d+: the closing digest line is missing/);
   });
 
   it.each([

@@ -8,11 +8,11 @@ import { afterAll, describe, expect, it, vi } from 'vitest';
 import { CliError } from '../../src/cli/errors.ts';
 import { explainCommand } from '../../src/cli/explain-command.ts';
 import { loadCluster, simulateConfig } from '../../src/cli/simulate-command.ts';
-import { defaultConfig } from '../../src/core/config.ts';
 import { parseLog } from '../../src/events/reader.ts';
 import { Recorder } from '../../src/events/recorder.ts';
 import { ReplaySession } from '../../src/runtime/replay.ts';
 import { simulate } from '../../src/runtime/simulate.ts';
+import { recordedRun } from '../events/rotated-run.ts';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const work = mkdtempSync(join(tmpdir(), 'berth-explain-'));
@@ -69,30 +69,6 @@ async function expectFailure(argv: string[], code: number, pattern: RegExp): Pro
   const { error } = await inProcess(...argv);
   expect(error?.message, argv.join(' ')).toMatch(pattern);
   expect(error?.exitCode).toBe(code);
-}
-
-/** A run with retries (30 pods on 4 small nodes, bind failures), recorded as one log. */
-function recordedRun(): string {
-  const lines: string[] = [];
-  simulate({
-    nodes: ['n0', 'n1', 'n2', 'n3'].map((name) => ({
-      metadata: { name },
-      status: { allocatable: { cpu: '2', memory: '8Gi', pods: '20' } },
-    })),
-    pods: Array.from({ length: 30 }, (_, i) => ({
-      metadata: { name: `p${i}`, namespace: 'default', uid: `uid-${i}` },
-      spec: {
-        schedulerName: 'berth',
-        containers: [{ name: 'c', resources: { requests: { cpu: '300m' } } }],
-      },
-    })),
-    seed: 11,
-    config: defaultConfig,
-    bindLatencyMs: 5,
-    bindFailureRate: 0.3,
-    record: (l) => lines.push(l),
-  });
-  return `${lines.join('\n')}\n`;
 }
 
 /** Rotates a log into segments of about `every` events in `dir`, as a live recorder would. */

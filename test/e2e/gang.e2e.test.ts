@@ -400,7 +400,7 @@ describe('gang scheduling: PodGroups placed all or nothing on a real cluster', (
   });
 
   it('berth replay reproduces every recorded decision, the gangs included', async () => {
-    const r = await berthCommand(['replay', record, '--json']);
+    const r = await berthCommand(['replay', record, '--json', '--allow-unsealed']);
     expect(r.code, r.stderr).toBe(0);
     const summary = JSON.parse(r.stdout) as {
       decisionDigest: string;

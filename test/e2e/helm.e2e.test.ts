@@ -302,6 +302,31 @@ const renderCases: RenderCase[] = [
       });
     },
   },
+  {
+    name: 'a recording sealed with a key from an existing Secret',
+    values: { recording: { enabled: true, keySecret: 'berth-record-key' } },
+    check: (objects) => {
+      const pod = deploymentOf(objects).spec.template.spec;
+      const [c] = pod.containers as { args: string[]; volumeMounts: Record<string, unknown>[] }[];
+      const args = c?.args.join(' ');
+      expect(args).toContain('--record /var/lib/berth/record.jsonl');
+      expect(args).toContain('--record-key /etc/berth-record-key/key');
+      expect(c?.volumeMounts).toContainEqual({
+        name: 'record-key',
+        mountPath: '/etc/berth-record-key',
+        readOnly: true,
+      });
+      expect(pod.volumes).toContainEqual({
+        name: 'record-key',
+        secret: {
+          secretName: 'berth-record-key',
+          defaultMode: 0o440,
+          items: [{ key: 'key', path: 'key' }],
+        },
+      });
+      expect(pod.volumes).toContainEqual({ name: 'recording', emptyDir: { sizeLimit: '1Gi' } });
+    },
+  },
 ];
 
 /** Values the schema (or the chart's own checks) must refuse, and the message expected. */
@@ -340,6 +365,16 @@ const badValues: { name: string; values: Record<string, unknown>; error: RegExp 
     name: 'a short grace period',
     values: { terminationGracePeriodSeconds: 5 },
     error: /at '\/terminationGracePeriodSeconds': minimum: got 5, want 15/,
+  },
+  {
+    name: 'a recording key without a recording',
+    values: { recording: { enabled: false, keySecret: 'berth-record-key' } },
+    error: /recording.keySecret needs recording.enabled/,
+  },
+  {
+    name: 'a recording outside its volume',
+    values: { recording: { enabled: true, path: '/etc/record.jsonl' } },
+    error: /at '\/recording\/path': '\/etc\/record.jsonl' does not match pattern/,
   },
   {
     name: 'two replicas without leader election',

@@ -473,7 +473,7 @@ describe('priority preemption: berth against kube-scheduler 1.34 on the same sce
       .sort();
     expect(victims).toEqual(deleted);
 
-    const r = await berthCommand(['replay', record(), '--json']);
+    const r = await berthCommand(['replay', record(), '--json', '--allow-unsealed']);
     expect(r.code, r.stderr).toBe(0);
     const summary = JSON.parse(r.stdout) as {
       decisionDigest: string;

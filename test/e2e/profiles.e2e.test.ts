@@ -217,7 +217,7 @@ describe('KubeSchedulerConfiguration profiles on a real control plane', () => {
   it('records the profiles in the log header, and replay reproduces the decisions', async () => {
     const exit = await berth?.stop('SIGTERM');
     expect(exit, berth?.tail()).toEqual({ code: 0, signal: null });
-    const r = await berthCommand(['replay', record(), '--json']);
+    const r = await berthCommand(['replay', record(), '--json', '--allow-unsealed']);
     expect(r.code, r.stderr).toBe(0);
     const summary = JSON.parse(r.stdout) as { placements: Record<string, string> };
     expect(summary.placements).toEqual({

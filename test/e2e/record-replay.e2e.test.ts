@@ -1,5 +1,5 @@
-// A live run recorded with --record replays to the same decisions with berth replay.
-import { readdirSync } from 'node:fs';
+// A live run recorded with --record (sealed with --record-key) replays to the same decisions with berth replay.
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type BerthRun, berthCommand, startBerth } from './support/berth.ts';
@@ -18,10 +18,13 @@ describe('record a live run and replay it', () => {
   const cluster = useCluster('replay');
   let berth: BerthRun;
   let record: string;
+  let key: string;
 
   beforeAll(async () => {
     const k = cluster().kubectl;
     record = join(cluster().dir, 'live.record.jsonl');
+    key = join(cluster().dir, 'record.key');
+    writeFileSync(key, 'e2e-record-key-'.repeat(3), { mode: 0o600 });
     await k.apply(
       toYaml([
         namespace(ns),
@@ -32,7 +35,7 @@ describe('record a live run and replay it', () => {
     berth = await startBerth(cluster().kubeconfig, {
       dir: cluster().dir,
       name: 'berth',
-      args: ['--record', record],
+      args: ['--record', record, '--record-key', key],
     });
     await k.create(
       toYaml([...pods('r', ns, 20, { cpu: '300m' }), pod('too-big', ns, { cpu: '5' })]),
@@ -63,16 +66,19 @@ describe('record a live run and replay it', () => {
     const lines = readRecord(record);
     expect(lines[0]?.kind).toBe('header');
     expect(lines.at(-1)).toMatchObject({ kind: 'digest' });
+    expect(lines[0]?.seal).toMatchObject({ alg: 'HMAC-SHA-256' });
   });
 
   it('replays to the same digest, placements and pending reasons', async () => {
-    const r = await berthCommand(['replay', record, '--json']);
+    const r = await berthCommand(['replay', record, '--json', '--record-key', key]);
     expect(r.code, r.stderr).toBe(0);
     const summary = JSON.parse(r.stdout) as {
       decisionDigest: string;
       placements: Record<string, string>;
       pending: Record<string, string>;
+      integrity: { sealed: boolean; verified: boolean; closed: boolean };
     };
+    expect(summary.integrity).toMatchObject({ sealed: true, verified: true, closed: true });
     expect(summary.decisionDigest).toBe(readRecord(record).at(-1)?.digest);
     const live = Object.fromEntries(
       (await cluster().kubectl.pods(ns))
@@ -84,6 +90,20 @@ describe('record a live run and replay it', () => {
     expect(summary.pending).toEqual({ [`${ns}/too-big`]: message });
   });
 
+  it('refuses an edited copy of the sealed record with the key, naming the line', async () => {
+    const lines = readFileSync(record, 'utf8').trimEnd().split('\n');
+    const at = lines.findIndex((l) => l.includes('"PodReserved"'));
+    lines[at] = (lines[at] as string).replace(
+      /"node":"r-(\d)"/,
+      (_, n) => `"node":"r-${1 - Number(n)}"`,
+    );
+    const forged = join(cluster().dir, 'forged.record.jsonl');
+    writeFileSync(forged, `${lines.join('\n')}\n`);
+    const r = await berthCommand(['replay', forged, '--record-key', key]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`line ${at + 1}: the seal does not verify`);
+  });
+
   it('records a rotated run into segments that replay one by one and as a whole', async () => {
     const k = cluster().kubectl;
     const dir = join(cluster().dir, 'segments');
@@ -91,7 +111,7 @@ describe('record a live run and replay it', () => {
     const rotated = await startBerth(cluster().kubeconfig, {
       dir: cluster().dir,
       name: 'berth-rotated',
-      args: ['--record', dir, '--record-segment-size', '64Ki'],
+      args: ['--record', dir, '--record-segment-size', '64Ki', '--record-key', key],
     });
     try {
       // The r-* nodes have 2 cpu left after the first run; s-0 takes the rest.
@@ -108,15 +128,20 @@ describe('record a live run and replay it', () => {
     const segments = readdirSync(dir).sort();
     console.log(`[e2e] replay: rotated recording in ${segments.length} segments`);
     expect(segments.length).toBeGreaterThanOrEqual(2);
-    const whole = await berthCommand(['replay', dir, '--json']);
+    const whole = await berthCommand(['replay', dir, '--json', '--record-key', key]);
     expect(whole.code, whole.stderr).toBe(0);
-    const summary = JSON.parse(whole.stdout) as { placements: Record<string, string> };
+    const summary = JSON.parse(whole.stdout) as {
+      placements: Record<string, string>;
+      integrity: { verified: boolean };
+    };
+    expect(summary.integrity.verified).toBe(true);
     expect(Object.keys(summary.placements).filter((p) => p.startsWith('rotated/'))).toHaveLength(
       30,
     );
     for (const segment of segments) {
-      const one = await berthCommand(['replay', join(dir, segment)]);
+      const one = await berthCommand(['replay', join(dir, segment), '--record-key', key]);
       expect(one.code, `${segment}: ${one.stderr}`).toBe(0);
+      expect(one.stdout).toContain("every line's seal verified");
     }
   });
 });

@@ -3,73 +3,14 @@ import { mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { defaultConfig } from '../../src/core/config.ts';
-import { parseLog } from '../../src/events/reader.ts';
-import { Recorder } from '../../src/events/recorder.ts';
-import { ReplaySession, replay } from '../../src/runtime/replay.ts';
 import { replayLogFile, SegmentError } from '../../src/runtime/replay-file.ts';
 import { replayLogDirectory } from '../../src/runtime/segments.ts';
-import { simulate } from '../../src/runtime/simulate.ts';
+import { rotatedRun, segmentName } from './rotated-run.ts';
 
 const work = mkdtempSync(join(tmpdir(), 'berth-segments-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-/** A recorded run with bind failures, retries and backoff, as log text. */
-function recordedRun(): string {
-  const lines: string[] = [];
-  simulate({
-    nodes: ['n0', 'n1', 'n2', 'n3'].map((name) => ({
-      metadata: { name },
-      status: { allocatable: { cpu: '2', memory: '8Gi', pods: '20' } },
-    })),
-    pods: Array.from({ length: 30 }, (_, i) => ({
-      metadata: { name: `p${i}`, namespace: 'default', uid: `uid-${i}` },
-      spec: {
-        schedulerName: 'berth',
-        containers: [{ name: 'c', resources: { requests: { cpu: '300m' } } }],
-      },
-    })),
-    seed: 11,
-    config: defaultConfig,
-    bindLatencyMs: 5,
-    bindFailureRate: 0.3,
-    record: (l) => lines.push(l),
-  });
-  return `${lines.join('\n')}\n`;
-}
-
-const whole = recordedRun();
-const wholeLog = parseLog(whole);
-const wholeReplay = replay(wholeLog);
-const segmentName = (n: number) => `seg-${String(n).padStart(3, '0')}.jsonl`;
-
-/**
- * Rotates the recorded run into segments in a new directory, as a live recorder would: a
- * replay core stands for the live one, and a segment ends every `every` events, at the
- * first point between steps. Returns the directory and the segment files' names.
- */
-function rotate(every: number): { dir: string; names: string[] } {
-  const dir = mkdtempSync(join(work, 'rec-'));
-  const segments: { name: string; lines: string[] }[] = [{ name: segmentName(1), lines: [] }];
-  const sinkOf = (lines: string[]) => (l: string) => void lines.push(l);
-  const session = new ReplaySession(wholeLog.header);
-  const first = segments[0] as { lines: string[] };
-  const recorder = new Recorder(sinkOf(first.lines), { ...wholeLog.header, segment: 1 });
-  let sinceRotation = 0;
-  for (const env of wholeLog.envelopes) {
-    expect(session.feed(env)).toBe(true);
-    recorder.record(env);
-    if (++sinceRotation >= every && session.settled) {
-      const next = { name: segmentName(segments.length + 1), lines: [] };
-      recorder.rotate(next.name, sinkOf(next.lines), session.snapshot());
-      segments.push(next);
-      sinceRotation = 0;
-    }
-  }
-  recorder.close();
-  for (const s of segments) writeFileSync(join(dir, s.name), `${s.lines.join('\n')}\n`);
-  return { dir, names: segments.map((s) => s.name) };
-}
+const { wholeLog, wholeReplay, rotate } = rotatedRun(work);
 
 describe('a rotated recording', () => {
   const { dir, names } = rotate(40);
