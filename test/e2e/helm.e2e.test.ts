@@ -10,7 +10,7 @@ import { KubeEffects } from '../../src/adapters/kube/effects.ts';
 import { listKind } from '../../src/adapters/kube/list-once.ts';
 import { objectSource } from '../../src/adapters/kube/list-watch.ts';
 import { TokenBucket } from '../../src/adapters/kube/rate-limiter.ts';
-import type { BerthRun } from './support/berth.ts';
+import { type BerthRun, startBerthAsConfigured } from './support/berth.ts';
 import { useCluster } from './support/cluster.ts';
 import {
   chartDir,
@@ -18,7 +18,6 @@ import {
   kindAndName,
   parseObjects,
   serviceMonitorCrd,
-  startBerthAsConfigured,
   tokenKubeconfig,
   writeValues,
 } from './support/helm.ts';

@@ -264,8 +264,10 @@ describe('kube-scheduler as the oracle for berth’s metrics and Lease', () => {
       securePort: await freeLoopbackPort(),
       leaderElection: { namespace: leaseNamespace, name: leaseNames.kube },
     });
-    berth = await startBerth(cluster().kubeconfig, {
-      dir: cluster().dir,
+    // Admin, not the chart's identity: this compares berth's Lease with kube-scheduler's from
+    // creation on (transitions 0), and the chart grants no Lease create (it renders the Lease).
+    berth = await startBerth(cluster(), {
+      kubeconfig: cluster().kubeconfig,
       name: 'berth',
       args: [
         '--leader-elect=true',

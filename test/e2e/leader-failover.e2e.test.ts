@@ -25,6 +25,12 @@ import { kwokNode, namespace, pods, toYaml } from './support/manifests.ts';
 import { delay, waitFor } from './support/wait.ts';
 
 const leaseNamespace = 'kube-system';
+/*
+ * berthIdentity: berth runs here with the admin kubeconfig, not the chart's ServiceAccount.
+ * Each scenario elects on a Lease of its own name that berth creates, and the test counts
+ * transitions from that creation; the chart grants no Lease create (it renders its one Lease,
+ * and berth with the chart's identity taking that Lease is helm.e2e.test.ts's install test).
+ */
 const leasesPath = `/apis/coordination.k8s.io/v1/namespaces/${leaseNamespace}/leases`;
 const sixDigits = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/;
 /** Short timings keep the test quick: lease 4 s, renew deadline 3 s, retry 1 s. */
@@ -139,7 +145,8 @@ describe('leader election on a real API server', () => {
       '--burst',
       '20',
     ];
-    const a = await startBerth(cluster().kubeconfig, {
+    const a = await startBerth(cluster(), {
+      kubeconfig: cluster().kubeconfig, // see berthIdentity
       dir,
       name: `${scn.label}-a`,
       args: args(scn.records.a),
@@ -154,7 +161,8 @@ describe('leader election on a real API server', () => {
       { timeoutMs: 30_000, intervalMs: 100 },
     );
     expect(a.stdout).toContain(held);
-    const b = await startBerth(cluster().kubeconfig, {
+    const b = await startBerth(cluster(), {
+      kubeconfig: cluster().kubeconfig, // see berthIdentity
       dir,
       name: `${scn.label}-b`,
       args: args(scn.records.b),
@@ -486,7 +494,8 @@ describe('leader election on a real API server', () => {
         ]),
       );
       const record = join(dir, 'usurp.record.jsonl');
-      a = await startBerth(cluster().kubeconfig, {
+      a = await startBerth(cluster(), {
+        kubeconfig: cluster().kubeconfig, // see berthIdentity
         dir,
         name: 'usurp',
         args: [

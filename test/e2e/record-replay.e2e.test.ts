@@ -29,8 +29,7 @@ describe('record a live run and replay it', () => {
         kwokNode('r-1', { cpu: '4', memory: '8Gi' }),
       ]),
     );
-    berth = await startBerth(cluster().kubeconfig, {
-      dir: cluster().dir,
+    berth = await startBerth(cluster(), {
       name: 'berth',
       args: ['--record', record],
     });
@@ -88,8 +87,7 @@ describe('record a live run and replay it', () => {
     const k = cluster().kubectl;
     const dir = join(cluster().dir, 'segments');
     await k.apply(toYaml([namespace('rotated'), kwokNode('s-0', { cpu: '8', memory: '16Gi' })]));
-    const rotated = await startBerth(cluster().kubeconfig, {
-      dir: cluster().dir,
+    const rotated = await startBerth(cluster(), {
       name: 'berth-rotated',
       args: ['--record', dir, '--record-segment-size', '64Ki'],
     });
