@@ -4,7 +4,7 @@ import { type BerthRun, startBerth } from './support/berth.ts';
 import { chartAccess, chartRelease } from './support/chart-access.ts';
 import { useCluster } from './support/cluster.ts';
 import { tokenKubeconfig } from './support/helm.ts';
-import { type PodJson, podScheduledCondition } from './support/kubectl.ts';
+import { eventsAbout, type PodJson, podScheduledCondition } from './support/kubectl.ts';
 import { kwokNode, type Manifest, namespace, toYaml } from './support/manifests.ts';
 import { priorityClasses, priorityPod } from './support/scenario-priority.ts';
 import { waitFor } from './support/wait.ts';
@@ -128,12 +128,26 @@ describe('a victim berth may not delete (403)', () => {
     );
   });
 
-  it('the preemptor stays unbound and says why (PodScheduled=False)', async () => {
+  it('the preemptor stays unbound and is told why: a FailedScheduling Event "preemption failed: …"', async () => {
     const k = cluster().kubectl;
+    const told = await waitFor(
+      'a FailedScheduling Event about the failed preemption',
+      async () => {
+        const notes = eventsAbout(await k.events(ns), 'preemptor', 'FailedScheduling').map(
+          (e) => e.note ?? '',
+        );
+        return { ok: notes.some((n) => n.startsWith('preemption failed: ')), seen: notes };
+      },
+      { timeoutMs: 30_000 },
+    );
+    console.log(
+      `[e2e] preemption-refused: preemptor's FailedScheduling notes ${JSON.stringify(told)}`,
+    );
+    expect(told.find((n) => n.startsWith('preemption failed: '))).toMatch(
+      new RegExp(`^preemption failed: evicting ${ns}/victim from ${node}: .*forbidden`),
+    );
     const preemptor = await k.pod(ns, 'preemptor');
     expect(preemptor?.spec.nodeName).toBeUndefined();
-    const condition = podScheduledCondition(preemptor);
-    console.log(`[e2e] preemption-refused: preemptor PodScheduled ${JSON.stringify(condition)}`);
-    expect(condition).toMatchObject({ status: 'False' });
+    expect(podScheduledCondition(preemptor)).toMatchObject({ status: 'False' });
   });
 });
