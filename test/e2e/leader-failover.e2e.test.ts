@@ -11,6 +11,7 @@ import {
 } from '../../src/adapters/kube/leader-election.ts';
 import { Api, type WatchEvent } from './support/api.ts';
 import { type BerthRun, startBerth } from './support/berth.ts';
+import { chartAccessWithLeases } from './support/chart-access.ts';
 import { useCluster } from './support/cluster.ts';
 import {
   clusterOvercommits,
@@ -26,8 +27,8 @@ import { delay, waitFor } from './support/wait.ts';
 
 const leaseNamespace = 'kube-system';
 /*
- * berthIdentity: berth runs here with the admin kubeconfig, not the chart's ServiceAccount.
- * Each scenario elects on a Lease of its own name that berth creates, and the test counts
+ * berthIdentity: berth runs as the chart's ServiceAccount plus Leases in kube-system. Each
+ * scenario elects on a Lease of its own name that berth creates, and the test counts
  * transitions from that creation; the chart grants no Lease create (it renders its one Lease,
  * and berth with the chart's identity taking that Lease is helm.e2e.test.ts's install test).
  */
@@ -108,8 +109,11 @@ async function readLease(api: Api, name: string): Promise<LeaseJson | undefined>
 describe('leader election on a real API server', () => {
   const cluster = useCluster('leader');
   let api: Api;
-  beforeAll(() => {
+  /** berth's kubeconfig: see berthIdentity. */
+  let berthKubeconfig = '';
+  beforeAll(async () => {
     api = new Api(cluster().kubeconfig);
+    berthKubeconfig = (await chartAccessWithLeases(cluster(), leaseNamespace)).kubeconfig;
   });
   afterAll(() => {
     api?.close();
@@ -146,7 +150,7 @@ describe('leader election on a real API server', () => {
       '20',
     ];
     const a = await startBerth(cluster(), {
-      kubeconfig: cluster().kubeconfig, // see berthIdentity
+      kubeconfig: berthKubeconfig, // see berthIdentity
       dir,
       name: `${scn.label}-a`,
       args: args(scn.records.a),
@@ -162,7 +166,7 @@ describe('leader election on a real API server', () => {
     );
     expect(a.stdout).toContain(held);
     const b = await startBerth(cluster(), {
-      kubeconfig: cluster().kubeconfig, // see berthIdentity
+      kubeconfig: berthKubeconfig, // see berthIdentity
       dir,
       name: `${scn.label}-b`,
       args: args(scn.records.b),
@@ -495,7 +499,7 @@ describe('leader election on a real API server', () => {
       );
       const record = join(dir, 'usurp.record.jsonl');
       a = await startBerth(cluster(), {
-        kubeconfig: cluster().kubeconfig, // see berthIdentity
+        kubeconfig: berthKubeconfig, // see berthIdentity
         dir,
         name: 'usurp',
         args: [

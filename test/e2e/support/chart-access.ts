@@ -13,6 +13,8 @@ export interface ChartAccess {
   kubeconfig: string;
   /** The ServiceAccount as an RBAC user: `system:serviceaccount:NS:NAME`. */
   user: string;
+  /** The ServiceAccount itself. */
+  serviceAccount: { name: string; namespace: string };
   /** The objects applied: the chart's RBAC (and what it names) as rendered. */
   objects: Manifest[];
 }
@@ -78,6 +80,45 @@ async function grant(cluster: Cluster): Promise<ChartAccess> {
   return {
     kubeconfig: tokenKubeconfig(cluster.kubeconfig, token.stdout.trim(), 'berth-chart-access'),
     user: `system:serviceaccount:${chartRelease.namespace}:${name}`,
+    serviceAccount: { name, namespace: chartRelease.namespace },
     objects,
   };
+}
+
+/**
+ * The chart's identity plus get/create/update of every Lease in `namespace` (a Role and
+ * RoleBinding named `berth-test-leases`): for tests that elect on Leases of their own names,
+ * which berth then creates. The chart itself grants only its one pre-rendered Lease (the
+ * install path, checked by helm.e2e); everything else stays the chart's.
+ */
+export async function chartAccessWithLeases(
+  cluster: Cluster,
+  leaseNamespace: string,
+): Promise<ChartAccess> {
+  const access = await chartAccess(cluster);
+  const meta = { name: 'berth-test-leases', namespace: leaseNamespace };
+  await cluster.kubectl.apply(
+    toYaml([
+      {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'Role',
+        metadata: meta,
+        rules: [
+          {
+            apiGroups: ['coordination.k8s.io'],
+            resources: ['leases'],
+            verbs: ['get', 'create', 'update'],
+          },
+        ],
+      },
+      {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'RoleBinding',
+        metadata: meta,
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: meta.name },
+        subjects: [{ kind: 'ServiceAccount', ...access.serviceAccount }],
+      },
+    ]),
+  );
+  return access;
 }
