@@ -53,8 +53,9 @@ export async function startScheduler(
       stop: () => kube.stop(),
     };
   }
-  const berth = await startBerth(cluster.kubeconfig, {
-    dir: cluster.dir,
+  // Admin, as the kube-scheduler it is timed against: both pay the same authorization.
+  const berth = await startBerth(cluster, {
+    kubeconfig: cluster.kubeconfig,
     name: 'berth',
     waitForScheduling: false,
     nodeArgs: nodeArgs(),

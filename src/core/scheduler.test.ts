@@ -610,3 +610,41 @@ describe('Scheduler: what it tells the effect adapter', () => {
     ]);
   });
 });
+
+describe('Scheduler: a failed preemption', () => {
+  it('tells the preemptor why (PodScheduled=False) and backs it off, to be tried again', () => {
+    const h = given();
+    const victim = pod('low', { requests: { cpu: '3' }, priority: 1, nodeName: 'n1' });
+    h.events(
+      node('n1'),
+      upsert(victim),
+      upsert(pod('hi', { requests: { cpu: '2' }, priority: 10 })),
+    );
+    const decided = h.drain();
+    const preempted = decided.find((d) => d.type === 'VictimPreempted');
+    expect(preempted).toMatchObject({
+      key: 'default/hi',
+      node: 'n1',
+      victim: { key: 'default/low' },
+    });
+    if (preempted?.type !== 'VictimPreempted') throw new Error('no VictimPreempted');
+    const before = h.effects.unschedulable.length;
+    h.at(50).events({
+      type: 'PreemptionFailed',
+      uid: preempted.uid,
+      key: preempted.key,
+      attempt: preempted.attempt,
+      node: 'n1',
+      victim: preempted.victim,
+      message: 'pods "low" is forbidden',
+    });
+    expect(h.effects.unschedulable.slice(before)).toEqual([
+      {
+        pod: { uid: 'hi-1', key: 'default/hi' },
+        message: 'preemption failed: evicting default/low from n1: pods "low" is forbidden',
+      },
+    ]);
+    expect(h.core.machineState('hi-1')).toBe('backoff');
+    expect([...h.timers.armed.keys()].some((k) => k.endsWith(' hi-1'))).toBe(true);
+  });
+});

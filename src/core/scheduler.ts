@@ -831,11 +831,10 @@ export class Scheduler {
       case 'PreemptionFailed':
         if (this.isCurrentAttempt(event.uid, event.attempt, 'preempting')) {
           this.preemptions.forget(event.uid);
-          this.pods.send(event.uid, {
-            type: 'PREEMPTION_FAILED',
-            message: `evicting ${event.victim.key} from ${event.node}: ${event.message}`,
-            now: this.now,
-          });
+          const message = `evicting ${event.victim.key} from ${event.node}: ${event.message}`;
+          this.pods.send(event.uid, { type: 'PREEMPTION_FAILED', message, now: this.now });
+          // Its PodScheduled=False said it waits for the victims: say that this failed.
+          this.reportUnschedulable(event.uid, event.key, `preemption failed: ${message}`);
         }
         return;
       case 'TimerFired':

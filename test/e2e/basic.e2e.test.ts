@@ -29,7 +29,7 @@ describe('berth run on a real cluster', () => {
         ...nodeNames.map((n) => kwokNode(n, { cpu: '4', memory: '8Gi', pods: 110 })),
       ]),
     );
-    berth = await startBerth(cluster().kubeconfig, { dir: cluster().dir, name: 'berth' });
+    berth = await startBerth(cluster(), { name: 'berth' });
     await k.create(
       toYaml([
         ...pods('web', ns, 30, { cpu: '200m', memory: '128Mi' }),

@@ -137,7 +137,7 @@ describe('selectors, affinity and taints on real nodes', () => {
     manifestPath = join(cluster().dir, 'constraints.yaml');
     writeFileSync(manifestPath, toYaml(all));
     await k.apply(toYaml([namespace(ns), ...nodes]));
-    berth = await startBerth(cluster().kubeconfig, { dir: cluster().dir, name: 'berth' });
+    berth = await startBerth(cluster(), { name: 'berth' });
     await k.create(toYaml(all.filter((o) => o.kind === 'Pod')));
   });
 

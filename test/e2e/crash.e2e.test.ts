@@ -66,8 +66,7 @@ describe('berth killed with SIGKILL and restarted', () => {
   it('is killed with SIGKILL while pods are still being bound, c-full nearly full', async () => {
     const k = cluster().kubectl;
     // A low client rate keeps binds in flight long enough to kill berth among them.
-    first = await startBerth(cluster().kubeconfig, {
-      dir: cluster().dir,
+    first = await startBerth(cluster(), {
       name: 'berth-1',
       args: ['--record', records.first, '--qps', '20', '--burst', '20'],
     });
@@ -118,8 +117,7 @@ describe('berth killed with SIGKILL and restarted', () => {
 
   it('fills every slot once restarted, and marks the pods left over Unschedulable', async () => {
     const k = cluster().kubectl;
-    second = await startBerth(cluster().kubeconfig, {
-      dir: cluster().dir,
+    second = await startBerth(cluster(), {
       name: 'berth-2',
       args: ['--record', records.second],
     });

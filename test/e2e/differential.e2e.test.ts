@@ -192,8 +192,7 @@ describe('berth and kube-scheduler agree on generated clusters', () => {
   ): Promise<{ outcomes: Outcomes; corrections: string[] }> {
     await resetCluster(api);
     const uids = await loadScenario(api, scenario);
-    const berth = await startBerth(cluster().kubeconfig, {
-      dir: cluster().dir,
+    const berth = await startBerth(cluster(), {
       name: `berth-seed-${scenario.seed}`,
       args: ['--config', berthConfig],
     });

@@ -223,8 +223,7 @@ describe('gang scheduling: PodGroups placed all or nothing on a real cluster', (
       watches.set(ns, w);
     }
     record = join(c().dir, 'gang.record.jsonl');
-    berth = await startBerth(c().kubeconfig, {
-      dir: c().dir,
+    berth = await startBerth(c(), {
       name: 'berth-gang',
       args: ['--record', record],
     });
@@ -441,7 +440,7 @@ describe('gang scheduling without the PodGroup CRD (its own control plane)', () 
     await c().kubectl.apply(toYaml([namespace(noCrdNs), ...poolNodes('nocrd', 2, '2')]));
     w = new BindWatch(api, noCrdNs);
     await w.start();
-    berth = await startBerth(c().kubeconfig, { dir: c().dir, name: 'berth-gang-nocrd' });
+    berth = await startBerth(c(), { name: 'berth-gang-nocrd' });
   });
 
   afterAll(async () => {

@@ -48,7 +48,7 @@ describe('a pod with scheduling gates', () => {
         kwokNode('other', { cpu: '4', memory: '8Gi' }),
       ]),
     );
-    berth = await startBerth(cluster().kubeconfig, { dir: cluster().dir, name: 'berth' });
+    berth = await startBerth(cluster(), { name: 'berth' });
     await k.create(
       toYaml([
         pod('gated', ns, { ...slot, schedulingGates: ['example.com/hold', 'example.com/b'] }),

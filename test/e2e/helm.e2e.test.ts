@@ -10,7 +10,7 @@ import { KubeEffects } from '../../src/adapters/kube/effects.ts';
 import { listKind } from '../../src/adapters/kube/list-once.ts';
 import { objectSource } from '../../src/adapters/kube/list-watch.ts';
 import { TokenBucket } from '../../src/adapters/kube/rate-limiter.ts';
-import type { BerthRun } from './support/berth.ts';
+import { type BerthRun, startBerthAsConfigured } from './support/berth.ts';
 import { useCluster } from './support/cluster.ts';
 import {
   chartDir,
@@ -18,13 +18,20 @@ import {
   kindAndName,
   parseObjects,
   serviceMonitorCrd,
-  startBerthAsConfigured,
   tokenKubeconfig,
   writeValues,
 } from './support/helm.ts';
 import { type EventJson, eventsAbout } from './support/kubectl.ts';
 import { kwokNode, type Manifest, namespace, pods, toYaml } from './support/manifests.ts';
 import { applyPodGroupCrd, podGroupCrdName, podGroupCrdPath } from './support/pod-group-crd.ts';
+import {
+  type Access,
+  berthNeeds,
+  describeAccess,
+  grantedRules,
+  neededAccess,
+  neededRules,
+} from './support/rbac-needs.ts';
 import { waitFor } from './support/wait.ts';
 
 const dryNs = 'helm-dry';
@@ -388,71 +395,13 @@ const badValues: { name: string; values: Record<string, unknown>; error: RegExp 
   },
 ];
 
-/** One access check: a verb on a resource, in a namespace ('' = all), maybe of one name. */
-interface Access {
-  verb: string;
-  resource: string;
-  group?: string;
-  subresource?: string;
-  namespace?: string;
-  name?: string;
-}
-
 const podGroups = { resource: 'podgroups', group: 'scheduling.x-k8s.io' };
 
 function groupReport(key: string) {
   return { key, phase: 'Pending' as const, scheduled: 0, running: 0, succeeded: 0, failed: 0 };
 }
 
-const needed: Access[] = [
-  ...['get', 'list', 'watch'].map((verb) => ({ verb, resource: 'pods' })),
-  ...['get', 'list', 'watch'].map((verb) => ({ verb, resource: 'pods', namespace: appsNs })),
-  { verb: 'create', resource: 'pods', subresource: 'binding', namespace: appsNs },
-  { verb: 'patch', resource: 'pods', subresource: 'status', namespace: appsNs },
-  ...['get', 'list', 'watch'].map((verb) => ({ verb, resource: 'nodes' })),
-  // The kinds the plugins read (namespaces, workloads, volumes, PDBs), cluster-wide.
-  ...(
-    [
-      ['', 'namespaces'],
-      ['', 'services'],
-      ['', 'replicationcontrollers'],
-      ['', 'persistentvolumeclaims'],
-      ['', 'persistentvolumes'],
-      ['apps', 'replicasets'],
-      ['apps', 'statefulsets'],
-      ['storage.k8s.io', 'storageclasses'],
-      ['storage.k8s.io', 'csinodes'],
-      ['policy', 'poddisruptionbudgets'],
-    ] as const
-  ).flatMap(([group, resource]) =>
-    ['get', 'list', 'watch'].map((verb) => ({
-      verb,
-      resource,
-      ...(group === '' ? {} : { group }),
-    })),
-  ),
-  ...['create', 'patch'].map((verb) => ({
-    verb,
-    resource: 'events',
-    group: 'events.k8s.io',
-    namespace: appsNs,
-  })),
-  // Gang scheduling: PodGroups read everywhere, their status written.
-  ...['get', 'list', 'watch'].map((verb) => ({ verb, ...podGroups })),
-  ...['get', 'patch', 'update'].map((verb) => ({
-    verb,
-    ...podGroups,
-    subresource: 'status',
-    namespace: appsNs,
-  })),
-  ...['get', 'update'].map((verb) => ({
-    verb,
-    resource: 'leases',
-    group: 'coordination.k8s.io',
-    namespace: releaseNs,
-    name: 'berth',
-  })),
-];
+const needed = neededAccess({ apps: appsNs, release: releaseNs });
 
 const lease = { resource: 'leases', group: 'coordination.k8s.io' };
 const forbidden: Access[] = [
@@ -461,11 +410,16 @@ const forbidden: Access[] = [
     { verb, resource: 'secrets', namespace: releaseNs },
     { verb, resource: 'secrets', namespace: appsNs },
   ]),
-  ...['create', 'update', 'patch', 'delete', 'deletecollection'].map((verb) => ({
+  // Pods: berth binds and deletes (preemption victims); it never creates or changes one.
+  ...['create', 'update', 'patch', 'deletecollection'].map((verb) => ({
     verb,
     resource: 'pods',
     namespace: appsNs,
   })),
+  // No wildcard anywhere: not all verbs on pods, not every resource.
+  { verb: '*', resource: 'pods', namespace: appsNs },
+  { verb: 'get', resource: '*' },
+  { verb: 'get', resource: '*', group: '*' },
   { verb: 'update', resource: 'pods', subresource: 'status', namespace: appsNs },
   { verb: 'create', resource: 'pods', subresource: 'eviction', namespace: appsNs },
   ...['create', 'update', 'patch', 'delete'].map((verb) => ({ verb, resource: 'nodes' })),
@@ -488,12 +442,20 @@ const forbidden: Access[] = [
     namespace: appsNs,
   })),
   { verb: 'create', resource: 'events', namespace: appsNs },
+  // Events are only created (berth writes no Event series), PodGroup status only patched.
+  ...['patch', 'update', 'delete'].map((verb) => ({
+    verb,
+    resource: 'events',
+    group: 'events.k8s.io',
+    namespace: appsNs,
+  })),
+  ...['get', 'update'].map((verb) => ({
+    verb,
+    ...podGroups,
+    subresource: 'status',
+    namespace: appsNs,
+  })),
 ];
-
-function describeAccess(a: Access): string {
-  const resource = [a.group ?? '', a.resource, a.subresource ?? ''].filter(Boolean).join('/');
-  return `${a.verb} ${resource}${a.name ? ` ${a.name}` : ''} in ${a.namespace || '(all)'}`;
-}
 
 describe('the Helm chart helm/berth', () => {
   const cluster = useCluster('helm');
@@ -672,6 +634,15 @@ describe('the Helm chart helm/berth', () => {
 
     // The chart's identity was enough: no request of berth's was refused.
     expect(run.stdout).not.toMatch(/forbidden|\b403\b/i);
+  });
+
+  it('grants exactly the rules of the table of needs, each naming its e2e test: no wildcard, no secrets, nothing unused', async () => {
+    const r = await helm.template(release, releaseNs);
+    expect(r.code, r.stderr).toBe(0);
+    const granted = grantedRules(parseObjects(r.stdout));
+    expect(granted.filter((g) => g.includes('*') || g.includes('secrets'))).toEqual([]);
+    expect(granted).toEqual(neededRules());
+    for (const n of berthNeeds) expect(n.usedBy).toMatch(/^[a-z-]+\.e2e: \S/);
   });
 
   it('SubjectAccessReviews: every verb berth needs is allowed, the rest denied', async () => {

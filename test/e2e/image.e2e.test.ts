@@ -5,6 +5,7 @@ import tls from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BerthRun } from './support/berth.ts';
 import { berthCommand } from './support/berth.ts';
+import { chartAccess } from './support/chart-access.ts';
 import { useCluster } from './support/cluster.ts';
 import { clusterOvercommits } from './support/invariants.ts';
 import { kwokNode, namespace, pods, toYaml } from './support/manifests.ts';
@@ -276,9 +277,10 @@ describe('berth container image (podman, stand-in node:20-bookworm-slim)', () =>
         ...nodeNames.map((n) => kwokNode(n, { cpu: '2', memory: '4Gi', pods: 110 })),
       ]),
     );
-    // The admin kubeconfig is 0600 root; the container's user needs to read its copy.
+    // berth in the image runs as the chart's ServiceAccount, as installed. Its kubeconfig is
+    // 0600 root; the container's user needs to read its copy.
     const kubeconfig = join(cluster().dir, 'image-kubeconfig');
-    copyFileSync(cluster().kubeconfig, kubeconfig);
+    copyFileSync((await chartAccess(cluster())).kubeconfig, kubeconfig);
     chmodSync(kubeconfig, 0o644);
     berth = podman.startContainer({
       name: containerName,

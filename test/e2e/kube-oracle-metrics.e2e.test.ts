@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseSamples, type Sample } from '../support/prometheus-text.ts';
 import { Api } from './support/api.ts';
 import { type BerthRun, startBerth } from './support/berth.ts';
+import { chartAccessWithLeases } from './support/chart-access.ts';
 import { useCluster } from './support/cluster.ts';
 import {
   freeLoopbackPort,
@@ -264,8 +265,12 @@ describe('kube-scheduler as the oracle for berth’s metrics and Lease', () => {
       securePort: await freeLoopbackPort(),
       leaderElection: { namespace: leaseNamespace, name: leaseNames.kube },
     });
-    berth = await startBerth(cluster().kubeconfig, {
-      dir: cluster().dir,
+    // The chart's identity plus Leases in the lease namespace: this compares berth's Lease
+    // with kube-scheduler's from creation on (transitions 0), and the chart grants no Lease
+    // create (it renders its one Lease).
+    const access = await chartAccessWithLeases(cluster(), leaseNamespace);
+    berth = await startBerth(cluster(), {
+      kubeconfig: access.kubeconfig,
       name: 'berth',
       args: [
         '--leader-elect=true',

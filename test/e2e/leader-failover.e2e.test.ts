@@ -11,6 +11,7 @@ import {
 } from '../../src/adapters/kube/leader-election.ts';
 import { Api, type WatchEvent } from './support/api.ts';
 import { type BerthRun, startBerth } from './support/berth.ts';
+import { chartAccessWithLeases } from './support/chart-access.ts';
 import { useCluster } from './support/cluster.ts';
 import {
   clusterOvercommits,
@@ -25,6 +26,12 @@ import { kwokNode, namespace, pods, toYaml } from './support/manifests.ts';
 import { delay, waitFor } from './support/wait.ts';
 
 const leaseNamespace = 'kube-system';
+/*
+ * berthIdentity: berth runs as the chart's ServiceAccount plus Leases in kube-system. Each
+ * scenario elects on a Lease of its own name that berth creates, and the test counts
+ * transitions from that creation; the chart grants no Lease create (it renders its one Lease,
+ * and berth with the chart's identity taking that Lease is helm.e2e.test.ts's install test).
+ */
 const leasesPath = `/apis/coordination.k8s.io/v1/namespaces/${leaseNamespace}/leases`;
 const sixDigits = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/;
 /** Short timings keep the test quick: lease 4 s, renew deadline 3 s, retry 1 s. */
@@ -102,8 +109,11 @@ async function readLease(api: Api, name: string): Promise<LeaseJson | undefined>
 describe('leader election on a real API server', () => {
   const cluster = useCluster('leader');
   let api: Api;
-  beforeAll(() => {
+  /** berth's kubeconfig: see berthIdentity. */
+  let berthKubeconfig = '';
+  beforeAll(async () => {
     api = new Api(cluster().kubeconfig);
+    berthKubeconfig = (await chartAccessWithLeases(cluster(), leaseNamespace)).kubeconfig;
   });
   afterAll(() => {
     api?.close();
@@ -139,7 +149,8 @@ describe('leader election on a real API server', () => {
       '--burst',
       '20',
     ];
-    const a = await startBerth(cluster().kubeconfig, {
+    const a = await startBerth(cluster(), {
+      kubeconfig: berthKubeconfig, // see berthIdentity
       dir,
       name: `${scn.label}-a`,
       args: args(scn.records.a),
@@ -154,7 +165,8 @@ describe('leader election on a real API server', () => {
       { timeoutMs: 30_000, intervalMs: 100 },
     );
     expect(a.stdout).toContain(held);
-    const b = await startBerth(cluster().kubeconfig, {
+    const b = await startBerth(cluster(), {
+      kubeconfig: berthKubeconfig, // see berthIdentity
       dir,
       name: `${scn.label}-b`,
       args: args(scn.records.b),
@@ -486,7 +498,8 @@ describe('leader election on a real API server', () => {
         ]),
       );
       const record = join(dir, 'usurp.record.jsonl');
-      a = await startBerth(cluster().kubeconfig, {
+      a = await startBerth(cluster(), {
+        kubeconfig: berthKubeconfig, // see berthIdentity
         dir,
         name: 'usurp',
         args: [

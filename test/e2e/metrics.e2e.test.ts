@@ -44,8 +44,7 @@ describe('metrics and health of berth run on a real cluster', () => {
         ...['m1', 'm2', 'm3'].map((n) => kwokNode(n, { cpu: '4', memory: '8Gi', pods: 110 })),
       ]),
     );
-    berth = await startBerth(cluster().kubeconfig, {
-      dir: cluster().dir,
+    berth = await startBerth(cluster(), {
       name: 'berth',
       args: ['--metrics-bind-address', '127.0.0.1:0', '--leader-elect=false'],
     });

@@ -267,8 +267,7 @@ describe('priority preemption: berth against kube-scheduler 1.34 on the same sce
 
   it('berth runs the same scenario (recording its log)', async () => {
     berth = await runScenario(berthNs, berthName, async () => {
-      berthRun = await startBerth(c().kubeconfig, {
-        dir: c().dir,
+      berthRun = await startBerth(c(), {
         name: 'berth-priority',
         args: ['--record', record()],
       });

@@ -181,8 +181,7 @@ describe('KubeSchedulerConfiguration profiles on a real control plane', () => {
 
   it('one berth schedules both profiles’ pods, each as its profile says', async () => {
     const cl = c();
-    berth = await startBerth(cl.kubeconfig, {
-      dir: cl.dir,
+    berth = await startBerth(cl, {
       name: 'berth-profiles',
       args: ['--config', configFile, '--record', record()],
     });

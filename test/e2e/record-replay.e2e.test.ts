@@ -32,8 +32,7 @@ describe('record a live run and replay it', () => {
         kwokNode('r-1', { cpu: '4', memory: '8Gi' }),
       ]),
     );
-    berth = await startBerth(cluster().kubeconfig, {
-      dir: cluster().dir,
+    berth = await startBerth(cluster(), {
       name: 'berth',
       args: ['--record', record, '--record-key', key],
     });
@@ -108,8 +107,7 @@ describe('record a live run and replay it', () => {
     const k = cluster().kubectl;
     const dir = join(cluster().dir, 'segments');
     await k.apply(toYaml([namespace('rotated'), kwokNode('s-0', { cpu: '8', memory: '16Gi' })]));
-    const rotated = await startBerth(cluster().kubeconfig, {
-      dir: cluster().dir,
+    const rotated = await startBerth(cluster(), {
       name: 'berth-rotated',
       args: ['--record', dir, '--record-segment-size', '64Ki', '--record-key', key],
     });

@@ -40,7 +40,7 @@ describe('berth and kube-scheduler on the same nodes', () => {
       ]),
     );
     kube = startKubeScheduler(cluster());
-    berth = await startBerth(cluster().kubeconfig, { dir: cluster().dir, name: 'berth' });
+    berth = await startBerth(cluster(), { name: 'berth' });
   });
 
   afterAll(async () => {

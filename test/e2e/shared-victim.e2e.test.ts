@@ -102,7 +102,7 @@ describe('a victim shared by two preemptors, beside kube-scheduler', () => {
     // only this test ends it (nothing taints the nodes: no node lifecycle controller runs).
     process.kill(cluster().pids().kwok as number, 'SIGKILL');
     kube = startKubeScheduler(cluster());
-    await startBerth(cluster().kubeconfig, { dir: cluster().dir, name: 'berth' });
+    await startBerth(cluster(), { name: 'berth' });
   }, 120_000);
 
   afterAll(async () => {

@@ -53,8 +53,7 @@ describe('a pod recreated under the same name while its bind is in flight', () =
       ]),
     );
     // 5 writes/s with no burst: 30 binds take 6 s, so most are still queued when we strike.
-    berth = await startBerth(cluster().kubeconfig, {
-      dir: cluster().dir,
+    berth = await startBerth(cluster(), {
       name: 'berth',
       args: ['--qps', '5', '--burst', '1', '--record', join(cluster().dir, 'recreate.jsonl')],
     });

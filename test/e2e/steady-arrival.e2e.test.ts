@@ -40,7 +40,7 @@ describe(`pods arriving at ${perSecond}/s on ${nodeCount} nodes`, () => {
     await waitForReadyNodes(api, nodeCount, { timeoutMs: 120_000, intervalMs: 1_000 });
     if (reference) kube = startKubeScheduler(cluster());
     // Default client limits (qps 50, burst 100), as in the issue's measurement.
-    else berth = await startBerth(cluster().kubeconfig, { dir: cluster().dir, name: 'berth' });
+    else berth = await startBerth(cluster(), { name: 'berth' });
   });
 
   afterAll(async () => {

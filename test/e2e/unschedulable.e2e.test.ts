@@ -30,8 +30,7 @@ describe('an unschedulable pod on a real cluster', () => {
       ]),
     );
     record = join(cluster().dir, 'unsched.record.jsonl');
-    berth = await startBerth(cluster().kubeconfig, {
-      dir: cluster().dir,
+    berth = await startBerth(cluster(), {
       name: 'berth',
       args: ['--record', record],
     });

@@ -110,7 +110,7 @@ describe('volume plugins on real nodes', () => {
     await k.apply(toYaml([...nodes, ...classes]));
     await k.apply(toYaml(workload('vol-berth', 'berth').filter((o) => o.kind !== 'Pod')));
     await k.apply(toYaml(workload('vol-kube', null).filter((o) => o.kind !== 'Pod')));
-    berth = await startBerth(cluster().kubeconfig, { dir: cluster().dir, name: 'berth' });
+    berth = await startBerth(cluster(), { name: 'berth' });
     kube = startKubeScheduler(cluster());
     await k.create(toYaml(workload('vol-berth', 'berth').filter((o) => o.kind === 'Pod')));
     await k.create(toYaml(workload('vol-kube', null).filter((o) => o.kind === 'Pod')));

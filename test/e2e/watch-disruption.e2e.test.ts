@@ -50,8 +50,7 @@ describe('a kube-apiserver restart under a running berth', () => {
         kwokNode('w-solo', { cpu: '1', memory: '2Gi', labels: { role: 'solo' } }),
       ]),
     );
-    berth = await startBerth(cluster().kubeconfig, {
-      dir: cluster().dir,
+    berth = await startBerth(cluster(), {
       name: 'berth',
       args: ['--record', record],
     });

@@ -4,16 +4,11 @@ import type { EffectPort, GroupReport, PodScheduledReason } from '../../core/por
 import type { AttemptRef, BindFailureReason, InputEvent, PodRef } from '../../events/types.ts';
 import { describeApiError } from './api-error.ts';
 import type { KubeClients } from './config.ts';
+import { generationField } from './disruption-target.ts';
 import { EventNamer, eventNote } from './event-names.ts';
 import { GroupReports } from './group-status.ts';
 import { formatMicroTime } from './lease-record.ts';
-import {
-  generationField,
-  type PreemptionWriter,
-  runNominate,
-  runPreempt,
-  splitKey,
-} from './preemption-effects.ts';
+import { type PreemptionWriter, runNominate, runPreempt, splitKey } from './preemption-effects.ts';
 import { PacedQueue, type TokenBucket } from './rate-limiter.ts';
 import {
   defaultReportRetry,

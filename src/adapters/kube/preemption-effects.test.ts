@@ -54,30 +54,30 @@ function setup(over: Partial<KubeEffectsOptions> = {}) {
   return { effects, calls, of, behaviour, ingested, logLines };
 }
 
+/** The pods/status patch of the victim (carrying its uid) that sets `condition`. */
+function victimStatusPatch(condition: Record<string, unknown>) {
+  return {
+    name: 'lo',
+    namespace: 'batch',
+    body: { metadata: { uid: 'uid-lo' }, status: { conditions: [condition] } },
+  };
+}
+
 describe('KubeEffects.preempt', () => {
   it('sets DisruptionTarget, deletes with the uid precondition, then records Preempted, in that order', async () => {
     const t = setup();
     t.effects.preempt(preemptor, 'my-scheduler', victim, 'node-a');
     await t.effects.settled();
     expect(t.calls.map((c) => c.kind)).toEqual(['patch', 'delete', 'event']);
-    expect(t.of('patch')[0]?.param).toEqual({
-      name: 'lo',
-      namespace: 'batch',
-      body: {
-        metadata: { uid: 'uid-lo' },
-        status: {
-          conditions: [
-            {
-              type: 'DisruptionTarget',
-              status: 'True',
-              reason: 'PreemptionByScheduler',
-              message: 'my-scheduler: preempting to accommodate a higher priority pod',
-              lastTransitionTime: '2030-01-02T03:04:05.678Z',
-            },
-          ],
-        },
-      },
-    });
+    expect(t.of('patch')[0]?.param).toEqual(
+      victimStatusPatch({
+        type: 'DisruptionTarget',
+        status: 'True',
+        reason: 'PreemptionByScheduler',
+        message: 'my-scheduler: preempting to accommodate a higher priority pod',
+        lastTransitionTime: '2030-01-02T03:04:05.678Z',
+      }),
+    );
     const headers = await headersAfter(t.of('patch')[0]?.options);
     expect(headers['Content-Type']).toBe('application/strategic-merge-patch+json');
     expect(t.of('delete')[0]?.param).toEqual({
@@ -172,7 +172,7 @@ describe('KubeEffects.preempt', () => {
       'delete',
       apiError(403, 'Forbidden', 'pods "lo" is forbidden'),
       'pods "lo" is forbidden',
-      ['patch', 'delete'],
+      ['patch', 'delete', 'patch'],
     ],
   ] as const)(
     'reports a failure of %s as PreemptionFailed of the attempt, naming the victim',
@@ -205,6 +205,96 @@ describe('KubeEffects.preempt', () => {
       });
     },
   );
+
+  it('takes DisruptionTarget back (False, PreemptionAbandoned) when the delete is refused, before PreemptionFailed', async () => {
+    const t = setup();
+    const forbidden = 'pods "lo" is forbidden: User "system:serviceaccount:s:berth" cannot delete';
+    t.behaviour.delete = () => Promise.reject(apiError(403, 'Forbidden', forbidden));
+    t.behaviour.patch = () => {
+      // The undo must be sent before the preemptor hears of the failure (and retries).
+      if (t.of('patch').length === 2) expect(t.ingested).toEqual([]);
+      return Promise.resolve({ metadata: { resourceVersion: '42' } });
+    };
+    t.effects.preempt(preemptor, 'my-scheduler', victim, 'node-a', 7);
+    await t.effects.settled();
+    expect(t.calls.map((c) => c.kind)).toEqual(['patch', 'delete', 'patch']);
+    const undo = t.of('patch')[1];
+    // A refused delete deleted nothing: no resourceVersion precondition, only the uid.
+    expect(undo?.param).toEqual(
+      victimStatusPatch({
+        type: 'DisruptionTarget',
+        observedGeneration: 7,
+        status: 'False',
+        reason: 'PreemptionAbandoned',
+        message: `my-scheduler: not preempted after all: deleting the pod failed: ${forbidden}`,
+        lastTransitionTime: '2030-01-02T03:04:05.678Z',
+      }),
+    );
+    const headers = await headersAfter(undo?.options);
+    expect(headers['Content-Type']).toBe('application/strategic-merge-patch+json');
+    expect(t.ingested.map((e) => e.type)).toEqual(['PreemptionFailed']);
+    expect(
+      t.logLines.find((l) => l.msg === 'DisruptionTarget taken back from the victim'),
+    ).toMatchObject({
+      victim: 'batch/lo',
+      preemptor: 'prod/hi',
+    });
+    expect(t.of('event')).toEqual([]);
+  });
+
+  it.each([
+    ['500', apiError(500, 'InternalError', 'etcdserver: request timed out')],
+    ['a timeout', timeout()],
+  ])(
+    'after a delete answered %s (it may have landed) takes it back only at the version the condition patch left',
+    async (_name, error) => {
+      const t = setup();
+      t.behaviour.delete = () => Promise.reject(error);
+      t.behaviour.patch = async () => ({ metadata: { resourceVersion: '42' } });
+      t.effects.preempt(preemptor, 'berth', victim, 'node-a');
+      await t.effects.settled();
+      expect(t.calls.map((c) => c.kind)).toEqual(['patch', 'delete', 'patch']);
+      expect(t.of('patch')[1]?.param).toMatchObject({
+        body: {
+          metadata: { uid: 'uid-lo', resourceVersion: '42' },
+          status: { conditions: [{ type: 'DisruptionTarget', status: 'False' }] },
+        },
+      });
+      expect(t.ingested.map((e) => e.type)).toEqual(['PreemptionFailed']);
+    },
+  );
+
+  it('leaves the condition when the delete may have landed and no version came back', async () => {
+    const t = setup();
+    t.behaviour.delete = () => Promise.reject(timeout());
+    t.effects.preempt(preemptor, 'berth', victim, 'node-a');
+    await t.effects.settled();
+    expect(t.calls.map((c) => c.kind)).toEqual(['patch', 'delete']);
+    expect(t.logLines.map((l) => l.msg)).toContain(
+      'DisruptionTarget left on the victim: its delete may have landed',
+    );
+    expect(t.ingested.map((e) => e.type)).toEqual(['PreemptionFailed']);
+  });
+
+  it('only logs an undo the server refuses (the pod changed since), and still reports PreemptionFailed', async () => {
+    const t = setup();
+    t.behaviour.delete = () => Promise.reject(apiError(500, 'InternalError', 'boom'));
+    t.behaviour.patch = async () => {
+      if (t.of('patch').length === 1) return { metadata: { resourceVersion: '42' } };
+      throw apiError(409, 'Conflict', 'the object has been modified');
+    };
+    t.effects.preempt(preemptor, 'berth', victim, 'node-a');
+    await t.effects.settled();
+    expect(t.calls.map((c) => c.kind)).toEqual(['patch', 'delete', 'patch']);
+    expect(
+      t.logLines.find((l) => l.msg === 'could not take DisruptionTarget back from the victim'),
+    ).toMatchObject({
+      level: 40,
+      code: 409,
+      err: 'the object has been modified',
+    });
+    expect(t.ingested.map((e) => e.type)).toEqual(['PreemptionFailed']);
+  });
 
   it('does not trust extra fields of the refs it is given', async () => {
     const t = setup();

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { AttemptRef, InputEvent, PodRef } from '../../events/types.ts';
 import { type ApiFailure, describeApiError } from './api-error.ts';
 import type { KubeClients } from './config.ts';
+import { disruptionAbandoned, disruptionTarget, refused } from './disruption-target.ts';
 import type { TokenBucket } from './rate-limiter.ts';
 import { PatchType, timeoutOptions } from './request-options.ts';
 
@@ -19,14 +20,6 @@ export interface PreemptionWriter {
   stopped: () => boolean;
   /** Records the `Preempted` Event on `victim` (a report: through the report queue). */
   recordPreempted: (victim: PodRef, preemptor: PodRef, node: string) => void;
-}
-
-/**
- * `observedGeneration` for a condition berth writes, as kube 1.34 sets it from the pod's
- * metadata.generation; nothing when unknown (0, or an older log).
- */
-export function generationField(generation: number | undefined): { observedGeneration?: number } {
-  return generation !== undefined && generation > 0 ? { observedGeneration: generation } : {};
 }
 
 export function splitKey(key: string): { namespace: string; name: string } {
@@ -79,9 +72,10 @@ async function attempt(call: () => Promise<unknown>): Promise<ApiFailure | undef
  * uid (as the kubelet's status patches do), so that it never lands on a pod recreated under
  * the name; (2) delete with the uid as precondition; (3) the `Preempted` Event. A victim
  * already gone (NotFound, or another uid under its name) is success, with no Event, as in
- * kube. Any other failure of (1) or (2) comes back as PreemptionFailed naming the attempt.
- * Each write waits for a token of the bind limiter; once stopped, nothing more is sent and
- * nothing is ingested. Never rejects.
+ * kube. Any other failure of (1) or (2) comes back as PreemptionFailed naming the attempt,
+ * and a failed (2) first takes (1) back (see `abandon`): a victim that stays never keeps
+ * saying it is being preempted. Each write waits for a token of the bind limiter; once
+ * stopped, nothing more is sent and nothing is ingested. Never rejects.
  */
 export async function runPreempt(
   w: PreemptionWriter,
@@ -101,24 +95,18 @@ export async function runPreempt(
     victimUid: victim.uid,
     node,
   };
-  const condition = {
-    type: 'DisruptionTarget',
-    ...generationField(observedGeneration),
-    status: 'True',
-    reason: 'PreemptionByScheduler',
-    message: `${schedulerName}: preempting to accommodate a higher priority pod`,
-    lastTransitionTime: w.now().toISOString(),
-  };
-  const patched = await write(w, () =>
-    w.clients.core.patchNamespacedPodStatus(
+  const condition = disruptionTarget(schedulerName, w.now(), observedGeneration);
+  let answer: unknown;
+  const patched = await write(w, async () => {
+    answer = await w.clients.core.patchNamespacedPodStatus(
       {
         name,
         namespace,
         body: { metadata: { uid: victim.uid }, status: { conditions: [condition] } },
       },
       options,
-    ),
-  );
+    );
+  });
   if (patched === notSent) return;
   if (patched !== undefined) {
     if (podGone(patched)) {
@@ -141,11 +129,60 @@ export async function runPreempt(
       w.log.debug({ ...context, code: deleted.code }, 'preemption victim is already gone');
       return;
     }
+    const undo = { schedulerName, observedGeneration, resourceVersion: resourceVersionOf(answer) };
+    await abandon(w, victim, context, deleted, undo);
     fail(w, preemptor, victim, node, 'could not delete the victim', deleted);
     return;
   }
   w.log.info(context, 'preempted a victim');
   if (!w.stopped()) w.recordPreempted(victim, preemptor, node);
+}
+
+/** `metadata.resourceVersion` of a patch's answer (the pod as the patch left it), if any. */
+function resourceVersionOf(answer: unknown): string | undefined {
+  const meta = (answer as { metadata?: { resourceVersion?: unknown } } | undefined)?.metadata;
+  return typeof meta?.resourceVersion === 'string' ? meta.resourceVersion : undefined;
+}
+
+/**
+ * After the victim's delete failed, replaces its DisruptionTarget=True with False (reason
+ * PreemptionAbandoned) by a strategic merge patch carrying the uid. When the API server
+ * refused the delete (4xx) nothing was deleted, so the patch goes unconditionally. When the
+ * outcome is unknown (5xx, timeout) the delete may have landed, so the patch also carries
+ * the resourceVersion the condition patch left: if the pod changed since (its deletion
+ * did), the server refuses it and the condition stays. No version known: nothing is sent.
+ * A failure is logged; never rejects.
+ */
+async function abandon(
+  w: PreemptionWriter,
+  victim: PodRef,
+  context: Record<string, unknown>,
+  failure: ApiFailure,
+  undo: { schedulerName: string; observedGeneration?: number; resourceVersion?: string },
+): Promise<void> {
+  const certain = refused(failure);
+  if (!certain && undo.resourceVersion === undefined) {
+    w.log.warn(context, 'DisruptionTarget left on the victim: its delete may have landed');
+    return;
+  }
+  const { namespace, name } = splitKey(victim.key);
+  const { schedulerName, observedGeneration, resourceVersion } = undo;
+  const condition = disruptionAbandoned(schedulerName, w.now(), failure, observedGeneration);
+  const metadata = certain ? { uid: victim.uid } : { uid: victim.uid, resourceVersion };
+  const undone = await write(w, () =>
+    w.clients.core.patchNamespacedPodStatus(
+      { name, namespace, body: { metadata, status: { conditions: [condition] } } },
+      timeoutOptions(w.timeoutMs, PatchType.StrategicMerge),
+    ),
+  );
+  if (undone === undefined) w.log.info(context, 'DisruptionTarget taken back from the victim');
+  else if (undone === notSent) return;
+  else if (podGone(undone)) w.log.debug({ ...context, code: undone.code }, 'victim is gone');
+  else
+    w.log.warn(
+      { ...context, code: undone.code, err: undone.message },
+      'could not take DisruptionTarget back from the victim',
+    );
 }
 
 function fail(

@@ -2,6 +2,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { join } from 'node:path';
+import { chartAccess } from './chart-access.ts';
+import type { Cluster } from './control-plane.ts';
 import { berthBin, berthNodeFlags, repoRoot } from './paths.ts';
 import { type CommandResult, runProcess } from './process.ts';
 
@@ -152,8 +154,13 @@ export class BerthRun {
 export interface StartOptions {
   /** Extra flags after `run --kubeconfig PATH`. */
   args?: string[];
-  /** Directory for the stdout/stderr files (the cluster's dir). */
-  dir: string;
+  /**
+   * Run with this kubeconfig instead of the chart's ServiceAccount (e.g. the cluster's
+   * admin one). Only for a test that needs what the chart does not grant: say why there.
+   */
+  kubeconfig?: string;
+  /** Directory for the stdout/stderr files (the cluster's dir by default). */
+  dir?: string;
   /** Name of the output files (`berth-N` by default). */
   name?: string;
   /** Flags for node itself, before the entry point (e.g. `--cpu-prof`). */
@@ -175,11 +182,15 @@ function testDefaults(args: string[]): string[] {
 }
 
 /**
- * Spawns `node FLAGS bin/berth.js run --kubeconfig KUBECONFIG ...args` as a child process, sends
- * its output to files in `dir`, and (by default) waits for its "scheduling" log line.
- * Leader election is off and the status server on a free port unless `args` say otherwise.
+ * Spawns `node FLAGS bin/berth.js run --kubeconfig KUBECONFIG ...args` against `cluster` as a
+ * child process, sends its output to files in `dir`, and (by default) waits for its
+ * "scheduling" log line. KUBECONFIG is the chart's ServiceAccount (`chartAccess`: the
+ * chart's rendered RBAC, as installed) unless `opts.kubeconfig` says otherwise, so every
+ * request berth makes in a test is one the chart allows. Leader election is off and the
+ * status server on a free port unless `args` say otherwise.
  */
-export async function startBerth(kubeconfig: string, opts: StartOptions): Promise<BerthRun> {
+export async function startBerth(cluster: Cluster, opts: StartOptions = {}): Promise<BerthRun> {
+  const kubeconfig = opts.kubeconfig ?? (await chartAccess(cluster)).kubeconfig;
   const name = opts.name ?? `berth-${++counter}`;
   const args = opts.args ?? [];
   const child = spawn(
@@ -196,7 +207,7 @@ export async function startBerth(kubeconfig: string, opts: StartOptions): Promis
     ],
     { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] },
   );
-  const run = new BerthRun(child, opts.dir, name);
+  const run = new BerthRun(child, opts.dir ?? cluster.dir, name);
   running.add(run);
   if (opts.waitForScheduling ?? true) {
     await run.waitForLog('"msg":"scheduling"', (e) => e.msg === 'scheduling', 90_000);
@@ -216,4 +227,24 @@ export function berthCommand(
   env?: NodeJS.ProcessEnv,
 ): Promise<CommandResult> {
   return runProcess(process.execPath, [...berthNodeFlags, berthBin, ...args], { timeoutMs, env });
+}
+
+/**
+ * Spawns `berth run --kubeconfig KUBECONFIG --config CONFIG` plus `args` and nothing else:
+ * unlike `startBerth`, no test defaults (those turn leader election off), so the config
+ * file alone decides. The caller stops it.
+ */
+export function startBerthAsConfigured(
+  kubeconfig: string,
+  config: string,
+  dir: string,
+  name: string,
+  args: string[] = [],
+): BerthRun {
+  const child = spawn(
+    process.execPath,
+    [...berthNodeFlags, berthBin, 'run', '--kubeconfig', kubeconfig, '--config', config, ...args],
+    { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  return new BerthRun(child, dir, name);
 }

@@ -1,11 +1,9 @@
 // helm as a child process against a test cluster, plus what the chart tests need around it.
-import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse, parseAllDocuments, stringify } from 'yaml';
-import { BerthRun } from './berth.ts';
 import type { Manifest } from './manifests.ts';
-import { berthBin, berthNodeFlags, repoRoot } from './paths.ts';
+import { repoRoot } from './paths.ts';
 import { runProcess } from './process.ts';
 
 /** The chart under test. */
@@ -189,24 +187,4 @@ export function serviceMonitorCrd(): Manifest {
       ],
     },
   };
-}
-
-/**
- * Spawns `berth run --kubeconfig KUBECONFIG --config CONFIG` plus `args` and nothing else:
- * unlike `startBerth`, no test defaults (those turn leader election off), so the config
- * file alone decides. The caller stops it.
- */
-export function startBerthAsConfigured(
-  kubeconfig: string,
-  config: string,
-  dir: string,
-  name: string,
-  args: string[] = [],
-): BerthRun {
-  const child = spawn(
-    process.execPath,
-    [...berthNodeFlags, berthBin, 'run', '--kubeconfig', kubeconfig, '--config', config, ...args],
-    { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  return new BerthRun(child, dir, name);
 }
