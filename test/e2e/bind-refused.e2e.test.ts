@@ -70,8 +70,9 @@ describe('a bind refused by the real API server (RBAC lacks pods/binding create)
     const token = (
       await k.run(['create', 'token', sa, '-n', saNs, '--duration=3600s'])
     ).stdout.trim();
-    berth = await startBerth(tokenKubeconfig(c.kubeconfig, token, sa), {
-      dir: c.dir,
+    // Not the chart's identity: this test needs a role without pods/binding create.
+    berth = await startBerth(c, {
+      kubeconfig: tokenKubeconfig(c.kubeconfig, token, sa),
       name: 'berth-limited',
     });
     const line = await berth.waitForLog(

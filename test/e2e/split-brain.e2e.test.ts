@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Api } from './support/api.ts';
 import { type BerthRun, startBerth } from './support/berth.ts';
+import { isAccessObject } from './support/chart-access.ts';
 import { useCluster } from './support/cluster.ts';
 import { chartDir, Helm, parseObjects, tokenKubeconfig } from './support/helm.ts';
 import { clusterOvercommits } from './support/invariants.ts';
@@ -99,16 +100,7 @@ describe('split brain: the old leader resumed after a 30 s SIGSTOP (default leas
         '--set',
         'metrics.service.enabled=false',
       ]);
-      const rbac = parseObjects(r.stdout).filter((o) =>
-        [
-          'ServiceAccount',
-          'ClusterRole',
-          'ClusterRoleBinding',
-          'Role',
-          'RoleBinding',
-          'Lease',
-        ].includes(String(o.kind)),
-      );
+      const rbac = parseObjects(r.stdout).filter(isAccessObject);
       await c.kubectl.apply(toYaml(rbac));
       const sa = rbac.find((o) => o.kind === 'ServiceAccount') as { metadata: { name: string } };
       const token = (
@@ -168,10 +160,10 @@ describe('split brain: the old leader resumed after a 30 s SIGSTOP (default leas
         releaseNs,
         ...flags,
       ];
-      const a = await startBerth(kubeconfigs.a, { dir: c.dir, name: `${ns}-a`, args });
+      const a = await startBerth(c, { kubeconfig: kubeconfigs.a, name: `${ns}-a`, args });
       running.push(a);
       await a.waitForLog('a leading', (e) => e.msg === 'successfully acquired lease', 30_000);
-      const b = await startBerth(kubeconfigs.b, { dir: c.dir, name: `${ns}-b`, args });
+      const b = await startBerth(c, { kubeconfig: kubeconfigs.b, name: `${ns}-b`, args });
       running.push(b);
       await b.waitForLog('b standing by', (e) => e.msg === 'new leader observed', 30_000);
 
@@ -275,8 +267,8 @@ describe('split brain: the old leader resumed after a 30 s SIGSTOP (default leas
   it('a leader that loses its lease to an unresponsive API server exits within 2 s of the loss', async () => {
     await stopAll();
     const c = cluster();
-    const a = await startBerth(kubeconfigs.a, {
-      dir: c.dir,
+    const a = await startBerth(c, {
+      kubeconfig: kubeconfigs.a,
       name: 'unresponsive-a',
       args: [
         '--scheduler-name',
