@@ -12,7 +12,6 @@ import { kubeLeaseApi, LeaseElector, leaderIdentity } from '../adapters/kube/lea
 import { TokenBucket } from '../adapters/kube/rate-limiter.ts';
 import { nodeSource, objectSource, podSource, reflect } from '../adapters/kube/reflector.ts';
 import { SchedulerMetrics } from '../adapters/metrics/scheduler-metrics.ts';
-import { parseBindAddress, startStatusServer } from '../adapters/metrics/status-server.ts';
 import { objectKinds, optionalObjectKinds } from '../cluster/cluster-objects.ts';
 import { LiveScheduler } from '../runtime/live.ts';
 import { intFlag, numberFlag, parseFlags } from './args.ts';
@@ -25,8 +24,15 @@ import {
   defaultYoungGrowthFactor,
 } from './heap-growth.ts';
 import { openLogFile } from './log-file.ts';
-import { normalizeBoolFlags, type RunOptions, readRunOptions } from './run-options.ts';
+import { normalizeBoolFlags, readRunOptions } from './run-options.ts';
 import { openSegmentedLog, parseSize } from './segmented-log.ts';
+import {
+  checkPlainBindAddress,
+  readSecureServing,
+  servingCert,
+  servingFlags,
+} from './serving-options.ts';
+import { startStatusServers } from './status-servers.ts';
 
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace'];
 
@@ -42,15 +48,6 @@ function untilSignal(logger: Logger): Promise<NodeJS.Signals> {
     process.on('SIGTERM', onSignal);
     process.on('SIGINT', onSignal);
   });
-}
-
-/** Checks the status server's address early, so a typo is a usage error, not a late crash. */
-function checkBindAddress(options: RunOptions): void {
-  try {
-    parseBindAddress(options.metricsBindAddress);
-  } catch (error) {
-    throw new CliError((error as Error).message, 2);
-  }
 }
 
 /**
@@ -77,6 +74,7 @@ export async function runCommand(argv: string[]): Promise<void> {
     'leader-elect-resource-name': { type: 'string' },
     'leader-elect-resource-namespace': { type: 'string' },
     'metrics-bind-address': { type: 'string' },
+    ...servingFlags,
     'record-segment-size': { type: 'string' },
     'record-retain': { type: 'string' },
     'heap-growth-percent': { type: 'string' },
@@ -120,7 +118,10 @@ export async function runCommand(argv: string[]): Promise<void> {
   if (segments === undefined && values['record-retain'] !== undefined)
     throw new CliError('--record-retain needs --record-segment-size', 2);
   const options = readRunOptions(values, file?.run ?? {});
-  checkBindAddress(options);
+  // Checked early, so a typo is a usage error, not a late crash.
+  checkPlainBindAddress(options.metricsBindAddress);
+  const secure = readSecureServing(values);
+  const tls = secure.port === 0 ? undefined : servingCert(secure, hostname(), new Date());
   const config = decisionConfig(file, values['scheduler-name']);
 
   let clients: ReturnType<typeof makeClients>;
@@ -233,20 +234,19 @@ export async function runCommand(argv: string[]): Promise<void> {
         },
       })
     : undefined;
-  const serveStatus = parseBindAddress(options.metricsBindAddress) !== undefined;
-  const status = !serveStatus
-    ? undefined
-    : await startStatusServer({
-        address: options.metricsBindAddress,
-        registry: metrics.registry,
-        logger,
-        health: {
-          live: () => elector?.health(),
-          ready: () => (live.ready ? undefined : 'waiting for the first node and pod lists'),
-        },
-      }).catch((error: unknown) => {
-        throw new CliError((error as Error).message);
-      });
+  const health = {
+    live: () => elector?.health(),
+    ready: () => (live.ready ? undefined : 'waiting for the first node and pod lists'),
+  };
+  const servers = await startStatusServers({
+    secure,
+    tls,
+    plainAddress: options.metricsBindAddress,
+    registry: metrics.registry,
+    health,
+    logger,
+    http: clients.http,
+  });
   logger.info(
     {
       server: clients.server,
@@ -277,7 +277,7 @@ export async function runCommand(argv: string[]): Promise<void> {
     await live.stop();
     await elector?.release();
   }
-  await status?.close();
+  await Promise.all(servers.map((s) => s.close()));
   clearInterval(flusher);
   log?.close();
   logger.flush();
