@@ -257,6 +257,59 @@ const renderCases: RenderCase[] = [
     },
   },
   {
+    name: 'HTTPS with a certificate Secret, a bound reader and a verifying ServiceMonitor',
+    values: {
+      metrics: {
+        tls: { secretName: 'berth-tls' },
+        reader: { create: true, subjects: [{ name: 'prometheus', namespace: 'monitoring' }] },
+        serviceMonitor: {
+          enabled: true,
+          authorization: { type: 'Bearer', credentials: { name: 'scraper', key: 'token' } },
+          tlsConfig: {
+            serverName: 'berth.helm-dry.svc',
+            ca: { secret: { name: 'berth-ca', key: 'ca.crt' } },
+          },
+        },
+      },
+    },
+    check: (objects) => {
+      const pod = deploymentOf(objects).spec.template.spec;
+      const [c] = pod.containers;
+      expect((c?.args as string[]).slice(-6)).toEqual([
+        '--secure-port',
+        '10259',
+        '--tls-cert-file',
+        '/etc/berth-tls/tls.crt',
+        '--tls-private-key-file',
+        '/etc/berth-tls/tls.key',
+      ]);
+      expect(pod.volumes).toContainEqual({ name: 'tls', secret: { secretName: 'berth-tls' } });
+      const reader = objects.find(
+        (o) =>
+          o.kind === 'ClusterRoleBinding' &&
+          (o.metadata as { name?: string }).name === 'dry-berth-metrics-reader',
+      );
+      expect(reader).toMatchObject({
+        roleRef: { kind: 'ClusterRole', name: 'dry-berth-metrics-reader' },
+        subjects: [{ kind: 'ServiceAccount', name: 'prometheus', namespace: 'monitoring' }],
+      });
+      const endpoint = (find(objects, 'ServiceMonitor') as { spec: { endpoints: unknown[] } }).spec
+        .endpoints[0];
+      expect(endpoint).toEqual({
+        port: 'https',
+        path: '/metrics',
+        scheme: 'https',
+        interval: '30s',
+        scrapeTimeout: '10s',
+        authorization: { type: 'Bearer', credentials: { name: 'scraper', key: 'token' } },
+        tlsConfig: {
+          serverName: 'berth.helm-dry.svc',
+          ca: { secret: { name: 'berth-ca', key: 'ca.crt' } },
+        },
+      });
+    },
+  },
+  {
     name: 'leader election off (one replica, no Lease, Role or RoleBinding)',
     values: { replicaCount: 1, leaderElection: { leaderElect: false } },
     check: (objects) => {
