@@ -275,7 +275,7 @@ const renderCases: RenderCase[] = [
     check: (objects) => {
       const pod = deploymentOf(objects).spec.template.spec;
       const [c] = pod.containers;
-      expect((c?.args as string[]).slice(-6)).toEqual([
+      expect((c?.args as string[] | undefined)?.slice(-6)).toEqual([
         '--secure-port',
         '10259',
         '--tls-cert-file',
