@@ -53,8 +53,8 @@ RUN ln -s /app/bin/berth.js /usr/local/bin/berth
 ENV NODE_ENV=production
 # berth writes nothing but an optional --record file: a read-only root filesystem works.
 USER 65532:65532
-# Metrics and health (/metrics, /healthz, /livez, /readyz).
-EXPOSE 10251
+# HTTPS: /metrics (bearer token, TokenReview + SubjectAccessReview), /healthz, /livez, /readyz.
+EXPOSE 10259
 ENTRYPOINT ["/usr/bin/tini", "--", "berth"]
 CMD ["run"]
 

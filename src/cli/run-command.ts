@@ -15,7 +15,6 @@ import { nodeSource, objectSource, podSource, reflect } from '../adapters/kube/r
 import type { WriteFence } from '../adapters/kube/write-fence.ts';
 import { BindHealth } from '../adapters/metrics/bind-health.ts';
 import { SchedulerMetrics } from '../adapters/metrics/scheduler-metrics.ts';
-import { parseBindAddress, startStatusServer } from '../adapters/metrics/status-server.ts';
 import { objectKinds, optionalObjectKinds } from '../cluster/cluster-objects.ts';
 import { LiveScheduler } from '../runtime/live.ts';
 import { observeAll } from '../runtime/observers.ts';
@@ -30,8 +29,15 @@ import {
 } from './heap-growth.ts';
 import { openLogFile } from './log-file.ts';
 import { readRecordKey } from './record-key.ts';
-import { normalizeBoolFlags, type RunOptions, readRunOptions } from './run-options.ts';
+import { normalizeBoolFlags, readRunOptions } from './run-options.ts';
 import { openSegmentedLog, parseSize } from './segmented-log.ts';
+import {
+  checkPlainBindAddress,
+  readSecureServing,
+  servingCert,
+  servingFlags,
+} from './serving-options.ts';
+import { startStatusServers } from './status-servers.ts';
 
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace'];
 
@@ -47,15 +53,6 @@ function untilSignal(logger: Logger): Promise<NodeJS.Signals> {
     process.on('SIGTERM', onSignal);
     process.on('SIGINT', onSignal);
   });
-}
-
-/** Checks the status server's address early, so a typo is a usage error, not a late crash. */
-function checkBindAddress(options: RunOptions): void {
-  try {
-    parseBindAddress(options.metricsBindAddress);
-  } catch (error) {
-    throw new CliError((error as Error).message, 2);
-  }
 }
 
 /**
@@ -83,6 +80,7 @@ export async function runCommand(argv: string[]): Promise<void> {
     'leader-elect-resource-name': { type: 'string' },
     'leader-elect-resource-namespace': { type: 'string' },
     'metrics-bind-address': { type: 'string' },
+    ...servingFlags,
     'record-segment-size': { type: 'string' },
     'record-retain': { type: 'string' },
     'heap-growth-percent': { type: 'string' },
@@ -130,7 +128,10 @@ export async function runCommand(argv: string[]): Promise<void> {
   const recordKey =
     values['record-key'] === undefined ? undefined : readRecordKey(values['record-key']);
   const options = readRunOptions(values, file?.run ?? {});
-  checkBindAddress(options);
+  // Checked early, so a typo is a usage error, not a late crash.
+  checkPlainBindAddress(options.metricsBindAddress);
+  const secure = readSecureServing(values);
+  const tls = secure.port === 0 ? undefined : servingCert(secure, hostname(), new Date());
   const config = decisionConfig(file, values['scheduler-name']);
 
   let clients: ReturnType<typeof makeClients>;
@@ -251,21 +252,19 @@ export async function runCommand(argv: string[]): Promise<void> {
         },
       })
     : undefined;
-  const serveStatus = parseBindAddress(options.metricsBindAddress) !== undefined;
-  const status = !serveStatus
-    ? undefined
-    : await startStatusServer({
-        address: options.metricsBindAddress,
-        registry: metrics.registry,
-        logger,
-        health: {
-          live: () => elector?.health(),
-          ready: () =>
-            live.ready ? bindHealth.problem() : 'waiting for the first node and pod lists',
-        },
-      }).catch((error: unknown) => {
-        throw new CliError((error as Error).message);
-      });
+  const health = {
+    live: () => elector?.health(),
+    ready: () => (live.ready ? bindHealth.problem() : 'waiting for the first node and pod lists'),
+  };
+  const servers = await startStatusServers({
+    secure,
+    tls,
+    plainAddress: options.metricsBindAddress,
+    registry: metrics.registry,
+    health,
+    logger,
+    http: clients.http,
+  });
   logger.info(
     {
       server: clients.server,
@@ -298,7 +297,7 @@ export async function runCommand(argv: string[]): Promise<void> {
     await live.stop();
     await elector?.release();
   }
-  await status?.close();
+  await Promise.all(servers.map((s) => s.close()));
   clearInterval(flusher);
   log?.close();
   logger.flush();

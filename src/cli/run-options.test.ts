@@ -31,8 +31,9 @@ describe('parseDuration', () => {
 });
 
 describe('readRunOptions', () => {
-  it('gives kube-scheduler’s election defaults and port 10251 without flags or file', () => {
+  it('gives kube-scheduler’s election defaults and no plain HTTP without flags or file', () => {
     expect(readRunOptions({}, undefined)).toEqual(defaultRunOptions);
+    expect(defaultRunOptions.metricsBindAddress).toBe('0');
     expect(defaultRunOptions.leaderElection).toMatchObject({
       enabled: true,
       leaseDurationMs: 15_000,

@@ -14,11 +14,14 @@ export interface LeaderElectionOptions {
 /** Options of `berth run` that shape the process, not decisions (so not in the log header). */
 export interface RunOptions {
   leaderElection: LeaderElectionOptions;
-  /** `host:port` of the metrics and health server, or `0` for none. */
+  /**
+   * `host:port` of the plain-HTTP (unauthenticated) metrics and health server, loopback only,
+   * or `0` (the default) for none; the HTTPS server is configured by serving-options.ts.
+   */
   metricsBindAddress: string;
 }
 
-/** Defaults: kube-scheduler's election timings, berth's own lease name; port 10251. */
+/** Defaults: kube-scheduler's election timings, berth's own lease name; no plain HTTP. */
 export const defaultRunOptions: RunOptions = {
   leaderElection: {
     enabled: true,
@@ -28,7 +31,7 @@ export const defaultRunOptions: RunOptions = {
     resourceName: 'berth',
     resourceNamespace: 'kube-system',
   },
-  metricsBindAddress: '0.0.0.0:10251',
+  metricsBindAddress: '0',
 };
 
 /** The keys a `--config` file may hold; anything else is a typo worth an error. */

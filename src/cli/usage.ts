@@ -7,7 +7,10 @@ const runUsage = `berth run [--kubeconfig PATH] [--context NAME] [--scheduler-na
           [--leader-elect=true|false] [--leader-elect-lease-duration 15s]
           [--leader-elect-renew-deadline 10s] [--leader-elect-retry-period 2s]
           [--leader-elect-resource-name berth] [--leader-elect-resource-namespace kube-system]
-          [--metrics-bind-address 0.0.0.0:10251 | 0]
+          [--secure-port 10259] [--bind-address 0.0.0.0]
+          [--tls-cert-file FILE --tls-private-key-file FILE]
+          [--authorization-always-allow-paths /healthz,/readyz,/livez]
+          [--metrics-bind-address 127.0.0.1:PORT | 0]
           [--record-segment-size SIZE [--record-retain N]] [--heap-growth-percent 20]
           [--young-growth-factor 1]
 
@@ -29,7 +32,20 @@ Schedules a real cluster's pods (those with spec.schedulerName: berth) until SIG
   --seed S                      tie-breaking seed (default 1)
   --log-level LEVEL             fatal, error, warn, info (default), debug or trace
   --leader-elect…               leader election, with kube-scheduler's flags and defaults
-  --metrics-bind-address ADDR   metrics and health server (default 0.0.0.0:10251; 0: none)
+  --secure-port PORT            HTTPS server of /metrics, /healthz, /livez and /readyz
+                                (default 10259, as kube-scheduler; 0: none). /metrics needs a
+                                bearer token that the API server accepts (TokenReview) and
+                                allows to get the path (SubjectAccessReview)
+  --bind-address IP             where the HTTPS server listens (default 0.0.0.0: everywhere)
+  --tls-cert-file, --tls-private-key-file
+                                its PEM certificate and key (default: a self-signed one,
+                                made in memory at start-up)
+  --authorization-always-allow-paths P,...
+                                paths served without a token (default /healthz,/readyz,/livez;
+                                a trailing * matches a prefix)
+  --metrics-bind-address ADDR   also serve everything over plain HTTP, without
+                                authentication, on a loopback address (e.g. 127.0.0.1:10251;
+                                default 0: off)
   --heap-growth-percent P       let the heap grow P % past its live data before a full
                                 garbage collection (default 20; 0: V8's own policy, which
                                 uses more memory and a little less CPU)

@@ -163,6 +163,18 @@ describe('berth CLI', () => {
       /--metrics-bind-address/,
     ],
     [
+      'unauthenticated plain HTTP beyond loopback',
+      ['run', '--metrics-bind-address', '0.0.0.0:10251'],
+      2,
+      /--metrics-bind-address serves \/metrics over plain HTTP without authentication, so it takes only a loopback address/,
+    ],
+    [
+      'a certificate without its key',
+      ['run', '--tls-cert-file', 'tls.crt'],
+      2,
+      /--tls-cert-file and --tls-private-key-file go together/,
+    ],
+    [
       'a missing file',
       ['simulate', '--cluster', 'missing.yaml'],
       1,

@@ -21,6 +21,8 @@ import {
   tokenKubeconfig,
   writeValues,
 } from './support/helm.ts';
+import { httpsGet } from './support/https-get.ts';
+import { freeLoopbackPort } from './support/kube-scheduler.ts';
 import { type EventJson, eventsAbout } from './support/kubectl.ts';
 import { kwokNode, type Manifest, namespace, pods, toYaml } from './support/manifests.ts';
 import { applyPodGroupCrd, podGroupCrdName, podGroupCrdPath } from './support/pod-group-crd.ts';
@@ -44,9 +46,13 @@ const nodeNames = ['kwok-a', 'kwok-b', 'kwok-c'];
 const podCount = 12;
 const serviceAccountUser = `system:serviceaccount:${releaseNs}:${fullname}`;
 
-/** Every kind the chart creates with default values plus the ServiceMonitor. */
+/** Every kind the chart creates with default values plus the ServiceMonitor (sorted). */
 const chartKinds = [
+  // berth's own, and the metrics reader's (get /metrics)
   'ClusterRole',
+  'ClusterRole',
+  // berth's own, and system:auth-delegator's (TokenReview, SubjectAccessReview)
+  'ClusterRoleBinding',
   'ClusterRoleBinding',
   'ConfigMap',
   'Deployment',
@@ -193,6 +199,8 @@ const renderCases: RenderCase[] = [
         '50',
         '--burst',
         '100',
+        '--secure-port',
+        '10259',
       ]);
       expect(c?.securityContext).toMatchObject({
         runAsNonRoot: true,
@@ -206,9 +214,14 @@ const renderCases: RenderCase[] = [
         requests: { cpu: '100m', memory: '128Mi' },
         limits: { memory: '512Mi' },
       });
+      // No plain HTTP: the probes and scrapes go to the HTTPS port.
+      expect(configOf(objects)).not.toHaveProperty('metricsBindAddress');
+      expect(c?.ports).toEqual([{ name: 'https', containerPort: 10259, protocol: 'TCP' }]);
+      expect(c?.readinessProbe).toMatchObject({
+        httpGet: { path: '/readyz', port: 'https', scheme: 'HTTPS' },
+      });
       expect(configOf(objects)).toMatchObject({
         schedulerName: 'berth',
-        metricsBindAddress: '0.0.0.0:10251',
         leaderElection: {
           leaderElect: true,
           leaseDuration: '15s',
@@ -236,7 +249,70 @@ const renderCases: RenderCase[] = [
       expect(kindsOf(objects)).toEqual(chartKinds);
       expect(find(objects, 'ServiceMonitor')).toMatchObject({
         metadata: { labels: { release: 'prom' } },
-        spec: { endpoints: [{ port: 'metrics', path: '/metrics' }] },
+        spec: {
+          endpoints: [
+            {
+              port: 'https',
+              path: '/metrics',
+              scheme: 'https',
+              bearerTokenFile: '/var/run/secrets/kubernetes.io/serviceaccount/token',
+              tlsConfig: { insecureSkipVerify: true },
+            },
+          ],
+        },
+      });
+    },
+  },
+  {
+    name: 'HTTPS with a certificate Secret, a bound reader and a verifying ServiceMonitor',
+    values: {
+      metrics: {
+        tls: { secretName: 'berth-tls' },
+        reader: { create: true, subjects: [{ name: 'prometheus', namespace: 'monitoring' }] },
+        serviceMonitor: {
+          enabled: true,
+          authorization: { type: 'Bearer', credentials: { name: 'scraper', key: 'token' } },
+          tlsConfig: {
+            serverName: 'berth.helm-dry.svc',
+            ca: { secret: { name: 'berth-ca', key: 'ca.crt' } },
+          },
+        },
+      },
+    },
+    check: (objects) => {
+      const pod = deploymentOf(objects).spec.template.spec;
+      const [c] = pod.containers;
+      expect((c?.args as string[] | undefined)?.slice(-6)).toEqual([
+        '--secure-port',
+        '10259',
+        '--tls-cert-file',
+        '/etc/berth-tls/tls.crt',
+        '--tls-private-key-file',
+        '/etc/berth-tls/tls.key',
+      ]);
+      expect(pod.volumes).toContainEqual({ name: 'tls', secret: { secretName: 'berth-tls' } });
+      const reader = objects.find(
+        (o) =>
+          o.kind === 'ClusterRoleBinding' &&
+          (o.metadata as { name?: string }).name === 'dry-berth-metrics-reader',
+      );
+      expect(reader).toMatchObject({
+        roleRef: { kind: 'ClusterRole', name: 'dry-berth-metrics-reader' },
+        subjects: [{ kind: 'ServiceAccount', name: 'prometheus', namespace: 'monitoring' }],
+      });
+      const endpoint = (find(objects, 'ServiceMonitor') as { spec: { endpoints: unknown[] } }).spec
+        .endpoints[0];
+      expect(endpoint).toEqual({
+        port: 'https',
+        path: '/metrics',
+        scheme: 'https',
+        interval: '30s',
+        scrapeTimeout: '10s',
+        authorization: { type: 'Bearer', credentials: { name: 'scraper', key: 'token' } },
+        tlsConfig: {
+          serverName: 'berth.helm-dry.svc',
+          ca: { secret: { name: 'berth-ca', key: 'ca.crt' } },
+        },
       });
     },
   },
@@ -245,7 +321,10 @@ const renderCases: RenderCase[] = [
     values: { replicaCount: 1, leaderElection: { leaderElect: false } },
     check: (objects) => {
       expect(kindsOf(objects)).toEqual(
-        ['ClusterRole', 'ClusterRoleBinding', 'ConfigMap', 'Deployment', 'Service'].concat(
+        ['ClusterRole', 'ClusterRole', 'ClusterRoleBinding', 'ClusterRoleBinding'].concat(
+          'ConfigMap',
+          'Deployment',
+          'Service',
           'ServiceAccount',
         ),
       );
@@ -577,10 +656,12 @@ describe('the Helm chart helm/berth', () => {
     const configFile = join(c.dir, 'chart-config.yaml');
     writeFileSync(configFile, configMap.data['config.yaml'] ?? '');
 
-    // The chart's config file as it is; only the status server moves to a free loopback port.
+    // The chart's config file as it is; only the HTTPS server moves to a free loopback port.
     berth = startBerthAsConfigured(saKubeconfig, configFile, c.dir, 'berth-chart', [
-      '--metrics-bind-address',
-      '127.0.0.1:0',
+      '--bind-address',
+      '127.0.0.1',
+      '--secure-port',
+      String(await freeLoopbackPort()),
     ]);
     await k.create(toYaml(pods('web', appsNs, podCount, { cpu: '200m', memory: '128Mi' })));
     const run = berth;
@@ -628,8 +709,8 @@ describe('the Helm chart helm/berth', () => {
     );
     const url = (listening as { url?: string }).url;
     for (const path of ['/livez', '/readyz']) {
-      const res = await fetch(`${url}${path}`, { signal: AbortSignal.timeout(5_000) });
-      expect(`${path} ${res.status} ${await res.text()}`).toBe(`${path} 200 ok`);
+      const res = await httpsGet(`${url}${path}`, { timeoutMs: 5_000 });
+      expect(`${path} ${res.status} ${res.body}`).toBe(`${path} 200 ok`);
     }
 
     // The chart's identity was enough: no request of berth's was refused.

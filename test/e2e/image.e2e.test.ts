@@ -7,7 +7,9 @@ import type { BerthRun } from './support/berth.ts';
 import { berthCommand } from './support/berth.ts';
 import { chartAccess } from './support/chart-access.ts';
 import { useCluster } from './support/cluster.ts';
+import { httpsGet } from './support/https-get.ts';
 import { clusterOvercommits } from './support/invariants.ts';
+import { freeLoopbackPort } from './support/kube-scheduler.ts';
 import { kwokNode, namespace, pods, toYaml } from './support/manifests.ts';
 import { repoRoot } from './support/paths.ts';
 import {
@@ -163,13 +165,13 @@ describe('berth container image (podman, stand-in node:20-bookworm-slim)', () =>
     expect((await podman.inspectImage(base.image)).Id).toBe(baseImageId);
   });
 
-  it('runs as a numeric non-root user, tini then berth, `run` by default, port 10251, OCI labels', () => {
+  it('runs as a numeric non-root user, tini then berth, `run` by default, port 10259, OCI labels', () => {
     const user = image.Config.User ?? '';
     expect(user, 'USER must be numeric uid:gid').toMatch(/^\d+:\d+$/);
     expect(Number(user.split(':')[0])).toBeGreaterThan(0);
     expect(image.Config.Entrypoint).toEqual(['/usr/bin/tini', '--', 'berth']);
     expect(image.Config.Cmd).toEqual(['run']);
-    expect(Object.keys(image.Config.ExposedPorts ?? {})).toEqual(['10251/tcp']);
+    expect(Object.keys(image.Config.ExposedPorts ?? {})).toEqual(['10259/tcp']);
     const labels = image.Config.Labels ?? {};
     for (const key of ['title', 'description', 'licenses', 'source', 'revision'])
       expect(labels[`org.opencontainers.image.${key}`], key).toMatch(/\S/);
@@ -298,8 +300,11 @@ describe('berth container image (podman, stand-in node:20-bookworm-slim)', () =>
         '--kubeconfig',
         '/kube/config',
         '--leader-elect=false',
-        '--metrics-bind-address',
-        '127.0.0.1:0',
+        // Host network: the HTTPS server on a free loopback port, not the machine's 10259.
+        '--bind-address',
+        '127.0.0.1',
+        '--secure-port',
+        String(await freeLoopbackPort()),
       ],
       dir: cluster().dir,
     });
@@ -329,8 +334,10 @@ describe('berth container image (podman, stand-in node:20-bookworm-slim)', () =>
     );
     const url = (listening as { url?: unknown }).url;
     expect(typeof url, JSON.stringify(listening)).toBe('string');
-    const ready = await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(10_000) });
+    expect(url).toMatch(/^https:/);
+    const ready = await httpsGet(`${url}/readyz`);
     expect(ready.status).toBe(200);
+    expect((await httpsGet(`${url}/metrics`)).status).toBe(401);
     expect(run.stderr).toBe('');
   });
 

@@ -1,9 +1,12 @@
-// berth run's status server on a real cluster: health endpoints, and metrics that match what it scheduled.
+// berth run's status server on a real cluster, scraped over HTTPS with a token: health endpoints, and metrics that match what it scheduled.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseSamples, type Sample } from '../support/prometheus-text.ts';
 import { type BerthRun, startBerth } from './support/berth.ts';
 import { useCluster } from './support/cluster.ts';
+import { httpsGet } from './support/https-get.ts';
+import { freeLoopbackPort } from './support/kube-scheduler.ts';
 import { kwokNode, namespace, pods, toYaml } from './support/manifests.ts';
+import { serviceAccountToken } from './support/scraper.ts';
 import { waitFor } from './support/wait.ts';
 
 const ns = 'metrics';
@@ -29,11 +32,14 @@ describe('metrics and health of berth run on a real cluster', () => {
   const cluster = useCluster('metrics');
   let berth: BerthRun;
   let url: string;
+  /** A token of a ServiceAccount bound to kube's built-in system:monitoring ClusterRole. */
+  let token: string;
 
+  const get = (path: string) => httpsGet(`${url}${path}`, { token });
   const scrape = async () => {
-    const res = await fetch(`${url}/metrics`);
+    const res = await get('/metrics');
     expect(res.status).toBe(200);
-    return new Scrape(parseSamples(await res.text()));
+    return new Scrape(parseSamples(res.body));
   };
 
   beforeAll(async () => {
@@ -44,9 +50,18 @@ describe('metrics and health of berth run on a real cluster', () => {
         ...['m1', 'm2', 'm3'].map((n) => kwokNode(n, { cpu: '4', memory: '8Gi', pods: 110 })),
       ]),
     );
+    token = await serviceAccountToken(k, ns, 'prometheus', 'system:monitoring');
     berth = await startBerth(cluster(), {
       name: 'berth',
-      args: ['--metrics-bind-address', '127.0.0.1:0', '--leader-elect=false'],
+      args: [
+        '--bind-address',
+        '127.0.0.1',
+        '--secure-port',
+        String(await freeLoopbackPort()),
+        '--metrics-bind-address',
+        '0',
+        '--leader-elect=false',
+      ],
     });
     const line = await berth.waitForLog(
       'status server listening',
@@ -59,21 +74,22 @@ describe('metrics and health of berth run on a real cluster', () => {
     await berth?.stop('SIGKILL');
   });
 
-  it('logs the URL of the port it bound and is ready once the lists are in', async () => {
-    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:[1-9]\d*$/);
+  it('logs the HTTPS URL of the port it bound and is ready once the lists are in', async () => {
+    expect(url).toMatch(/^https:\/\/127\.0\.0\.1:[1-9]\d*$/);
     // startBerth waited for the "scheduling" line: both initial lists are done.
     for (const path of ['/readyz', '/livez', '/healthz']) {
-      const res = await fetch(`${url}${path}`);
-      expect([path, res.status, await res.text()]).toEqual([path, 200, 'ok']);
+      const res = await httpsGet(`${url}${path}`);
+      expect([path, res.status, res.body]).toEqual([path, 200, 'ok']);
     }
-    expect((await fetch(`${url}/nothing`)).status).toBe(404);
-    expect((await fetch(`${url}/metrics`, { method: 'POST' })).status).toBe(405);
+    // Authorization comes before routing, as in kube: system:monitoring grants no /nothing.
+    expect((await get('/nothing')).status).toBe(403);
+    expect((await httpsGet(`${url}/metrics`)).status).toBe(401);
   });
 
   it('serves kube-scheduler’s metrics in Prometheus text format before any pod', async () => {
-    const res = await fetch(`${url}/metrics`);
-    expect(res.headers.get('content-type')).toBe('text/plain; version=0.0.4; charset=utf-8');
-    const s = new Scrape(parseSamples(await res.text()));
+    const res = await get('/metrics');
+    expect(res.contentType).toBe('text/plain; version=0.0.4; charset=utf-8');
+    const s = new Scrape(parseSamples(res.body));
     expect(s.value('berth_leader')).toBe(1);
     expect(s.matching('scheduler_preemption_attempts_total')).toHaveLength(1);
     expect(s.value('scheduler_preemption_attempts_total')).toBe(0);
@@ -166,6 +182,6 @@ describe('metrics and health of berth run on a real cluster', () => {
   it('stops cleanly on SIGTERM and closes the status server', async () => {
     const exit = await berth.stop('SIGTERM');
     expect(exit, berth.tail()).toEqual({ code: 0, signal: null });
-    await expect(fetch(`${url}/healthz`)).rejects.toThrow();
+    await expect(httpsGet(`${url}/healthz`)).rejects.toThrow();
   });
 });

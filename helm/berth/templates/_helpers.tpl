@@ -92,7 +92,6 @@ BerthConfiguration document for berth's own keys (kube-scheduler would read the 
   "retryPeriod" $le.retryPeriod
   "resourceName" (include "berth.leaseName" .)
   "resourceNamespace" .Release.Namespace }}
-{{- $metrics := printf "0.0.0.0:%d" (int .Values.metrics.port) }}
 {{- if .Values.profiles }}
 {{- $c := .Values.config }}
 {{- $backoff := $c.backoff | default dict }}
@@ -110,7 +109,7 @@ BerthConfiguration document for berth's own keys (kube-scheduler would read the 
 {{- if $backoff.maxMs }}
 {{- $_ := set $kube "podMaxBackoffSeconds" (div (int64 $backoff.maxMs) 1000) }}
 {{- end }}
-{{- $own := dict "apiVersion" "berth/v1" "kind" "BerthConfiguration" "metricsBindAddress" $metrics }}
+{{- $own := dict "apiVersion" "berth/v1" "kind" "BerthConfiguration" }}
 {{- range $key := list "maxParkedMs" "flushIntervalMs" }}
 {{- if hasKey $c $key }}
 {{- $_ := set $own $key (get $c $key) }}
@@ -121,7 +120,6 @@ BerthConfiguration document for berth's own keys (kube-scheduler would read the 
 {{ toYaml $own }}
 {{- else }}
 {{- $config := deepCopy .Values.config }}
-{{- $_ := set $config "metricsBindAddress" $metrics }}
 {{- $_ := set $config "leaderElection" $election }}
 {{- toYaml $config }}
 {{- end }}

@@ -12,7 +12,7 @@ const hostname =
 
 function usage(value: string, why: string): Error {
   return new Error(
-    `--metrics-bind-address must be HOST:PORT (e.g. 0.0.0.0:10251, 127.0.0.1:0, [::1]:0, :10251) ` +
+    `--metrics-bind-address must be HOST:PORT (e.g. 127.0.0.1:10251, [::1]:0, localhost:10251) ` +
       `or 0 to disable the server; ${JSON.stringify(value)} ${why}`,
   );
 }

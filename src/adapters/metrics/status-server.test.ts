@@ -1,9 +1,13 @@
 // Tests the status server over real HTTP on a free loopback port: paths, methods, health flips, errors.
+import { request as httpsRequest } from 'node:https';
 import { connect } from 'node:net';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { Counter, Gauge, Registry } from 'prom-client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { DelegatedAuth } from './delegated-auth.ts';
+import { defaultAlwaysAllowPaths } from './request-auth.ts';
+import { selfSignedCert } from './self-signed-cert.ts';
 import { type StatusServer, startStatusServer } from './status-server.ts';
 
 /** A pino logger whose JSON lines land in `lines`. */
@@ -196,5 +200,94 @@ describe('startStatusServer', () => {
     await server.close();
     await server.close();
     await expect(fetch(`${url}/healthz`)).rejects.toThrow();
+  });
+});
+
+/** GETs `url` over HTTPS trusting only `ca`, with an optional bearer token. */
+function httpsGet(
+  url: string,
+  ca: string,
+  token?: string,
+): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const headers = token === undefined ? {} : { authorization: `Bearer ${token}` };
+    const req = httpsRequest(url, { ca, servername: 'localhost', headers }, (res) => {
+      let body = '';
+      res.on('data', (b: Buffer) => {
+        body += b.toString('utf8');
+      });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+describe('startStatusServer over HTTPS with delegated authentication', () => {
+  const tls = selfSignedCert({
+    commonName: 'berth@test',
+    hosts: ['localhost', '127.0.0.1'],
+    notBefore: new Date(Date.now() - 3_600_000),
+    notAfter: new Date(Date.now() + 3_600_000),
+  });
+  let server: StatusServer;
+  let reviews: string[];
+
+  beforeEach(async () => {
+    reviews = [];
+    const registry = new Registry();
+    new Counter({ name: 'test_secure_total', help: 'Things.', registers: [registry] }).inc(2);
+    const post = async (path: string, text: string) => {
+      reviews.push(path.split('/').pop() ?? path);
+      const spec = JSON.parse(text).spec;
+      if (path.endsWith('tokenreviews'))
+        return JSON.stringify({
+          status: { authenticated: spec.token !== 'forged', user: { username: spec.token } },
+        });
+      return JSON.stringify({ status: { allowed: spec.user === 'scraper' } });
+    };
+    server = await startStatusServer({
+      address: '127.0.0.1:0',
+      registry,
+      logger: pino({ level: 'silent' }),
+      health: { live: () => undefined, ready: () => undefined },
+      tls,
+      access: {
+        alwaysAllowPaths: defaultAlwaysAllowPaths,
+        auth: new DelegatedAuth({ post, now: () => performance.now() }),
+      },
+    });
+  });
+
+  afterEach(async () => {
+    await server.close();
+  });
+
+  it('serves /metrics over TLS only to a token whose user may get it', async () => {
+    expect(server.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
+    const ok = await httpsGet(`${server.url}/metrics`, tls.cert, 'scraper');
+    expect([ok.status, ok.body.includes('test_secure_total 2')]).toEqual([200, true]);
+    expect((await httpsGet(`${server.url}/metrics`, tls.cert)).status).toBe(401);
+    expect((await httpsGet(`${server.url}/metrics`, tls.cert, 'forged')).status).toBe(401);
+    expect((await httpsGet(`${server.url}/metrics`, tls.cert, 'someone-else')).status).toBe(403);
+    expect(reviews).toEqual([
+      'tokenreviews',
+      'subjectaccessreviews',
+      'tokenreviews',
+      'tokenreviews',
+      'subjectaccessreviews',
+    ]);
+  });
+
+  it('leaves /healthz, /livez and /readyz open', async () => {
+    for (const path of ['/healthz', '/livez', '/readyz']) {
+      const res = await httpsGet(`${server.url}${path}`, tls.cert);
+      expect([path, res.status, res.body]).toEqual([path, 200, 'ok']);
+    }
+    expect(reviews).toEqual([]);
+  });
+
+  it('does not answer plain HTTP on the secure port', async () => {
+    await expect(fetch(`${server.url.replace('https:', 'http:')}/readyz`)).rejects.toThrow();
   });
 });

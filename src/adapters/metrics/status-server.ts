@@ -1,10 +1,13 @@
-// The plain-HTTP status server of `berth run`: /metrics, /healthz, /livez and /readyz.
+// The status server of `berth run`: /metrics, /healthz, /livez and /readyz, over HTTPS with delegated auth or plain HTTP.
 
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { type BindAddress, parseBindAddress } from './bind-address.ts';
+import { checkRequest, type RequestAuthOptions } from './request-auth.ts';
+import type { ServingCert } from './self-signed-cert.ts';
 
 export { type BindAddress, parseBindAddress } from './bind-address.ts';
 
@@ -23,11 +26,15 @@ export interface StatusServerOptions {
   registry: Registry;
   health: HealthChecks;
   logger: Logger;
+  /** Serve HTTPS with this certificate (else plain HTTP). */
+  tls?: ServingCert;
+  /** Check every request but the always-allowed paths (TokenReview + SubjectAccessReview). */
+  access?: Omit<RequestAuthOptions, 'logger'>;
 }
 
 /** A listening status server. */
 export interface StatusServer {
-  /** `http://HOST:PORT` with the port actually bound. */
+  /** `http://HOST:PORT` (`https://` with `tls`) with the port actually bound. */
   url: string;
   /** Stops listening and closes open connections. */
   close(): Promise<void>;
@@ -86,6 +93,13 @@ async function handle(
   const q = target.indexOf('?');
   const path = q < 0 ? target : target.slice(0, q);
   const verbose = q >= 0 && new URLSearchParams(target.slice(q + 1)).has('verbose');
+  if (opts.access !== undefined) {
+    const authorization = req.headers.authorization;
+    const access = { ...opts.access, logger: opts.logger };
+    const refusal = await checkRequest(access, path, req.method ?? 'GET', authorization);
+    if (refusal !== undefined)
+      return send(req, res, refusal.status, refusal.body, 'application/json');
+  }
   const endpoint = { '/metrics': 1, '/healthz': 1, '/livez': 1, '/readyz': 1 }[path];
   if (endpoint === undefined) return send(req, res, 404, `${path} not found\n`);
   if (req.method !== 'GET' && req.method !== 'HEAD') {
@@ -151,10 +165,10 @@ function listen(server: Server, bind: BindAddress, address: string): Promise<voi
   });
 }
 
-function urlOf(info: AddressInfo | string | null): string {
-  if (info === null || typeof info === 'string') return `http://${info ?? 'unknown'}`;
+function urlOf(scheme: string, info: AddressInfo | string | null): string {
+  if (info === null || typeof info === 'string') return `${scheme}://${info ?? 'unknown'}`;
   const host = info.family === 'IPv6' ? `[${info.address}]` : info.address;
-  return `http://${host}:${info.port}`;
+  return `${scheme}://${host}:${info.port}`;
 }
 
 /**
@@ -167,13 +181,17 @@ export async function startStatusServer(opts: StatusServerOptions): Promise<Stat
   const bind = parseBindAddress(opts.address);
   if (bind === undefined)
     throw new Error(`status server is disabled (--metrics-bind-address ${opts.address})`);
-  const server = createServer((req, res) => {
+  const onRequest = (req: IncomingMessage, res: ServerResponse) => {
     handle(req, res, opts).catch((error: unknown) => {
       opts.logger.error({ err: error, url: req.url }, 'status request failed');
       if (!res.headersSent) send(req, res, 500, 'internal error\n');
       else res.destroy();
     });
-  });
+  };
+  const server: Server =
+    opts.tls === undefined
+      ? createServer(onRequest)
+      : createHttpsServer({ cert: opts.tls.cert, key: opts.tls.key }, onRequest);
   server.requestTimeout = 30_000;
   server.headersTimeout = 10_000;
   server.on('clientError', (_error, socket) => {
@@ -182,8 +200,8 @@ export async function startStatusServer(opts: StatusServerOptions): Promise<Stat
   });
   await listen(server, bind, opts.address);
   server.on('error', (error) => opts.logger.error({ err: error }, 'status server error'));
-  const url = urlOf(server.address());
-  opts.logger.info({ url }, 'status server listening');
+  const url = urlOf(opts.tls === undefined ? 'http' : 'https', server.address());
+  opts.logger.info({ url, authenticated: opts.access !== undefined }, 'status server listening');
   let closing: Promise<void> | undefined;
   return {
     url,

@@ -171,12 +171,14 @@ export interface StartOptions {
 
 /**
  * Flags every test run gets unless it sets them itself: no leader election (a restarted
- * berth would wait out its own lease) and the status server on a free loopback port.
+ * berth would wait out its own lease), no HTTPS server (its default port 10259 is one per
+ * machine) and the plain status server, by its loopback opt-in, on a free port.
  */
 function testDefaults(args: string[]): string[] {
   const has = (flag: string) => args.some((a) => a === flag || a.startsWith(`${flag}=`));
   return [
     ...(has('--leader-elect') ? [] : ['--leader-elect=false']),
+    ...(has('--secure-port') ? [] : ['--secure-port=0']),
     ...(has('--metrics-bind-address') ? [] : ['--metrics-bind-address', '127.0.0.1:0']),
   ];
 }
@@ -186,8 +188,8 @@ function testDefaults(args: string[]): string[] {
  * child process, sends its output to files in `dir`, and (by default) waits for its
  * "scheduling" log line. KUBECONFIG is the chart's ServiceAccount (`chartAccess`: the
  * chart's rendered RBAC, as installed) unless `opts.kubeconfig` says otherwise, so every
- * request berth makes in a test is one the chart allows. Leader election is off and the
- * status server on a free port unless `args` say otherwise.
+ * request berth makes in a test is one the chart allows. Leader election and HTTPS are off
+ * and the plain status server on a free loopback port unless `args` say otherwise.
  */
 export async function startBerth(cluster: Cluster, opts: StartOptions = {}): Promise<BerthRun> {
   const kubeconfig = opts.kubeconfig ?? (await chartAccess(cluster)).kubeconfig;

@@ -124,6 +124,7 @@ export function tokenKubeconfig(adminKubeconfig: string, token: string, name: st
 export function serviceMonitorCrd(): Manifest {
   const str = { type: 'string' };
   const stringMap = { type: 'object', additionalProperties: str };
+  const secretKey = { type: 'object', properties: { name: str, key: str } };
   // The Prometheus Operator's duration syntax (the real CRD's pattern).
   const promDuration = {
     type: 'string',
@@ -175,6 +176,23 @@ export function serviceMonitorCrd(): Manifest {
                           scheme: { type: 'string', enum: ['http', 'https'] },
                           interval: promDuration,
                           scrapeTimeout: promDuration,
+                          bearerTokenFile: str,
+                          authorization: {
+                            type: 'object',
+                            properties: { type: str, credentials: secretKey },
+                          },
+                          tlsConfig: {
+                            type: 'object',
+                            properties: {
+                              insecureSkipVerify: { type: 'boolean' },
+                              serverName: str,
+                              caFile: str,
+                              ca: {
+                                type: 'object',
+                                properties: { secret: secretKey, configMap: secretKey },
+                              },
+                            },
+                          },
                         },
                       },
                     },

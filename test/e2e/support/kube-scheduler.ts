@@ -1,17 +1,12 @@
 // The real kube-scheduler as a reference: started against a test cluster, stopped by pid.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createWriteStream, writeFileSync } from 'node:fs';
-import { request as httpsRequest } from 'node:https';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import type { Cluster } from './control-plane.ts';
+import { httpsGet, type ServedResponse } from './https-get.ts';
 
-/** What an HTTPS GET of kube-scheduler's serving port returned. */
-export interface ServedResponse {
-  status: number;
-  contentType: string;
-  body: string;
-}
+export type { ServedResponse } from './https-get.ts';
 
 /** A running kube-scheduler (scheduler name `default-scheduler`). */
 export interface KubeScheduler {
@@ -83,26 +78,6 @@ function servingFlags(cluster: Cluster, securePort: number | undefined): string[
     `--cert-dir=${join(cluster.dir, 'kube-scheduler-certs')}`,
     '--authorization-always-allow-paths=/healthz,/readyz,/livez,/metrics',
   ];
-}
-
-function httpsGet(url: string): Promise<ServedResponse> {
-  return new Promise((resolve, reject) => {
-    const req = httpsRequest(url, { rejectUnauthorized: false, timeout: 10_000 }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (b: Buffer) => chunks.push(b));
-      res.on('end', () =>
-        resolve({
-          status: res.statusCode ?? 0,
-          contentType: String(res.headers['content-type'] ?? ''),
-          body: Buffer.concat(chunks).toString('utf8'),
-        }),
-      );
-      res.on('error', reject);
-    });
-    req.on('timeout', () => req.destroy(new Error(`GET ${url} timed out`)));
-    req.on('error', reject);
-    req.end();
-  });
 }
 
 /**
