@@ -1,5 +1,6 @@
 // ClusterState to and from plain JSON data, for the core's snapshot (log rotation).
 import type { ResourceKind } from '../events/types.ts';
+import { type Amount, type AmountData, amountData, amountFromData } from './amount.ts';
 import { buildPodAffinityIndex, indexAffinityPod } from './charges.ts';
 import { isObjectKind, type ObjectKind, objectKinds } from './cluster-objects.ts';
 import { disruptionBudgetData, restoreDisruptionBudget } from './disruption-budgets.ts';
@@ -11,9 +12,9 @@ import type { Taint } from './objects.ts';
 import { restoredPodAffinity } from './pod-affinity.ts';
 import { noVolumes } from './pod-volumes.ts';
 import { initialState } from './reducer.ts';
+import type { NonZeroRequests } from './resources.ts';
 import { noSpreadConstraints } from './spread-constraints.ts';
 import type {
-  Allocatable,
   Charge,
   ClusterState,
   NodeInfo,
@@ -33,21 +34,47 @@ export interface NodeData {
   labels: Record<string, string>;
   taints: Taint[];
   unschedulable: boolean;
-  allocatable: Allocatable;
+  allocatable: ResourcesData & { pods: number };
   /** Absent (JSON drops undefined) for a usable node. */
   invalid?: string | undefined;
   /** `images` as [name, sizeBytes] pairs; absent for a node without images. */
   images?: [string, number][];
-  requested: Resources;
-  nonZeroRequested: { milliCPU: number; memory: number };
+  requested: ResourcesData;
+  nonZeroRequested: NonZeroData;
   generation: number;
   /** The uids of the pods charged here, in the order they were charged. */
   pods: string[];
 }
 
-/** A pod as a snapshot holds it. `info` is the PodInfo itself (its undefined fields drop out in JSON). */
+/**
+ * Resource amounts as JSON holds them exactly: numbers, and amounts beyond 2^53 (bigints in
+ * memory, see Amount) as decimal strings.
+ */
+export interface ResourcesData {
+  milliCPU: AmountData;
+  memory: AmountData;
+  ephemeralStorage: AmountData;
+  scalar: Record<string, AmountData>;
+}
+
+/** Non-zero requests as JSON holds them (see ResourcesData). */
+export interface NonZeroData {
+  milliCPU: AmountData;
+  memory: AmountData;
+}
+
+/** A PodInfo as JSON holds it: its amounts as in ResourcesData. */
+export type PodInfoData = Omit<PodInfo, 'requests' | 'nonZeroRequests'> & {
+  requests: ResourcesData;
+  nonZeroRequests: NonZeroData;
+};
+
+/**
+ * A pod as a snapshot holds it. `info` is the PodInfo itself (its undefined fields drop out
+ * in JSON), or a copy with its amounts as data when one is beyond 2^53.
+ */
 export interface PodData {
-  info: PodInfo;
+  info: PodInfoData;
   charge: Charge;
 }
 
@@ -97,23 +124,60 @@ export class SnapshotDataError extends Error {
   }
 }
 
-const copyResources = (r: Resources): Resources => ({
-  milliCPU: r.milliCPU,
-  memory: r.memory,
-  ephemeralStorage: r.ephemeralStorage,
-  scalar: { ...r.scalar },
+function resourcesData(r: Resources): ResourcesData {
+  const scalar: Record<string, AmountData> = {};
+  for (const key of Object.keys(r.scalar)) scalar[key] = amountData(r.scalar[key] as Amount);
+  return {
+    milliCPU: amountData(r.milliCPU),
+    memory: amountData(r.memory),
+    ephemeralStorage: amountData(r.ephemeralStorage),
+    scalar,
+  };
+}
+
+const nonZeroData = (r: NonZeroRequests): NonZeroData => ({
+  milliCPU: amountData(r.milliCPU),
+  memory: amountData(r.memory),
 });
+
+/** Resources without a bigint amount: their JSON form is themselves. */
+type PlainResources = Resources & ResourcesData;
+
+function isPlain(r: Resources): r is PlainResources {
+  if (typeof r.milliCPU === 'bigint' || typeof r.memory === 'bigint') return false;
+  if (typeof r.ephemeralStorage === 'bigint') return false;
+  for (const key in r.scalar) if (typeof r.scalar[key] === 'bigint') return false;
+  return true;
+}
+
+/** `info` as data: itself (shared, as the reducer never mutates it) unless it holds a bigint. */
+function podInfoData(info: PodInfo): PodInfoData {
+  const { requests, nonZeroRequests } = info;
+  if (
+    isPlain(requests) &&
+    typeof nonZeroRequests.milliCPU === 'number' &&
+    typeof nonZeroRequests.memory === 'number'
+  ) {
+    // Every amount was just checked to be a number, which is its own data form.
+    return info as unknown as PodInfoData;
+  }
+  return {
+    ...info,
+    requests: resourcesData(requests),
+    nonZeroRequests: nonZeroData(nonZeroRequests),
+  };
+}
 
 function nodeData(node: NodeInfo): NodeData {
   const data: NodeData = {
     name: node.name,
-    // Labels, taints and allocatable are replaced, never mutated, by the reducer: shared.
+    // Labels and taints are replaced, never mutated, by the reducer: shared.
     labels: node.labels,
     taints: node.taints,
     unschedulable: node.unschedulable,
-    allocatable: node.allocatable,
-    requested: copyResources(node.requested),
-    nonZeroRequested: { ...node.nonZeroRequested },
+    allocatable: { ...resourcesData(node.allocatable), pods: node.allocatable.pods },
+    requested: resourcesData(node.requested),
+    nonZeroRequested: nonZeroData(node.nonZeroRequested),
     generation: node.generation,
     pods: [...node.pods.keys()],
   };
@@ -131,7 +195,7 @@ export function serializeClusterState(state: ClusterState): ClusterStateData {
   const pods: PodData[] = new Array(state.pods.size);
   let i = 0;
   for (const record of state.pods.values())
-    pods[i++] = { info: record.info, charge: record.charge };
+    pods[i++] = { info: podInfoData(record.info), charge: record.charge };
   const resync: ClusterStateData['resync'] = {};
   for (const kind of Object.keys(state.resync) as ResourceKind[]) {
     const seen = state.resync[kind];
@@ -175,12 +239,32 @@ function record<T>(from: Record<string, T> | undefined, what: string): Record<st
   return out;
 }
 
-function resources(r: Resources, what: string): Resources {
+/** An amount from its data form (see amountData); a SnapshotDataError when it is not one. */
+function amount(d: unknown, what: string): Amount {
+  const a = amountFromData(d);
+  if (a === undefined) throw new SnapshotDataError(`${what} is not an amount`);
+  return a;
+}
+
+function resources(r: ResourcesData, what: string): Resources {
+  if (typeof r !== 'object' || r === null) throw new SnapshotDataError(`${what} is not an object`);
+  const scalar = record(r.scalar, `${what}.scalar`);
+  const amounts = emptyRecord<Amount>();
+  for (const key of Object.keys(scalar))
+    amounts[key] = amount(scalar[key], `${what}.scalar.${key}`);
   return {
-    milliCPU: r.milliCPU,
-    memory: r.memory,
-    ephemeralStorage: r.ephemeralStorage,
-    scalar: record(r.scalar, `${what}.scalar`),
+    milliCPU: amount(r.milliCPU, `${what}.milliCPU`),
+    memory: amount(r.memory, `${what}.memory`),
+    ephemeralStorage: amount(r.ephemeralStorage, `${what}.ephemeralStorage`),
+    scalar: amounts,
+  };
+}
+
+function nonZero(r: NonZeroData, what: string): NonZeroRequests {
+  if (typeof r !== 'object' || r === null) throw new SnapshotDataError(`${what} is not an object`);
+  return {
+    milliCPU: amount(r.milliCPU, `${what}.milliCPU`),
+    memory: amount(r.memory, `${what}.memory`),
   };
 }
 
@@ -193,7 +277,7 @@ const noTaints: Taint[] = Object.freeze([]) as unknown as Taint[];
  * JSON dropped it), maps without a prototype, as `podInfoFromObject` builds them. Listing
  * the fields makes a new PodInfo field a compile error here until the snapshot carries it.
  */
-function podInfo(j: PodInfo, at: string): PodInfo {
+function podInfo(j: PodInfoData, at: string): PodInfo {
   if (typeof j !== 'object' || j === null || typeof j.uid !== 'string')
     throw new SnapshotDataError(`${at} has no pod info with a uid`);
   return {
@@ -216,7 +300,7 @@ function podInfo(j: PodInfo, at: string): PodInfo {
     preemptedByScheduler: j.preemptedByScheduler === true,
     requests: resources(j.requests, `${at}.requests`),
     scalarRequestNames: j.scalarRequestNames.length === 0 ? noStrings : j.scalarRequestNames,
-    nonZeroRequests: { milliCPU: j.nonZeroRequests.milliCPU, memory: j.nonZeroRequests.memory },
+    nonZeroRequests: nonZero(j.nonZeroRequests, `${at}.nonZeroRequests`),
     invalid: j.invalid ?? undefined,
     nodeSelector: record(j.nodeSelector, `${at}.nodeSelector`),
     requiredNodeAffinity: j.requiredNodeAffinity ?? undefined,
@@ -264,10 +348,7 @@ function nodeInfo(j: NodeData, pods: ReadonlyMap<string, PodInfo>, at: string): 
     images: j.images === undefined ? NO_IMAGES : imagePairs(j.images, `${at}.images`),
   });
   node.requested = resources(j.requested, `${at}.requested`);
-  node.nonZeroRequested = {
-    milliCPU: j.nonZeroRequested.milliCPU,
-    memory: j.nonZeroRequested.memory,
-  };
+  node.nonZeroRequested = nonZero(j.nonZeroRequested, `${at}.nonZeroRequested`);
   node.generation = j.generation;
   for (const uid of j.pods) {
     const info = pods.get(uid);

@@ -1,25 +1,28 @@
 // NodeResourcesFit's scoring strategies: the args, the resources they read, kube's shape function.
+import { type Amount, addAmounts, minAmount, percentOf, subAmounts } from '../../cluster/amount.ts';
 import type { NodeInfo, PodInfo } from '../../cluster/types.ts';
 import { maxNodeScore } from '../../framework/types.ts';
 
 /** Name of the plugin (for messages). */
 const name = 'NodeResourcesFit';
 
-/** kube's leastRequestedScore: free share of capacity on 0–100, 0 when over capacity. */
-export function leastRequestedScore(requested: number, capacity: number): number {
+/**
+ * kube's leastRequestedScore: free share of capacity on 0–100 (integer division, exact at
+ * any size), 0 when over capacity.
+ */
+export function leastRequestedScore(requested: Amount, capacity: Amount): number {
   if (capacity === 0 || requested > capacity) return 0;
-  return Math.trunc(((capacity - requested) * maxNodeScore) / capacity);
+  return percentOf(subAmounts(capacity, requested), capacity);
 }
 
-/** kube's mostRequestedScore: used share of capacity on 0–100, capped at capacity. */
-export function mostRequestedScore(requested: number, capacity: number): number {
+/** kube's mostRequestedScore: used share of capacity on 0–100 (exact), capped at capacity. */
+export function mostRequestedScore(requested: Amount, capacity: Amount): number {
   if (capacity === 0) return 0;
-  const r = Math.min(requested, capacity);
-  return Math.trunc((r * maxNodeScore) / capacity);
+  return percentOf(minAmount(requested, capacity), capacity);
 }
 
-function own(r: Record<string, number>, key: string): number {
-  return Object.hasOwn(r, key) ? (r[key] as number) : 0;
+function own(r: Record<string, Amount>, key: string): Amount {
+  return Object.hasOwn(r, key) ? (r[key] as Amount) : 0;
 }
 
 /** kube's scoring strategy types. */
@@ -92,7 +95,7 @@ export interface Strategy {
   type: ScoringStrategyType;
   resources: Weighted[];
   /** Per-resource score of RequestedToCapacityRatio (0–100), else undefined. */
-  ratio: ((requested: number, capacity: number) => number) | undefined;
+  ratio: ((requested: Amount, capacity: Amount) => number) | undefined;
 }
 
 function kindOf(resource: string): ResourceKind | undefined {
@@ -109,10 +112,8 @@ function ratioScorer(shape: readonly UtilizationShapePoint[]) {
     score: p.score * (maxNodeScore / maxCustomPriorityScore),
   }));
   const f = brokenLinear(scaled);
-  return (requested: number, capacity: number): number =>
-    capacity === 0 || requested > capacity
-      ? f(100)
-      : f(Math.trunc((requested * maxNodeScore) / capacity));
+  return (requested: Amount, capacity: Amount): number =>
+    capacity === 0 || requested > capacity ? f(100) : f(percentOf(requested, capacity));
 }
 
 /** Reads NodeResourcesFit's args (kube defaults when absent); throws on a wrong shape. */
@@ -159,25 +160,25 @@ export function parseArgs(args: unknown): Strategy {
  * `alloc` 0 when the resource is left out (a scalar the pod does not request or the node
  * does not have).
  */
-export function allocAndRequested(r: Weighted, pod: PodInfo, node: NodeInfo, out: number[]): void {
+export function allocAndRequested(r: Weighted, pod: PodInfo, node: NodeInfo, out: Amount[]): void {
   switch (r.kind) {
     case 0:
       out[0] = node.allocMilliCPU;
-      out[1] = node.nonZeroMilliCPU + pod.nonZeroRequests.milliCPU;
+      out[1] = addAmounts(node.nonZeroMilliCPU, pod.nonZeroRequests.milliCPU);
       return;
     case 1:
       out[0] = node.allocMemory;
-      out[1] = node.nonZeroMemory + pod.nonZeroRequests.memory;
+      out[1] = addAmounts(node.nonZeroMemory, pod.nonZeroRequests.memory);
       return;
     case 2:
       out[0] = node.allocatable.ephemeralStorage;
-      out[1] = node.requested.ephemeralStorage + pod.requests.ephemeralStorage;
+      out[1] = addAmounts(node.requested.ephemeralStorage, pod.requests.ephemeralStorage);
       return;
     default: {
       const podRequest = own(pod.requests.scalar, r.name);
       const has = podRequest !== 0 && Object.hasOwn(node.allocatable.scalar, r.name);
       out[0] = has ? own(node.allocatable.scalar, r.name) : 0;
-      out[1] = has ? own(node.requested.scalar, r.name) + podRequest : 0;
+      out[1] = has ? addAmounts(own(node.requested.scalar, r.name), podRequest) : 0;
     }
   }
 }
@@ -212,7 +213,7 @@ export function cpuMemoryScores(
   pod: PodInfo,
   nodes: readonly NodeInfo[],
   weights: CpuMemoryWeights,
-  perResource: (requested: number, capacity: number) => number,
+  perResource: (requested: Amount, capacity: Amount) => number,
   scores: number[],
 ): void {
   const podCPU = pod.nonZeroRequests.milliCPU;
@@ -224,11 +225,13 @@ export function cpuMemoryScores(
     let total = 0;
     let sum = 0;
     if (cpuWeight !== 0 && node.allocMilliCPU !== 0) {
-      total += perResource(node.nonZeroMilliCPU + podCPU, node.allocMilliCPU) * cpuWeight;
+      total +=
+        perResource(addAmounts(node.nonZeroMilliCPU, podCPU), node.allocMilliCPU) * cpuWeight;
       sum += cpuWeight;
     }
     if (memoryWeight !== 0 && node.allocMemory !== 0) {
-      total += perResource(node.nonZeroMemory + podMemory, node.allocMemory) * memoryWeight;
+      total +=
+        perResource(addAmounts(node.nonZeroMemory, podMemory), node.allocMemory) * memoryWeight;
       sum += memoryWeight;
     }
     scores[i] = sum === 0 ? 0 : Math.trunc(total / sum);
