@@ -1,6 +1,5 @@
 // ClusterState to and from plain JSON data, for the core's snapshot (log rotation).
 import type { ResourceKind } from '../events/types.ts';
-import { type Amount, type AmountData, amountData, amountFromData } from './amount.ts';
 import { buildPodAffinityIndex, indexAffinityPod } from './charges.ts';
 import { isObjectKind, type ObjectKind, objectKinds } from './cluster-objects.ts';
 import { disruptionBudgetData, restoreDisruptionBudget } from './disruption-budgets.ts';
@@ -12,7 +11,17 @@ import type { Taint } from './objects.ts';
 import { restoredPodAffinity } from './pod-affinity.ts';
 import { noVolumes } from './pod-volumes.ts';
 import { initialState } from './reducer.ts';
-import type { NonZeroRequests } from './resources.ts';
+import {
+  isPlainResources,
+  type NonZeroData,
+  nonZeroData,
+  nonZeroFromData,
+  podGroupData,
+  podGroupFromData,
+  type ResourcesData,
+  resourcesData,
+  resourcesFromData,
+} from './resources-data.ts';
 import { noSpreadConstraints } from './spread-constraints.ts';
 import type {
   Charge,
@@ -21,7 +30,6 @@ import type {
   PodInfo,
   PodRecord,
   RejectedObject,
-  Resources,
 } from './types.ts';
 
 /**
@@ -44,23 +52,6 @@ export interface NodeData {
   generation: number;
   /** The uids of the pods charged here, in the order they were charged. */
   pods: string[];
-}
-
-/**
- * Resource amounts as JSON holds them exactly: numbers, and amounts beyond 2^53 (bigints in
- * memory, see Amount) as decimal strings.
- */
-export interface ResourcesData {
-  milliCPU: AmountData;
-  memory: AmountData;
-  ephemeralStorage: AmountData;
-  scalar: Record<string, AmountData>;
-}
-
-/** Non-zero requests as JSON holds them (see ResourcesData). */
-export interface NonZeroData {
-  milliCPU: AmountData;
-  memory: AmountData;
 }
 
 /** A PodInfo as JSON holds it: its amounts as in ResourcesData. */
@@ -124,37 +115,11 @@ export class SnapshotDataError extends Error {
   }
 }
 
-function resourcesData(r: Resources): ResourcesData {
-  const scalar: Record<string, AmountData> = {};
-  for (const key of Object.keys(r.scalar)) scalar[key] = amountData(r.scalar[key] as Amount);
-  return {
-    milliCPU: amountData(r.milliCPU),
-    memory: amountData(r.memory),
-    ephemeralStorage: amountData(r.ephemeralStorage),
-    scalar,
-  };
-}
-
-const nonZeroData = (r: NonZeroRequests): NonZeroData => ({
-  milliCPU: amountData(r.milliCPU),
-  memory: amountData(r.memory),
-});
-
-/** Resources without a bigint amount: their JSON form is themselves. */
-type PlainResources = Resources & ResourcesData;
-
-function isPlain(r: Resources): r is PlainResources {
-  if (typeof r.milliCPU === 'bigint' || typeof r.memory === 'bigint') return false;
-  if (typeof r.ephemeralStorage === 'bigint') return false;
-  for (const key in r.scalar) if (typeof r.scalar[key] === 'bigint') return false;
-  return true;
-}
-
 /** `info` as data: itself (shared, as the reducer never mutates it) unless it holds a bigint. */
 function podInfoData(info: PodInfo): PodInfoData {
   const { requests, nonZeroRequests } = info;
   if (
-    isPlain(requests) &&
+    isPlainResources(requests) &&
     typeof nonZeroRequests.milliCPU === 'number' &&
     typeof nonZeroRequests.memory === 'number'
   ) {
@@ -211,7 +176,9 @@ export function serializeClusterState(state: ClusterState): ClusterStateData {
             key,
             disruptionBudgetData(b),
           ])
-        : Array.from(store);
+        : kind === 'PodGroup'
+          ? Array.from(state.objects.PodGroup, ([key, g]) => [key, podGroupData(g)])
+          : Array.from(store);
   }
   return {
     generation: state.generation,
@@ -230,6 +197,11 @@ export function serializeClusterState(state: ClusterState): ClusterStateData {
   };
 }
 
+/** Throws the snapshot's error (for the data-form readers of resources-data.ts). */
+function fail(message: string): never {
+  throw new SnapshotDataError(message);
+}
+
 /** A prototype-less copy of a string-keyed map, as the parsers make them (see `emptyRecord`). */
 function record<T>(from: Record<string, T> | undefined, what: string): Record<string, T> {
   if (typeof from !== 'object' || from === null || Array.isArray(from))
@@ -237,35 +209,6 @@ function record<T>(from: Record<string, T> | undefined, what: string): Record<st
   const out = emptyRecord<T>();
   for (const key of Object.keys(from)) out[key] = from[key] as T;
   return out;
-}
-
-/** An amount from its data form (see amountData); a SnapshotDataError when it is not one. */
-function amount(d: unknown, what: string): Amount {
-  const a = amountFromData(d);
-  if (a === undefined) throw new SnapshotDataError(`${what} is not an amount`);
-  return a;
-}
-
-function resources(r: ResourcesData, what: string): Resources {
-  if (typeof r !== 'object' || r === null) throw new SnapshotDataError(`${what} is not an object`);
-  const scalar = record(r.scalar, `${what}.scalar`);
-  const amounts = emptyRecord<Amount>();
-  for (const key of Object.keys(scalar))
-    amounts[key] = amount(scalar[key], `${what}.scalar.${key}`);
-  return {
-    milliCPU: amount(r.milliCPU, `${what}.milliCPU`),
-    memory: amount(r.memory, `${what}.memory`),
-    ephemeralStorage: amount(r.ephemeralStorage, `${what}.ephemeralStorage`),
-    scalar: amounts,
-  };
-}
-
-function nonZero(r: NonZeroData, what: string): NonZeroRequests {
-  if (typeof r !== 'object' || r === null) throw new SnapshotDataError(`${what} is not an object`);
-  return {
-    milliCPU: amount(r.milliCPU, `${what}.milliCPU`),
-    memory: amount(r.memory, `${what}.memory`),
-  };
 }
 
 const noStrings: readonly string[] = Object.freeze([]);
@@ -298,9 +241,9 @@ function podInfo(j: PodInfoData, at: string): PodInfo {
     // Both absent in snapshots older than preemption's pod fields.
     startMs: typeof j.startMs === 'number' ? j.startMs : undefined,
     preemptedByScheduler: j.preemptedByScheduler === true,
-    requests: resources(j.requests, `${at}.requests`),
+    requests: resourcesFromData(j.requests, `${at}.requests`, fail),
     scalarRequestNames: j.scalarRequestNames.length === 0 ? noStrings : j.scalarRequestNames,
-    nonZeroRequests: nonZero(j.nonZeroRequests, `${at}.nonZeroRequests`),
+    nonZeroRequests: nonZeroFromData(j.nonZeroRequests, `${at}.nonZeroRequests`, fail),
     invalid: j.invalid ?? undefined,
     nodeSelector: record(j.nodeSelector, `${at}.nodeSelector`),
     requiredNodeAffinity: j.requiredNodeAffinity ?? undefined,
@@ -343,12 +286,15 @@ function nodeInfo(j: NodeData, pods: ReadonlyMap<string, PodInfo>, at: string): 
     labels: record(j.labels, `${at}.labels`),
     taints: j.taints.length === 0 ? noTaints : j.taints,
     unschedulable: j.unschedulable,
-    allocatable: { ...resources(j.allocatable, `${at}.allocatable`), pods: j.allocatable.pods },
+    allocatable: {
+      ...resourcesFromData(j.allocatable, `${at}.allocatable`, fail),
+      pods: j.allocatable.pods,
+    },
     invalid: j.invalid ?? undefined,
     images: j.images === undefined ? NO_IMAGES : imagePairs(j.images, `${at}.images`),
   });
-  node.requested = resources(j.requested, `${at}.requested`);
-  node.nonZeroRequested = nonZero(j.nonZeroRequested, `${at}.nonZeroRequested`);
+  node.requested = resourcesFromData(j.requested, `${at}.requested`, fail);
+  node.nonZeroRequested = nonZeroFromData(j.nonZeroRequested, `${at}.nonZeroRequested`, fail);
   node.generation = j.generation;
   for (const uid of j.pods) {
     const info = pods.get(uid);
@@ -377,6 +323,7 @@ function restoreImageIndex(state: ClusterState, sizes: unknown): void {
 
 /** A parsed view from its snapshot form: the same data, but for a PDB's `disruptedPods` Set. */
 function restoredObject(kind: ObjectKind, data: unknown, at: string): unknown {
+  if (kind === 'PodGroup') return podGroupFromData(data, at, fail);
   if (kind !== 'PodDisruptionBudget') return data;
   const budget = restoreDisruptionBudget(data);
   if (budget === undefined) throw new SnapshotDataError(`${at} is not a PodDisruptionBudget`);
