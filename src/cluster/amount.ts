@@ -88,8 +88,8 @@ export function percentOf(part: Amount, whole: Amount): number {
   return Number((BigInt(part) * 100n) / BigInt(whole));
 }
 
-/** Largest whole {@link percentOf} divides in floats. */
-const FLOAT_PERCENT_MAX = 2 ** 46;
+/** Largest whole {@link percentOf} divides in floats: 2^46 (part × 100 < 2^53). */
+export const FLOAT_PERCENT_MAX = 2 ** 46;
 
 /** A JSON-safe form of an amount: the number, or a bigint as its decimal digits. */
 export type AmountData = number | string;

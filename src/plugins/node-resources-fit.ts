@@ -191,7 +191,7 @@ export function newNodeResourcesFit(args?: unknown) {
     score,
     scoreNodes(pod: PodInfo, nodes: readonly NodeInfo[], _state: unknown, scores: number[]) {
       if (onCpuAndMemory !== undefined)
-        cpuMemoryScores(pod, nodes, onCpuAndMemory, perResource, scores);
+        cpuMemoryScores(pod, nodes, onCpuAndMemory, type === 'MostAllocated', scores);
       else for (let i = 0; i < nodes.length; i++) scores[i] = score(pod, nodes[i] as NodeInfo);
     },
   } satisfies FilterPlugin & ScorePlugin;

@@ -1,22 +1,53 @@
 // NodeResourcesFit's scoring strategies: the args, the resources they read, kube's shape function.
-import { type Amount, addAmounts, minAmount, percentOf, subAmounts } from '../../cluster/amount.ts';
+import {
+  type Amount,
+  addAmounts,
+  FLOAT_PERCENT_MAX,
+  minAmount,
+  percentOf,
+  subAmounts,
+} from '../../cluster/amount.ts';
 import type { NodeInfo, PodInfo } from '../../cluster/types.ts';
 import { maxNodeScore } from '../../framework/types.ts';
 
 /** Name of the plugin (for messages). */
 const name = 'NodeResourcesFit';
 
+/** leastRequestedScore in floats: exact for a capacity up to FLOAT_PERCENT_MAX (see percentOf). */
+function leastFloat(requested: number, capacity: number): number {
+  if (capacity === 0 || requested > capacity) return 0;
+  return Math.trunc(((capacity - requested) * maxNodeScore) / capacity);
+}
+
+/** mostRequestedScore in floats: exact for a capacity up to FLOAT_PERCENT_MAX. */
+function mostFloat(requested: number, capacity: number): number {
+  if (capacity === 0) return 0;
+  return Math.trunc((Math.min(requested, capacity) * maxNodeScore) / capacity);
+}
+
 /**
  * kube's leastRequestedScore: free share of capacity on 0–100 (integer division, exact at
  * any size), 0 when over capacity.
  */
 export function leastRequestedScore(requested: Amount, capacity: Amount): number {
+  if (
+    typeof requested === 'number' &&
+    typeof capacity === 'number' &&
+    capacity <= FLOAT_PERCENT_MAX
+  )
+    return leastFloat(requested, capacity);
   if (capacity === 0 || requested > capacity) return 0;
   return percentOf(subAmounts(capacity, requested), capacity);
 }
 
 /** kube's mostRequestedScore: used share of capacity on 0–100 (exact), capped at capacity. */
 export function mostRequestedScore(requested: Amount, capacity: Amount): number {
+  if (
+    typeof requested === 'number' &&
+    typeof capacity === 'number' &&
+    capacity <= FLOAT_PERCENT_MAX
+  )
+    return mostFloat(requested, capacity);
   if (capacity === 0) return 0;
   return percentOf(minAmount(requested, capacity), capacity);
 }
@@ -206,32 +237,55 @@ export function cpuMemoryWeights(strategy: Strategy): CpuMemoryWeights | undefin
 
 /**
  * The scores of `nodes` for `pod` under a cpu-and-memory strategy (`cpuMemoryWeights`),
- * into `scores`: the truncated weighted mean of `perResource` over the resources whose
- * allocatable is not 0, on the non-zero requests — what the general per-resource loop gives.
+ * into `scores`: the truncated weighted mean of the per-resource score (mostRequestedScore
+ * when `most`, else leastRequestedScore) over the resources whose allocatable is not 0, on
+ * the non-zero requests — what the general per-resource loop gives. Plain numbers with a
+ * capacity up to FLOAT_PERCENT_MAX take floats inline (a float sum that rounds is past 2^53,
+ * so over such a capacity either way); anything else the exact per-resource score.
  */
 export function cpuMemoryScores(
   pod: PodInfo,
   nodes: readonly NodeInfo[],
   weights: CpuMemoryWeights,
-  perResource: (requested: Amount, capacity: Amount) => number,
+  most: boolean,
   scores: number[],
 ): void {
   const podCPU = pod.nonZeroRequests.milliCPU;
   const podMemory = pod.nonZeroRequests.memory;
   const cpuWeight = weights.cpu;
   const memoryWeight = weights.memory;
+  const float = most ? mostFloat : leastFloat;
+  const exact = most ? mostRequestedScore : leastRequestedScore;
+  const cpuFloat = typeof podCPU === 'number';
+  const memoryFloat = typeof podMemory === 'number';
   for (let i = 0; i < nodes.length; i++) {
     const node = nodes[i] as NodeInfo;
     let total = 0;
     let sum = 0;
-    if (cpuWeight !== 0 && node.allocMilliCPU !== 0) {
-      total +=
-        perResource(addAmounts(node.nonZeroMilliCPU, podCPU), node.allocMilliCPU) * cpuWeight;
+    const cpuAlloc = node.allocMilliCPU;
+    if (cpuWeight !== 0 && cpuAlloc !== 0) {
+      const used = node.nonZeroMilliCPU;
+      const s =
+        cpuFloat &&
+        typeof cpuAlloc === 'number' &&
+        cpuAlloc <= FLOAT_PERCENT_MAX &&
+        typeof used === 'number'
+          ? float(used + (podCPU as number), cpuAlloc)
+          : exact(addAmounts(used, podCPU), cpuAlloc);
+      total += s * cpuWeight;
       sum += cpuWeight;
     }
-    if (memoryWeight !== 0 && node.allocMemory !== 0) {
-      total +=
-        perResource(addAmounts(node.nonZeroMemory, podMemory), node.allocMemory) * memoryWeight;
+    const memAlloc = node.allocMemory;
+    if (memoryWeight !== 0 && memAlloc !== 0) {
+      const used = node.nonZeroMemory;
+      const s =
+        memoryFloat &&
+        typeof memAlloc === 'number' &&
+        memAlloc <= FLOAT_PERCENT_MAX &&
+        typeof used === 'number'
+          ? float(used + (podMemory as number), memAlloc)
+          : exact(addAmounts(used, podMemory), memAlloc);
+      total += s * memoryWeight;
       sum += memoryWeight;
     }
     scores[i] = sum === 0 ? 0 : Math.trunc(total / sum);
