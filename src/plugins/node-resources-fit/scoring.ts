@@ -254,40 +254,35 @@ export function cpuMemoryScores(
   const podMemory = pod.nonZeroRequests.memory;
   const cpuWeight = weights.cpu;
   const memoryWeight = weights.memory;
-  const float = most ? mostFloat : leastFloat;
-  const exact = most ? mostRequestedScore : leastRequestedScore;
-  const cpuFloat = typeof podCPU === 'number';
-  const memoryFloat = typeof podMemory === 'number';
   for (let i = 0; i < nodes.length; i++) {
     const node = nodes[i] as NodeInfo;
     let total = 0;
     let sum = 0;
-    const cpuAlloc = node.allocMilliCPU;
-    if (cpuWeight !== 0 && cpuAlloc !== 0) {
-      const used = node.nonZeroMilliCPU;
-      const s =
-        cpuFloat &&
-        typeof cpuAlloc === 'number' &&
-        cpuAlloc <= FLOAT_PERCENT_MAX &&
-        typeof used === 'number'
-          ? float(used + (podCPU as number), cpuAlloc)
-          : exact(addAmounts(used, podCPU), cpuAlloc);
-      total += s * cpuWeight;
+    if (cpuWeight !== 0 && node.allocMilliCPU !== 0) {
+      total += resourceScore(most, node.allocMilliCPU, node.nonZeroMilliCPU, podCPU) * cpuWeight;
       sum += cpuWeight;
     }
-    const memAlloc = node.allocMemory;
-    if (memoryWeight !== 0 && memAlloc !== 0) {
-      const used = node.nonZeroMemory;
-      const s =
-        memoryFloat &&
-        typeof memAlloc === 'number' &&
-        memAlloc <= FLOAT_PERCENT_MAX &&
-        typeof used === 'number'
-          ? float(used + (podMemory as number), memAlloc)
-          : exact(addAmounts(used, podMemory), memAlloc);
-      total += s * memoryWeight;
+    if (memoryWeight !== 0 && node.allocMemory !== 0) {
+      total += resourceScore(most, node.allocMemory, node.nonZeroMemory, podMemory) * memoryWeight;
       sum += memoryWeight;
     }
     scores[i] = sum === 0 ? 0 : Math.trunc(total / sum);
   }
+}
+
+/**
+ * One resource's score in cpuMemoryScores from its allocatable and the node's and the pod's
+ * non-zero requests: in floats where they are exact, else the exact per-resource score.
+ */
+function resourceScore(most: boolean, alloc: Amount, used: Amount, pod: Amount): number {
+  if (
+    typeof alloc === 'number' &&
+    alloc <= FLOAT_PERCENT_MAX &&
+    typeof used === 'number' &&
+    typeof pod === 'number'
+  ) {
+    return most ? mostFloat(used + pod, alloc) : leastFloat(used + pod, alloc);
+  }
+  const requested = addAmounts(used, pod);
+  return most ? mostRequestedScore(requested, alloc) : leastRequestedScore(requested, alloc);
 }
