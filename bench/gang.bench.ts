@@ -370,8 +370,8 @@ function run(s: Scenario): Result {
     let cpu = 0;
     let mem = 0;
     for (const p of node.pods.values()) {
-      cpu += p.requests.milliCPU;
-      mem += p.requests.memory;
+      cpu += Number(p.requests.milliCPU);
+      mem += Number(p.requests.memory);
     }
     usedMilli += cpu;
     const a = node.allocatable;

@@ -1,5 +1,6 @@
 // The capacity index: free pods, cpu, memory and ephemeral storage of the live nodes, sorted,
 // kept by the reducer, so a cycle can count the nodes short of a request without visiting them.
+import type { Amount } from './amount.ts';
 import { SortedNumbers } from './sorted-numbers.ts';
 import type { ClusterSnapshot, ClusterState, NodeInfo } from './types.ts';
 
@@ -23,8 +24,8 @@ export interface AllocatableShape {
 
 /**
  * What a cycle may read. Live nodes are split in two: *guarded* nodes (cordoned, carrying
- * a NoSchedule or NoExecute taint, invalid, or with a headroom that is not a number or
- * exceeds allocatable),
+ * a NoSchedule or NoExecute taint, invalid, with a headroom that is not a number or
+ * exceeds allocatable, or with an amount beyond 2^53),
  * which filters must still visit one by one, and *open* nodes, which pass NodeUnschedulable
  * and TaintToleration for every pod and are known here only by their numbers.
  */
@@ -34,7 +35,7 @@ export interface CapacityIndexView {
   /** How many open nodes there are. */
   readonly openCount: number;
   /** How many open nodes have `node[resource] < x`. */
-  countOpenBelow(resource: IndexedResource, x: number): number;
+  countOpenBelow(resource: IndexedResource, x: Amount): number;
   /** The allocatable shapes of the open nodes. */
   shapes(): Iterable<AllocatableShape>;
 }
@@ -52,13 +53,25 @@ interface Entry {
 
 /**
  * Whether the index keeps `node` guarded (filters must visit it) rather than open: cordoned,
- * invalid, a NoSchedule or NoExecute taint, or a headroom not a number or above allocatable.
+ * invalid, a NoSchedule or NoExecute taint, a headroom not a number or above allocatable, or
+ * a free or allocatable amount beyond 2^53 (a bigint: the index sorts plain numbers).
  */
 export function isGuardedNode(node: NodeInfo): boolean {
   if (node.unschedulable || node.invalid !== undefined) return true;
   for (const r of indexedResources) if (Number.isNaN(node[r])) return true;
+  // Amounts beyond 2^53 are bigints (see Amount): the sorted lists hold plain numbers only.
+  if (
+    typeof node.freeMilliCPU === 'bigint' ||
+    typeof node.freeMemory === 'bigint' ||
+    typeof node.freeEphemeralStorage === 'bigint' ||
+    typeof node.allocMilliCPU === 'bigint' ||
+    typeof node.allocMemory === 'bigint' ||
+    typeof node.allocatable.ephemeralStorage === 'bigint'
+  ) {
+    return true;
+  }
   // Open nodes never have more free than allocatable, so a request beyond allocatable is
-  // also beyond what is free (rounding of sums past 2^53 could break that: guard those).
+  // also beyond what is free.
   if (
     !(node.freeMilliCPU <= node.allocMilliCPU) ||
     !(node.freeMemory <= node.allocMemory) ||
@@ -72,6 +85,11 @@ export function isGuardedNode(node: NodeInfo): boolean {
     if (effect === 'NoSchedule' || effect === 'NoExecute') return true;
   }
   return false;
+}
+
+/** An amount of an open node: never a bigint there (`isGuardedNode` guards those). */
+function openAmount(a: Amount): number {
+  return a as number;
 }
 
 function shapeKeyOf(node: NodeInfo): string {
@@ -106,7 +124,9 @@ class CapacityIndex implements CapacityIndexView {
     return (this.sorted[0] as SortedNumbers).size;
   }
 
-  countOpenBelow(resource: IndexedResource, x: number): number {
+  countOpenBelow(resource: IndexedResource, x: Amount): number {
+    // Open nodes hold numbers only, all within ±2^53: a bigint lies beyond every one of them.
+    if (typeof x === 'bigint') return x > 0n ? this.openCount : 0;
     return (this.sorted[indexedResources.indexOf(resource)] as SortedNumbers).countBelow(x);
   }
 
@@ -129,17 +149,20 @@ class CapacityIndex implements CapacityIndexView {
         pods.replace(entry.pods, node.freePods);
         entry.pods = node.freePods;
       }
-      if (node.freeMilliCPU !== entry.milliCPU) {
-        cpu.replace(entry.milliCPU, node.freeMilliCPU);
-        entry.milliCPU = node.freeMilliCPU;
+      const freeCPU = openAmount(node.freeMilliCPU);
+      if (freeCPU !== entry.milliCPU) {
+        cpu.replace(entry.milliCPU, freeCPU);
+        entry.milliCPU = freeCPU;
       }
-      if (node.freeMemory !== entry.memory) {
-        memory.replace(entry.memory, node.freeMemory);
-        entry.memory = node.freeMemory;
+      const freeMemory = openAmount(node.freeMemory);
+      if (freeMemory !== entry.memory) {
+        memory.replace(entry.memory, freeMemory);
+        entry.memory = freeMemory;
       }
-      if (node.freeEphemeralStorage !== entry.ephemeralStorage) {
-        storage.replace(entry.ephemeralStorage, node.freeEphemeralStorage);
-        entry.ephemeralStorage = node.freeEphemeralStorage;
+      const freeStorage = openAmount(node.freeEphemeralStorage);
+      if (freeStorage !== entry.ephemeralStorage) {
+        storage.replace(entry.ephemeralStorage, freeStorage);
+        entry.ephemeralStorage = freeStorage;
       }
       if (!sameShape(this.shapeCounts.get(entry.shapeKey)?.shape, node)) {
         this.unshape(entry.shapeKey);
@@ -153,9 +176,9 @@ class CapacityIndex implements CapacityIndexView {
       node,
       guarded,
       pods: node.freePods,
-      milliCPU: node.freeMilliCPU,
-      memory: node.freeMemory,
-      ephemeralStorage: node.freeEphemeralStorage,
+      milliCPU: openAmount(node.freeMilliCPU),
+      memory: openAmount(node.freeMemory),
+      ephemeralStorage: openAmount(node.freeEphemeralStorage),
       shapeKey: '',
     };
     this.entries.set(node.name, fresh);
@@ -204,9 +227,9 @@ class CapacityIndex implements CapacityIndexView {
       return;
     }
     const shape = {
-      milliCPU: node.allocMilliCPU,
-      memory: node.allocMemory,
-      ephemeralStorage: node.allocatable.ephemeralStorage,
+      milliCPU: openAmount(node.allocMilliCPU),
+      memory: openAmount(node.allocMemory),
+      ephemeralStorage: openAmount(node.allocatable.ephemeralStorage),
       count: 0,
     };
     this.shapeCounts.set(key, { shape, count: 1 });

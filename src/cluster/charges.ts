@@ -8,7 +8,7 @@ import {
   notePodReleased,
   podAffinityIndexOf,
 } from './pod-affinity-index.ts';
-import { addResources } from './resources.ts';
+import { addNonZero, addResources } from './resources.ts';
 import type { Charge, ClusterState, NodeInfo, PodInfo } from './types.ts';
 
 export { buildPodAffinityIndex } from './pod-affinity-index.ts';
@@ -31,8 +31,7 @@ function addPodTo(node: NodeInfo, uid: string, info: PodInfo): void {
   node.pods.set(uid, info);
   indexAffinityPod(node, uid, info);
   addResources(node.requested, info.requests, 1);
-  node.nonZeroRequested.milliCPU += info.nonZeroRequests.milliCPU;
-  node.nonZeroRequested.memory += info.nonZeroRequests.memory;
+  addNonZero(node.nonZeroRequested, info.nonZeroRequests, 1);
   refreshHeadroom(node);
 }
 
@@ -84,8 +83,7 @@ export function releaseCharge(
   node.podsWithRequiredAntiAffinity.delete(uid);
   notePodReleased(state, node, held);
   addResources(node.requested, info.requests, -1);
-  node.nonZeroRequested.milliCPU -= info.nonZeroRequests.milliCPU;
-  node.nonZeroRequested.memory -= info.nonZeroRequests.memory;
+  addNonZero(node.nonZeroRequested, info.nonZeroRequests, -1);
   refreshHeadroom(node);
   bumpGeneration(state, node);
   if (live === undefined && node.pods.size === 0) ghosts.delete(charge.node);

@@ -1,12 +1,20 @@
 // Consistency checks of a ClusterState: what the reducer must keep true after every event.
+
+import { amountsJson, subAmounts } from './amount.ts';
 import { absentNodes } from './charges.ts';
 import { checkPodAffinity } from './pod-affinity-invariants.ts';
-import { addResources, resourcesEqual, zeroResources } from './resources.ts';
+import {
+  addNonZero,
+  addResources,
+  type NonZeroRequests,
+  resourcesEqual,
+  zeroResources,
+} from './resources.ts';
 import type { ClusterState, NodeInfo } from './types.ts';
 
 function checkNodeCharges(state: ClusterState, node: NodeInfo, where: string, out: string[]): void {
   const sum = zeroResources();
-  const nonZero = { milliCPU: 0, memory: 0 };
+  const nonZero: NonZeroRequests = { milliCPU: 0, memory: 0 };
   for (const [key, held] of node.pods) {
     const record = state.pods.get(key);
     if (record === undefined) {
@@ -18,12 +26,11 @@ function checkNodeCharges(state: ClusterState, node: NodeInfo, where: string, ou
     }
     if (held !== record.info) out.push(`${where} ${node.name} holds a stale copy of pod ${key}`);
     addResources(sum, record.info.requests, 1);
-    nonZero.milliCPU += record.info.nonZeroRequests.milliCPU;
-    nonZero.memory += record.info.nonZeroRequests.memory;
+    addNonZero(nonZero, record.info.nonZeroRequests, 1);
   }
   if (!resourcesEqual(sum, node.requested)) {
     out.push(
-      `${where} ${node.name}: requested ${JSON.stringify(node.requested)} ≠ sum of pods ${JSON.stringify(sum)}`,
+      `${where} ${node.name}: requested ${amountsJson(node.requested)} ≠ sum of pods ${amountsJson(sum)}`,
     );
   }
   if (
@@ -57,9 +64,9 @@ export function checkClusterInvariants(state: ClusterState): string[] {
     const a = node.allocatable;
     const r = node.requested;
     if (
-      node.freeMilliCPU !== a.milliCPU - r.milliCPU ||
-      node.freeMemory !== a.memory - r.memory ||
-      node.freeEphemeralStorage !== a.ephemeralStorage - r.ephemeralStorage ||
+      node.freeMilliCPU !== subAmounts(a.milliCPU, r.milliCPU) ||
+      node.freeMemory !== subAmounts(a.memory, r.memory) ||
+      node.freeEphemeralStorage !== subAmounts(a.ephemeralStorage, r.ephemeralStorage) ||
       node.freePods !== a.pods - node.pods.size ||
       node.allocMilliCPU !== a.milliCPU ||
       node.allocMemory !== a.memory ||

@@ -1,4 +1,5 @@
 // Builds the scheduling view of a Node (NodeInfo) from an untrusted object, totally.
+import { amountToFloat, subAmounts } from './amount.ts';
 import { parseTaints } from './constraints.ts';
 import { emptyRecord, isRecord, nonEmptyString, stringEntries } from './fields.ts';
 import { NO_IMAGES, parseNodeImages } from './images.ts';
@@ -40,7 +41,8 @@ function readAllocatable(status: Record<string, unknown>): {
     const target = RESOURCE_FIELDS.get(name);
     if (target === 'milliCPU') allocatable.milliCPU = toMilli(parsed.q);
     else if (target !== undefined) allocatable[target] = toUnits(parsed.q);
-    else if (name === 'pods') allocatable.pods = toUnits(parsed.q);
+    // A pod count is only ever compared with the pods on the node: its float is exact enough.
+    else if (name === 'pods') allocatable.pods = amountToFloat(toUnits(parsed.q));
     else allocatable.scalar[name] = toUnits(parsed.q);
   }
   return { allocatable, invalid };
@@ -143,13 +145,13 @@ export function updateNodeObject(existing: NodeInfo, parsed: NodeInfo): NodeInfo
   return existing;
 }
 
-/** Recomputes a node's inline hot fields (headroom and scorer inputs) from their sources. */
+/** Recomputes a node's inline hot fields (headroom and scorer inputs) from their sources, exactly. */
 export function refreshHeadroom(node: NodeInfo): void {
   const a = node.allocatable;
   const r = node.requested;
-  node.freeMilliCPU = a.milliCPU - r.milliCPU;
-  node.freeMemory = a.memory - r.memory;
-  node.freeEphemeralStorage = a.ephemeralStorage - r.ephemeralStorage;
+  node.freeMilliCPU = subAmounts(a.milliCPU, r.milliCPU);
+  node.freeMemory = subAmounts(a.memory, r.memory);
+  node.freeEphemeralStorage = subAmounts(a.ephemeralStorage, r.ephemeralStorage);
   node.freePods = a.pods - node.pods.size;
   node.allocMilliCPU = a.milliCPU;
   node.allocMemory = a.memory;

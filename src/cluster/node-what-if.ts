@@ -1,7 +1,7 @@
 // What-if copies of a node: the same node with some pods added or taken off (nominated pods, preemption victims).
 import { indexAffinityPod } from './charges.ts';
 import { newNodeInfo, refreshHeadroom } from './node-info.ts';
-import { addResources } from './resources.ts';
+import { addNonZero, addResources } from './resources.ts';
 import type { NodeInfo, PodInfo } from './types.ts';
 
 /**
@@ -85,8 +85,7 @@ export function addPodToCopy(copy: NodeInfo, pod: PodInfo): void {
   copy.pods.set(pod.uid, pod);
   indexAffinityPod(copy, pod.uid, pod);
   addResources(copy.requested, pod.requests, 1);
-  copy.nonZeroRequested.milliCPU += pod.nonZeroRequests.milliCPU;
-  copy.nonZeroRequested.memory += pod.nonZeroRequests.memory;
+  addNonZero(copy.nonZeroRequested, pod.nonZeroRequests, 1);
   copy.generation = nextWhatIfGeneration();
   refreshHeadroom(copy);
 }
@@ -97,8 +96,7 @@ export function removePodFromCopy(copy: NodeInfo, pod: PodInfo): void {
   copy.podsWithAffinity.delete(pod.uid);
   copy.podsWithRequiredAntiAffinity.delete(pod.uid);
   addResources(copy.requested, pod.requests, -1);
-  copy.nonZeroRequested.milliCPU -= pod.nonZeroRequests.milliCPU;
-  copy.nonZeroRequested.memory -= pod.nonZeroRequests.memory;
+  addNonZero(copy.nonZeroRequested, pod.nonZeroRequests, -1);
   copy.generation = nextWhatIfGeneration();
   refreshHeadroom(copy);
 }

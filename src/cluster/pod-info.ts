@@ -1,4 +1,5 @@
 // Builds the scheduling view of a Pod (PodInfo) from an untrusted object, totally.
+import type { Amount } from './amount.ts';
 import { parseNodeAffinity, parseNodeSelector, parseTolerations } from './constraints.ts';
 import { emptyRecord, isRecord, nonEmptyString, stringEntries } from './fields.ts';
 import { parsePodImages } from './images.ts';
@@ -54,7 +55,7 @@ const noScalarNames: readonly string[] = Object.freeze([]);
  * The scalar resources `scalar` requests a non-zero amount of, in key order; a shared frozen
  * empty list when there are none (most pods), so that no list is made per pod.
  */
-function requestedScalarNames(scalar: Readonly<Record<string, number>>): readonly string[] {
+function requestedScalarNames(scalar: Readonly<Record<string, Amount>>): readonly string[] {
   let names: string[] | undefined;
   for (const k of Object.keys(scalar)) {
     if (scalar[k] === 0) continue;

@@ -1,5 +1,6 @@
 // Pins the quantity grammar and Kubernetes' MilliValue()/Value() rounding.
 import { describe, expect, it } from 'vitest';
+import { type Amount, MAX_INT64 } from './amount.ts';
 import { parseQuantity, parseQuantityAt, type Quantity, toMilli, toUnits } from './quantity.ts';
 
 function parsed(raw: unknown): Quantity {
@@ -37,7 +38,7 @@ describe('parseQuantity then toMilli', () => {
 });
 
 describe('parseQuantity then toUnits', () => {
-  const cases: [string, unknown, number][] = [
+  const cases: [string, unknown, Amount][] = [
     ['kibibytes', '512Ki', 524_288],
     ['mebibytes', '500Mi', 524_288_000],
     ['gibibytes', '2Gi', 2_147_483_648],
@@ -49,17 +50,17 @@ describe('parseQuantity then toUnits', () => {
     ['giga', '3G', 3_000_000_000],
     ['tera', '1T', 1e12],
     ['peta', '1P', 1e15],
-    ['exa is E, not an exponent', '1E', 1e18],
+    ['exa is E, not an exponent', '1E', 10n ** 18n],
     ['100m of a byte rounds up to 1', '100m', 1],
     ['1001m rounds up to 2', '1001m', 2],
     ['an exponent', '12e6', 12_000_000],
     ['a fraction with an exponent', '1.5e3', 1500],
     ['a bare number', 1024, 1024],
-    ['a JSON number beyond 2^53 stays exact', 2 ** 60, 2 ** 60],
-    ['a JSON number beyond 2^63 is capped', 1e21, 2 ** 63],
+    ['a JSON number beyond 2^53 stays exact', 2 ** 60, 2n ** 60n],
+    ['a JSON number beyond 2^63 saturates at 2^63 − 1', 1e21, MAX_INT64],
     ['negative values round away from zero', '-1.5', -2],
   ];
-  it.each(cases)('%s: %j → %d', (_name, raw, units) => {
+  it.each(cases)('%s: %j → %s', (_name, raw, units) => {
     expect(toUnits(parsed(raw))).toBe(units);
   });
 
@@ -74,6 +75,46 @@ describe('parseQuantity then toUnits', () => {
 
   it('rounds a positive amount below a nano up to one nano', () => {
     expect(parsed('1e-400').nanos).toBe(1n);
+  });
+});
+
+describe('amounts beyond 2^53 are exact and saturate at int64, as kube since kubernetes#141305', () => {
+  const cases: [string, unknown, 'units' | 'milli', Amount][] = [
+    [
+      '2^53 + 1 bytes stays exact (a float would give 2^53)',
+      '9007199254740993',
+      'units',
+      2n ** 53n + 1n,
+    ],
+    ['16Ei − 1 byte is not rounded to 16Ei', '18446744073709551615', 'units', MAX_INT64],
+    ['8Ei − 1 byte, exactly int64 max', '9223372036854775807', 'units', MAX_INT64],
+    ['7Ei + 1 byte', '8070450532247928833', 'units', 7n * 2n ** 60n + 1n],
+    ['16Ei (binary) is capped at 2^63 − 1', '16Ei', 'units', MAX_INT64],
+    ['100E (decimal, 10^20) saturates: kube 1.34 wrapped it', '100E', 'units', MAX_INT64],
+    ['1e19 bytes saturates', '1e19', 'units', MAX_INT64],
+    [
+      '8Ei − 0.5 rounds up to 2^63 − 1... and stays there',
+      '9223372036854775806.5',
+      'units',
+      MAX_INT64,
+    ],
+    ['a fractional byte rounds up', '9007199254740992.1', 'units', 2n ** 53n + 1n],
+    ['cpu beyond 2^53 millicores is exact', '9007199254740.993', 'milli', 2n ** 53n + 1n],
+    ['cpu of 2^63 − 1 cores saturates in millicores', '9223372036854775807', 'milli', MAX_INT64],
+    ['cpu of 10^16 cores saturates in millicores', '1e16', 'milli', MAX_INT64],
+    ['cpu just under the millicore cap stays exact', '9223372036854775.807', 'milli', MAX_INT64],
+    ['cpu one millicore under the cap', '9223372036854775.806', 'milli', MAX_INT64 - 1n],
+    ['a negative magnitude is capped at parse too', '-1e30', 'units', -MAX_INT64],
+  ];
+  it.each(cases)('%s: %j', (_name, raw, unit, want) => {
+    const q = parsed(raw);
+    expect(unit === 'units' ? toUnits(q) : toMilli(q)).toBe(want);
+  });
+
+  it('gives plain numbers up to 2^53 − 1 and bigints only beyond', () => {
+    expect(toUnits(parsed('9007199254740991'))).toBe(Number.MAX_SAFE_INTEGER);
+    expect(toUnits(parsed('9007199254740992'))).toBe(2n ** 53n);
+    expect(toMilli(parsed('9007199254740.991'))).toBe(Number.MAX_SAFE_INTEGER);
   });
 });
 

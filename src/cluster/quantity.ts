@@ -1,4 +1,5 @@
 // Kubernetes resource quantities ("100m", "1.5Gi", "1e3"): exact parsing and kube-style rounding.
+import { type Amount, saturateInt64 } from './amount.ts';
 
 /**
  * An exact quantity: an integer number of nano-units (10^-9 of the base unit).
@@ -164,8 +165,9 @@ function parseGeneral(s: string): Quantity | string {
 function parseRaw(raw: unknown): Quantity | string {
   if (typeof raw === 'number') {
     if (!Number.isFinite(raw)) return 'not a finite number';
-    if (Number.isSafeInteger(raw)) return quantity(BigInt(raw) * NANOS_PER_UNIT);
-    // String() of any other finite number is in the grammar ("1.5", "1e+21", "5e-7").
+    // An integral float is taken at its exact value (2^60 is 2^60, not String()'s digits).
+    if (Number.isInteger(raw)) return quantity(BigInt(raw) * NANOS_PER_UNIT);
+    // String() of any other finite number is in the grammar ("1.5", "5e-7").
     return parseGeneral(String(raw));
   }
   if (typeof raw !== 'string') return `expected a string or a number, got ${describeRaw(raw)}`;
@@ -219,28 +221,29 @@ function divideAwayFromZero(n: bigint, d: bigint): bigint {
 }
 
 /**
- * The quantity in thousandths, rounded up away from zero: Kubernetes' MilliValue(). Used for
- * CPU. A plain number: exact up to 2^53 (about 9 × 10^12 cores); larger values lose precision.
+ * The quantity in thousandths, rounded up away from zero and saturated at ±2^63: kube's
+ * MilliValue() (saturating since kubernetes#141305; earlier releases wrapped). Used for CPU.
+ * Exact: a number up to 2^53 − 1, a bigint beyond.
  */
-export function toMilli(q: Quantity): number {
-  return Number(divideAwayFromZero(q.nanos, NANOS_PER_MILLI));
+export function toMilli(q: Quantity): Amount {
+  return saturateInt64(divideAwayFromZero(q.nanos, NANOS_PER_MILLI));
 }
 
 /**
- * The quantity in whole units, rounded up away from zero: Kubernetes' Value(). Used for
- * memory, storage, pods and extended resources. Exact up to 2^53 (8 PiB of bytes); larger
- * values lose precision.
+ * The quantity in whole units, rounded up away from zero and saturated at ±2^63: kube's
+ * Value() (saturating since kubernetes#141305). Used for memory, storage, pods and extended
+ * resources: "1.5" bytes is 2, "100m" bytes is 1, "16Ei" is 2^63 − 1. Exact (see toMilli).
  */
-export function toUnits(q: Quantity): number {
-  return Number(divideAwayFromZero(q.nanos, NANOS_PER_UNIT));
+export function toUnits(q: Quantity): Amount {
+  return saturateInt64(divideAwayFromZero(q.nanos, NANOS_PER_UNIT));
 }
 
-/** Nanos to thousandths, rounded up away from zero (for sums of quantities). */
-export function nanosToMilli(nanos: bigint): number {
+/** Nanos to thousandths, as {@link toMilli} (for sums of quantities). */
+export function nanosToMilli(nanos: bigint): Amount {
   return toMilli({ nanos });
 }
 
-/** Nanos to whole units, rounded up away from zero (for sums of quantities). */
-export function nanosToUnits(nanos: bigint): number {
+/** Nanos to whole units, as {@link toUnits} (for sums of quantities). */
+export function nanosToUnits(nanos: bigint): Amount {
   return toUnits({ nanos });
 }

@@ -183,8 +183,8 @@ describe('limits-only containers', () => {
 
   it('so three 1-cpu limits-only pods ask for more than a 1-cpu node has', () => {
     const perPod = computePodRequests({ containers: [limitsOnly] }).requests.milliCPU;
-    expect(perPod * 3).toBeGreaterThan(1000);
-    expect(perPod * 2).toBeGreaterThan(1000);
+    expect(Number(perPod) * 3).toBeGreaterThan(1000);
+    expect(Number(perPod) * 2).toBeGreaterThan(1000);
   });
 
   it('defaults init containers and sidecars the same way', () => {

@@ -1,7 +1,7 @@
 // Effective pod requests as kube-scheduler 1.34 computes them: containers, sidecars, pod level, resize, overhead.
 import { emptyRecord, isRecord, type JsonRecord } from './fields.ts';
 import { nanosToMilli, nanosToUnits, parseQuantityAt } from './quantity.ts';
-import { RESOURCE_FIELDS, zeroResources } from './resources.ts';
+import { type NonZeroRequests, RESOURCE_FIELDS, zeroResources } from './resources.ts';
 import type { Resources } from './types.ts';
 
 /** A pod's requests for fit and for scoring, and the first reason they are unreliable. */
@@ -9,7 +9,7 @@ export interface PodRequests {
   /** Effective requests: max(app + sidecars, each init step), pod-level override, + overhead. */
   requests: Resources;
   /** CPU/memory with 100m / 200Mi for each container that requests neither (see below). */
-  nonZeroRequests: { milliCPU: number; memory: number };
+  nonZeroRequests: NonZeroRequests;
   /** First problem found (the offending quantity counted as 0), or undefined. */
   invalid: string | undefined;
 }

@@ -1,4 +1,5 @@
 // Small helpers for resource vectors: zero values, in-place add/subtract, equality.
+import { type Amount, addAmounts, subAmounts } from './amount.ts';
 import { emptyRecord } from './fields.ts';
 import type { Resources } from './types.ts';
 
@@ -18,18 +19,37 @@ export function zeroResources(): Resources {
 }
 
 /**
- * Adds `sign × r` into `into`, in place. Scalar entries that return to zero are deleted, so
- * a node's `requested.scalar` only names resources some charged pod asks for.
+ * Adds `sign × r` into `into`, in place, exactly (see `addAmounts`). Scalar entries that
+ * return to zero are deleted, so a node's `requested.scalar` only names resources some
+ * charged pod asks for.
  */
 export function addResources(into: Resources, r: Resources, sign: 1 | -1): void {
-  into.milliCPU += sign * r.milliCPU;
-  into.memory += sign * r.memory;
-  into.ephemeralStorage += sign * r.ephemeralStorage;
+  const step = sign === 1 ? addAmounts : subAmounts;
+  into.milliCPU = step(into.milliCPU, r.milliCPU);
+  into.memory = step(into.memory, r.memory);
+  into.ephemeralStorage = step(into.ephemeralStorage, r.ephemeralStorage);
   for (const name in r.scalar) {
-    const next = (into.scalar[name] ?? 0) + sign * (r.scalar[name] ?? 0);
+    const next = step(into.scalar[name] ?? 0, r.scalar[name] ?? 0);
     if (next === 0) delete into.scalar[name];
     else into.scalar[name] = next;
   }
+}
+
+/** Non-zero cpu and memory requests (kube's NonZeroRequested), as pods and nodes keep them. */
+export interface NonZeroRequests {
+  milliCPU: Amount;
+  memory: Amount;
+}
+
+/** Adds `sign × r` into `into`, in place, exactly. */
+export function addNonZero(
+  into: NonZeroRequests,
+  r: Readonly<NonZeroRequests>,
+  sign: 1 | -1,
+): void {
+  const step = sign === 1 ? addAmounts : subAmounts;
+  into.milliCPU = step(into.milliCPU, r.milliCPU);
+  into.memory = step(into.memory, r.memory);
 }
 
 /** True when both vectors hold the same amounts (a missing scalar entry counts as zero). */

@@ -132,3 +132,60 @@ describe('snapshot of preemption’s pod fields', () => {
     expect(info).toMatchObject({ startMs: undefined, preemptedByScheduler: false });
   });
 });
+
+describe('snapshot of amounts past 2^53', () => {
+  const huge = (): ClusterState => {
+    const node = nodeObject('big', {
+      allocatable: {
+        cpu: '1e16',
+        memory: '16Ei',
+        'ephemeral-storage': '9007199254740995',
+        'example.com/dev': '9007199254740995',
+        pods: '110',
+      },
+    });
+    const pod = podObject('p', {
+      nodeName: 'big',
+      requests: { cpu: '9007199254740.993', memory: '9007199254740993', 'example.com/dev': '3' },
+    });
+    pod.metadata.uid = 'p-1';
+    const group = {
+      apiVersion: 'scheduling.x-k8s.io/v1alpha1',
+      kind: 'PodGroup',
+      metadata: { name: 'g', namespace: 'default' },
+      spec: { minMember: 2, minResources: { memory: '9007199254740993' } },
+    };
+    return fold(
+      { type: 'NodeUpserted', node },
+      { type: 'PodUpserted', pod },
+      { type: 'ObjectUpserted', kind: 'PodGroup', object: group },
+    );
+  };
+
+  it('writes bigints as decimal strings and restores them exactly', () => {
+    const live = huge();
+    const node = live.nodes.get('big');
+    expect(node?.requested.memory).toBe(2n ** 53n + 1n);
+    expect(node?.freeMemory).toBe(2n ** 63n - 1n - (2n ** 53n + 1n));
+    expect(live.objects.PodGroup.get('default/g')?.minResources?.memory).toBe(2n ** 53n + 1n);
+    const text = JSON.stringify(serializeClusterState(live));
+    expect(text).toContain('"memory":"9007199254740993"');
+    const restored = restoreClusterState(JSON.parse(text) as ClusterStateData);
+    expect(checkClusterInvariants(restored)).toEqual([]);
+    expect(restored.nodes.get('big')).toEqual(node);
+    expect(restored.pods.get('p-1')?.info).toEqual(live.pods.get('p-1')?.info);
+    expect(restored.objects.PodGroup.get('default/g')).toEqual(
+      live.objects.PodGroup.get('default/g'),
+    );
+    expect(JSON.stringify(serializeClusterState(restored))).toBe(text);
+  });
+
+  it('refuses an amount that is neither a number nor decimal digits', () => {
+    const data = JSON.parse(JSON.stringify(serializeClusterState(huge()))) as ClusterStateData;
+    (data.nodes[0] as { requested: { memory: unknown } }).requested.memory = '9e3';
+    expect(() => restoreClusterState(data)).toThrow(SnapshotDataError);
+    expect(() => restoreClusterState(data)).toThrow(
+      'snapshot: cluster.nodes[0].requested.memory is not an amount',
+    );
+  });
+});

@@ -11,16 +11,25 @@ import type { Taint } from './objects.ts';
 import { restoredPodAffinity } from './pod-affinity.ts';
 import { noVolumes } from './pod-volumes.ts';
 import { initialState } from './reducer.ts';
+import {
+  isPlainResources,
+  type NonZeroData,
+  nonZeroData,
+  nonZeroFromData,
+  podGroupData,
+  podGroupFromData,
+  type ResourcesData,
+  resourcesData,
+  resourcesFromData,
+} from './resources-data.ts';
 import { noSpreadConstraints } from './spread-constraints.ts';
 import type {
-  Allocatable,
   Charge,
   ClusterState,
   NodeInfo,
   PodInfo,
   PodRecord,
   RejectedObject,
-  Resources,
 } from './types.ts';
 
 /**
@@ -33,21 +42,30 @@ export interface NodeData {
   labels: Record<string, string>;
   taints: Taint[];
   unschedulable: boolean;
-  allocatable: Allocatable;
+  allocatable: ResourcesData & { pods: number };
   /** Absent (JSON drops undefined) for a usable node. */
   invalid?: string | undefined;
   /** `images` as [name, sizeBytes] pairs; absent for a node without images. */
   images?: [string, number][];
-  requested: Resources;
-  nonZeroRequested: { milliCPU: number; memory: number };
+  requested: ResourcesData;
+  nonZeroRequested: NonZeroData;
   generation: number;
   /** The uids of the pods charged here, in the order they were charged. */
   pods: string[];
 }
 
-/** A pod as a snapshot holds it. `info` is the PodInfo itself (its undefined fields drop out in JSON). */
+/** A PodInfo as JSON holds it: its amounts as in ResourcesData. */
+export type PodInfoData = Omit<PodInfo, 'requests' | 'nonZeroRequests'> & {
+  requests: ResourcesData;
+  nonZeroRequests: NonZeroData;
+};
+
+/**
+ * A pod as a snapshot holds it. `info` is the PodInfo itself (its undefined fields drop out
+ * in JSON), or a copy with its amounts as data when one is beyond 2^53.
+ */
 export interface PodData {
-  info: PodInfo;
+  info: PodInfoData;
   charge: Charge;
 }
 
@@ -97,23 +115,34 @@ export class SnapshotDataError extends Error {
   }
 }
 
-const copyResources = (r: Resources): Resources => ({
-  milliCPU: r.milliCPU,
-  memory: r.memory,
-  ephemeralStorage: r.ephemeralStorage,
-  scalar: { ...r.scalar },
-});
+/** `info` as data: itself (shared, as the reducer never mutates it) unless it holds a bigint. */
+function podInfoData(info: PodInfo): PodInfoData {
+  const { requests, nonZeroRequests } = info;
+  if (
+    isPlainResources(requests) &&
+    typeof nonZeroRequests.milliCPU === 'number' &&
+    typeof nonZeroRequests.memory === 'number'
+  ) {
+    // Every amount was just checked to be a number, which is its own data form.
+    return info as unknown as PodInfoData;
+  }
+  return {
+    ...info,
+    requests: resourcesData(requests),
+    nonZeroRequests: nonZeroData(nonZeroRequests),
+  };
+}
 
 function nodeData(node: NodeInfo): NodeData {
   const data: NodeData = {
     name: node.name,
-    // Labels, taints and allocatable are replaced, never mutated, by the reducer: shared.
+    // Labels and taints are replaced, never mutated, by the reducer: shared.
     labels: node.labels,
     taints: node.taints,
     unschedulable: node.unschedulable,
-    allocatable: node.allocatable,
-    requested: copyResources(node.requested),
-    nonZeroRequested: { ...node.nonZeroRequested },
+    allocatable: { ...resourcesData(node.allocatable), pods: node.allocatable.pods },
+    requested: resourcesData(node.requested),
+    nonZeroRequested: nonZeroData(node.nonZeroRequested),
     generation: node.generation,
     pods: [...node.pods.keys()],
   };
@@ -131,7 +160,7 @@ export function serializeClusterState(state: ClusterState): ClusterStateData {
   const pods: PodData[] = new Array(state.pods.size);
   let i = 0;
   for (const record of state.pods.values())
-    pods[i++] = { info: record.info, charge: record.charge };
+    pods[i++] = { info: podInfoData(record.info), charge: record.charge };
   const resync: ClusterStateData['resync'] = {};
   for (const kind of Object.keys(state.resync) as ResourceKind[]) {
     const seen = state.resync[kind];
@@ -147,7 +176,9 @@ export function serializeClusterState(state: ClusterState): ClusterStateData {
             key,
             disruptionBudgetData(b),
           ])
-        : Array.from(store);
+        : kind === 'PodGroup'
+          ? Array.from(state.objects.PodGroup, ([key, g]) => [key, podGroupData(g)])
+          : Array.from(store);
   }
   return {
     generation: state.generation,
@@ -166,6 +197,11 @@ export function serializeClusterState(state: ClusterState): ClusterStateData {
   };
 }
 
+/** Throws the snapshot's error (for the data-form readers of resources-data.ts). */
+function fail(message: string): never {
+  throw new SnapshotDataError(message);
+}
+
 /** A prototype-less copy of a string-keyed map, as the parsers make them (see `emptyRecord`). */
 function record<T>(from: Record<string, T> | undefined, what: string): Record<string, T> {
   if (typeof from !== 'object' || from === null || Array.isArray(from))
@@ -173,15 +209,6 @@ function record<T>(from: Record<string, T> | undefined, what: string): Record<st
   const out = emptyRecord<T>();
   for (const key of Object.keys(from)) out[key] = from[key] as T;
   return out;
-}
-
-function resources(r: Resources, what: string): Resources {
-  return {
-    milliCPU: r.milliCPU,
-    memory: r.memory,
-    ephemeralStorage: r.ephemeralStorage,
-    scalar: record(r.scalar, `${what}.scalar`),
-  };
 }
 
 const noStrings: readonly string[] = Object.freeze([]);
@@ -193,7 +220,7 @@ const noTaints: Taint[] = Object.freeze([]) as unknown as Taint[];
  * JSON dropped it), maps without a prototype, as `podInfoFromObject` builds them. Listing
  * the fields makes a new PodInfo field a compile error here until the snapshot carries it.
  */
-function podInfo(j: PodInfo, at: string): PodInfo {
+function podInfo(j: PodInfoData, at: string): PodInfo {
   if (typeof j !== 'object' || j === null || typeof j.uid !== 'string')
     throw new SnapshotDataError(`${at} has no pod info with a uid`);
   return {
@@ -214,9 +241,9 @@ function podInfo(j: PodInfo, at: string): PodInfo {
     // Both absent in snapshots older than preemption's pod fields.
     startMs: typeof j.startMs === 'number' ? j.startMs : undefined,
     preemptedByScheduler: j.preemptedByScheduler === true,
-    requests: resources(j.requests, `${at}.requests`),
+    requests: resourcesFromData(j.requests, `${at}.requests`, fail),
     scalarRequestNames: j.scalarRequestNames.length === 0 ? noStrings : j.scalarRequestNames,
-    nonZeroRequests: { milliCPU: j.nonZeroRequests.milliCPU, memory: j.nonZeroRequests.memory },
+    nonZeroRequests: nonZeroFromData(j.nonZeroRequests, `${at}.nonZeroRequests`, fail),
     invalid: j.invalid ?? undefined,
     nodeSelector: record(j.nodeSelector, `${at}.nodeSelector`),
     requiredNodeAffinity: j.requiredNodeAffinity ?? undefined,
@@ -259,15 +286,15 @@ function nodeInfo(j: NodeData, pods: ReadonlyMap<string, PodInfo>, at: string): 
     labels: record(j.labels, `${at}.labels`),
     taints: j.taints.length === 0 ? noTaints : j.taints,
     unschedulable: j.unschedulable,
-    allocatable: { ...resources(j.allocatable, `${at}.allocatable`), pods: j.allocatable.pods },
+    allocatable: {
+      ...resourcesFromData(j.allocatable, `${at}.allocatable`, fail),
+      pods: j.allocatable.pods,
+    },
     invalid: j.invalid ?? undefined,
     images: j.images === undefined ? NO_IMAGES : imagePairs(j.images, `${at}.images`),
   });
-  node.requested = resources(j.requested, `${at}.requested`);
-  node.nonZeroRequested = {
-    milliCPU: j.nonZeroRequested.milliCPU,
-    memory: j.nonZeroRequested.memory,
-  };
+  node.requested = resourcesFromData(j.requested, `${at}.requested`, fail);
+  node.nonZeroRequested = nonZeroFromData(j.nonZeroRequested, `${at}.nonZeroRequested`, fail);
   node.generation = j.generation;
   for (const uid of j.pods) {
     const info = pods.get(uid);
@@ -296,6 +323,7 @@ function restoreImageIndex(state: ClusterState, sizes: unknown): void {
 
 /** A parsed view from its snapshot form: the same data, but for a PDB's `disruptedPods` Set. */
 function restoredObject(kind: ObjectKind, data: unknown, at: string): unknown {
+  if (kind === 'PodGroup') return podGroupFromData(data, at, fail);
   if (kind !== 'PodDisruptionBudget') return data;
   const budget = restoreDisruptionBudget(data);
   if (budget === undefined) throw new SnapshotDataError(`${at} is not a PodDisruptionBudget`);

@@ -1,4 +1,6 @@
 // The parsed cluster model that the reducer maintains and the plugins read.
+
+import type { Amount } from './amount.ts';
 import type { ObjectKind, ObjectStore, ObjectStoreView, ObjectTypes } from './cluster-objects.ts';
 import type { NodeSelectorTerm, PreferredSchedulingTerm, Taint, Toleration } from './objects.ts';
 import type { ControllerRef } from './owner-ref.ts';
@@ -13,11 +15,11 @@ import type { SpreadConstraints } from './spread-constraints.ts';
  * resources (e.g. `nvidia.com/gpu`, `hugepages-2Mi`) in their own integer units.
  */
 export interface Resources {
-  milliCPU: number;
-  memory: number;
-  ephemeralStorage: number;
+  milliCPU: Amount;
+  memory: Amount;
+  ephemeralStorage: Amount;
   /** Extended/scalar resources by name. Empty object when there are none. */
-  scalar: Record<string, number>;
+  scalar: Record<string, Amount>;
 }
 
 /** Node allocatable: a resource vector plus the number of pods the node accepts. */
@@ -81,7 +83,7 @@ export interface PodInfo {
    */
   scalarRequestNames: readonly string[];
   /** CPU/memory requests with kube-scheduler's non-zero defaults (100m, 200Mi), for scoring. */
-  nonZeroRequests: { milliCPU: number; memory: number };
+  nonZeroRequests: { milliCPU: Amount; memory: Amount };
   /**
    * Why this pod can never be scheduled as written (e.g. an unparsable quantity, naming
    * the field). Undefined for a valid pod.
@@ -141,7 +143,7 @@ export interface NodeInfo {
   /** Sum of `requests` of every pod charged here (bound, terminating, assumed). */
   requested: Resources;
   /** Sum of `nonZeroRequests` of the same pods, for scoring. */
-  nonZeroRequested: { milliCPU: number; memory: number };
+  nonZeroRequested: { milliCPU: Amount; memory: Amount };
   /** The pods charged here, by uid (bound, terminating, assumed). `pods.size` is the count. */
   pods: Map<string, PodInfo>;
   /** The pods of `pods` with any pod (anti-)affinity term, by uid (kube's PodsWithAffinity). */
@@ -153,15 +155,15 @@ export interface NodeInfo {
    * object per node instead of chasing four: scanning thousands of nodes per cycle is
    * memory-bound. Kept current by `refreshHeadroom` wherever charges or allocatable change.
    */
-  freeMilliCPU: number;
-  freeMemory: number;
-  freeEphemeralStorage: number;
+  freeMilliCPU: Amount;
+  freeMemory: Amount;
+  freeEphemeralStorage: Amount;
   freePods: number;
   /** Inline copies of allocatable and non-zero requested cpu/memory, for the scorers. */
-  allocMilliCPU: number;
-  allocMemory: number;
-  nonZeroMilliCPU: number;
-  nonZeroMemory: number;
+  allocMilliCPU: Amount;
+  allocMemory: Amount;
+  nonZeroMilliCPU: Amount;
+  nonZeroMemory: Amount;
   /** Bumped on every change to this node's object or charges. */
   generation: number;
 }

@@ -1,4 +1,5 @@
 // One gang step's trial: place a group's missing members one after another against one snapshot, then undo it.
+import { type Amount, addAmounts, maxAmount, subAmounts } from '../cluster/amount.ts';
 import { reduce } from '../cluster/reducer.ts';
 import type { ClusterState, PodInfo, Resources } from '../cluster/types.ts';
 import type { CycleResult } from '../framework/cycle.ts';
@@ -106,7 +107,7 @@ export function blockedMessage(
   return `pod group ${group}: ${fit} of ${minMember} members fit; ${named}`;
 }
 
-const resourceNames = (r: Resources): [string, number][] => [
+const resourceNames = (r: Resources): [string, Amount][] => [
   ['cpu', r.milliCPU],
   ['memory', r.memory],
   ['ephemeral-storage', r.ephemeralStorage],
@@ -119,21 +120,22 @@ const resourceNames = (r: Resources): [string, number][] => [
  * undefined when it does.
  */
 export function missingMinResources(cluster: ClusterState, min: Resources): string | undefined {
-  const free = new Map<string, number>();
-  const add = (name: string, v: number) => free.set(name, (free.get(name) ?? 0) + Math.max(0, v));
+  const free = new Map<string, Amount>();
+  const add = (name: string, v: Amount) =>
+    free.set(name, addAmounts(free.get(name) ?? 0, maxAmount(0, v)));
   for (const node of cluster.nodeOrder) {
     if (node.unschedulable || node.invalid !== undefined) continue;
     add('cpu', node.freeMilliCPU);
     add('memory', node.freeMemory);
     add('ephemeral-storage', node.freeEphemeralStorage);
     for (const [name, total] of Object.entries(node.allocatable.scalar))
-      add(name, total - (node.requested.scalar[name] ?? 0));
+      add(name, subAmounts(total, node.requested.scalar[name] ?? 0));
   }
   for (const [name, want] of resourceNames(min)) {
     if (want <= 0) continue;
     const have = free.get(name) ?? 0;
     if (have < want) {
-      const show = (v: number) => (name === 'cpu' ? `${v}m` : String(v));
+      const show = (v: Amount) => (name === 'cpu' ? `${v}m` : String(v));
       return `minResources ${name} ${show(want)} exceeds the ${show(have)} free on schedulable nodes`;
     }
   }

@@ -1,6 +1,7 @@
 // Given/when/then over events for the Scheduler core, with fake ports that record every call.
 import { describe, expect, it } from 'vitest';
 import { nodeObject, type PodOptions, podObject } from '../../test/support/objects.ts';
+import type { Amount } from '../cluster/amount.ts';
 import { checkClusterInvariants } from '../cluster/invariants.ts';
 import type { PodObject } from '../cluster/objects.ts';
 import { getPodByKey } from '../cluster/reducer.ts';
@@ -156,7 +157,7 @@ function given(opts: { profile?: Profile; config?: BerthConfig } = {}) {
       now = armed.deadline;
       return h.events({ type: 'TimerFired', timer, ...armed.pod });
     },
-    cpuOn(name: string): number | undefined {
+    cpuOn(name: string): Amount | undefined {
       return core.state.nodes.get(name)?.requested.milliCPU;
     },
     chargeOf(key: string) {

@@ -1,4 +1,5 @@
 // Queueing-hint building blocks: which cluster changes could undo which kind of rejection.
+import { amountsJson } from '../cluster/amount.ts';
 import type { Taint } from '../cluster/objects.ts';
 import type { NodeFacts, NodeInfo } from '../cluster/types.ts';
 import type { QueueingHint } from './types.ts';
@@ -55,7 +56,7 @@ export const capacityFreed: QueueingHint = (change) => {
       return (
         change.after !== undefined &&
         (change.before === undefined ||
-          JSON.stringify(change.before.allocatable) !== JSON.stringify(change.after.allocatable))
+          amountsJson(change.before.allocatable) !== amountsJson(change.after.allocatable))
       );
     case 'pod': {
       const was = change.before?.charge;

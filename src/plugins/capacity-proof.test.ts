@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Gi, Mi, makePod } from '../../test/support/builders.ts';
 import { nodeObject, podObject } from '../../test/support/objects.ts';
+import type { Amount } from '../cluster/amount.ts';
 import { capacityIndexOf } from '../cluster/capacity-index.ts';
 import type { NodeObject, Taint } from '../cluster/objects.ts';
 import { initialState, reduce } from '../cluster/reducer.ts';
@@ -170,12 +171,14 @@ function expectIndexMatches(state: ClusterState): void {
   const guarded: string[] = [];
   for (const node of state.nodeOrder) {
     const hard = node.taints.some((t) => t.effect === 'NoSchedule' || t.effect === 'NoExecute');
-    if (node.unschedulable || node.invalid !== undefined || hard) guarded.push(node.name);
+    // An amount past 2^53 is a bigint, which the index leaves to the filters.
+    const wide = typeof node.freeMemory === 'bigint' || typeof node.allocMemory === 'bigint';
+    if (node.unschedulable || node.invalid !== undefined || hard || wide) guarded.push(node.name);
     else open.push(node);
   }
   expect([...index.guarded.keys()].sort()).toEqual(guarded.sort());
   expect(index.openCount).toBe(open.length);
-  for (const x of [-1, 0, 1, 500, 1000, 2000, 4000, Gi, 4 * Gi, 20 * Gi]) {
+  for (const x of [-1, 0, 1, 500, 1000, 2000, 4000, Gi, 4 * Gi, 20 * Gi, 2n ** 53n + 1n]) {
     for (const r of ['freePods', 'freeMilliCPU', 'freeMemory', 'freeEphemeralStorage'] as const) {
       expect(index.countOpenBelow(r, x)).toBe(open.filter((n) => n[r] < x).length);
     }
@@ -254,6 +257,40 @@ describe('proveInfeasibleFromCapacity', () => {
     );
     // The proof must actually have been taken, or this test compares the walk with itself.
     expect(proved).toBeGreaterThan(100);
+  });
+
+  it('gives the walk’s outcome on clusters with amounts past 2^53', () => {
+    // Some nodes hold 16Ei or 2^53 + 1 bytes, some pods ask for 2^53 + 1: bigint amounts.
+    const wideNode = fc.tuple(at, fc.constantFrom('16Ei', '9007199254740993')).map(
+      ([i, memory]): Op => ({
+        kind: 'node',
+        at: i,
+        object: nodeObject(`n${i}`, { allocatable: { cpu: '4', memory, pods: '110' } }),
+      }),
+    );
+    const widePod = fc
+      .constantFrom<Amount>(2n ** 53n + 1n, 2n ** 62n, 1)
+      .map((memory) => makePod({ requests: { milliCPU: 100, memory } }));
+    fc.assert(
+      fc.property(
+        fc.array(nodeObj, { minLength: 1, maxLength: NODES }),
+        fc.array(fc.oneof(op, wideNode), { minLength: 1, maxLength: 40 }),
+        fc.array(fc.tuple(fc.oneof(queryPod, widePod), fc.nat(40)), { minLength: 1, maxLength: 8 }),
+        (nodes, changes, queries) => {
+          const created = nodes.map(
+            (make, i): Op => ({ kind: 'node', at: i, object: make(`n${i}`) }),
+          );
+          const state = clusterOf([...created, ...changes], expectIndexMatches);
+          for (const [pod, start] of queries) {
+            const fast = run(pod, state, profile, start);
+            const slow = run(pod, state, walkOnly, start);
+            expectSameOutcome(fast.result, slow.result);
+            expect(fast.cursor).toBe(slow.cursor);
+          }
+        },
+      ),
+      { numRuns: 150, seed: 20261128 },
+    );
   });
 
   it('is given up early (walkStartFits) only where the proof itself would give up', () => {

@@ -1,4 +1,5 @@
 // NodeResourcesBalancedAllocation score: favours nodes whose cpu and memory usage stay even.
+import { type Amount, addAmounts, amountToFloat, subAmounts } from '../cluster/amount.ts';
 import type { NodeInfo, PodInfo } from '../cluster/types.ts';
 import { maxNodeScore, type ScorePlugin } from '../framework/types.ts';
 
@@ -21,21 +22,32 @@ export function balancedAllocationScore(pod: PodInfo, node: NodeInfo): number {
   let f0 = 0;
   let f1 = 0;
   let n = 0;
-  // Inline fields (see NodeInfo): requested = allocatable − free.
   const allocCPU = node.allocMilliCPU;
   if (allocCPU !== 0) {
-    f0 = Math.min(1, (allocCPU - node.freeMilliCPU + podCPU) / allocCPU);
+    f0 = share(allocCPU, node.freeMilliCPU, podCPU);
     n = 1;
   }
   const allocMem = node.allocMemory;
   if (allocMem !== 0) {
-    const f = Math.min(1, (allocMem - node.freeMemory + podMem) / allocMem);
+    const f = share(allocMem, node.freeMemory, podMem);
     if (n === 0) f0 = f;
     else f1 = f;
     n++;
   }
   const std = n === 2 ? Math.abs((f0 - f1) / 2) : 0;
   return Math.trunc((1 - std) * maxNodeScore);
+}
+
+/**
+ * kube's fraction float64(requested) / float64(allocatable), capped at 1, where requested =
+ * node's requested + pod's = `alloc − free + pod` (inline fields, see NodeInfo). With plain
+ * numbers the float sum is exact, or past 2^53 and so above `alloc` (capped at 1 either way).
+ */
+function share(alloc: Amount, free: Amount, pod: Amount): number {
+  if (typeof alloc === 'number' && typeof free === 'number' && typeof pod === 'number')
+    return Math.min(1, (alloc - free + pod) / alloc);
+  const requested = addAmounts(subAmounts(alloc, free), pod);
+  return Math.min(1, amountToFloat(requested) / amountToFloat(alloc));
 }
 
 /** Score only; already 0–100, so no normalisation. */

@@ -1,5 +1,6 @@
 // NodeResourcesFit: filter on free capacity (pods, cpu, memory, storage, scalars); score by allocation.
 
+import { type Amount, subAmounts } from '../cluster/amount.ts';
 import type { NodeInfo, PodInfo } from '../cluster/types.ts';
 import { capacityFreed } from '../framework/hints.ts';
 import {
@@ -55,8 +56,8 @@ const invalidNode: Status = Object.freeze(
   status('UnschedulableAndUnresolvable', name, ErrReasonInvalidNode),
 );
 
-function own(r: Record<string, number>, key: string): number {
-  return Object.hasOwn(r, key) ? (r[key] as number) : 0;
+function own(r: Record<string, Amount>, key: string): Amount {
+  return Object.hasOwn(r, key) ? (r[key] as Amount) : 0;
 }
 
 // Bits of the built-in reasons, in kube's order; a failing node's status is one of 32
@@ -85,7 +86,8 @@ const builtInStatuses: readonly Status[] = Array.from({ length: 32 }, (_, bits) 
  * requests none of are skipped. All failures are reported in one status: Unschedulable,
  * or UnschedulableAndUnresolvable when some request exceeds the node's whole allocatable
  * (kubernetes#131345, merged 2025: preemption cannot help there). "Too many pods" alone
- * stays Unschedulable. Without scalar failures the status is a shared frozen one.
+ * stays Unschedulable. Without scalar failures the status is a shared frozen one. Amounts
+ * are exact (see Amount): comparisons of numbers with bigints are exact in JavaScript.
  */
 export function fitsRequest(pod: PodInfo, node: NodeInfo): Status {
   if (node.invalid !== undefined) return invalidNode;
@@ -121,9 +123,9 @@ export function fitsRequest(pod: PodInfo, node: NodeInfo): Status {
   const scalarNames = pod.scalarRequestNames;
   for (let i = 0; i < scalarNames.length; i++) {
     const key = scalarNames[i] as string;
-    const q = r.scalar[key] as number;
+    const q = r.scalar[key] as Amount;
     const allocatable = own(node.allocatable.scalar, key);
-    if (q > allocatable - own(node.requested.scalar, key)) {
+    if (q > subAmounts(allocatable, own(node.requested.scalar, key))) {
       scalarReasons ??= [];
       scalarReasons.push(insufficientReason(key));
       if (q > allocatable) bits |= unresolvableBit;
@@ -156,16 +158,16 @@ export function newNodeResourcesFit(args?: unknown) {
   const { type, resources, ratio } = strategy;
   const onCpuAndMemory = cpuMemoryWeights(strategy);
   const perResource = type === 'MostAllocated' ? mostRequestedScore : leastRequestedScore;
-  const pair = [0, 0];
+  const pair: Amount[] = [0, 0];
   const score = (pod: PodInfo, node: NodeInfo): number => {
     let total = 0;
     let weights = 0;
     for (let i = 0; i < resources.length; i++) {
       const r = resources[i] as Weighted;
       allocAndRequested(r, pod, node, pair);
-      const alloc = pair[0] as number;
+      const alloc = pair[0] as Amount;
       if (alloc === 0) continue;
-      const requested = pair[1] as number;
+      const requested = pair[1] as Amount;
       if (ratio === undefined) {
         total += perResource(requested, alloc) * r.weight;
         weights += r.weight;
@@ -189,7 +191,7 @@ export function newNodeResourcesFit(args?: unknown) {
     score,
     scoreNodes(pod: PodInfo, nodes: readonly NodeInfo[], _state: unknown, scores: number[]) {
       if (onCpuAndMemory !== undefined)
-        cpuMemoryScores(pod, nodes, onCpuAndMemory, perResource, scores);
+        cpuMemoryScores(pod, nodes, onCpuAndMemory, type === 'MostAllocated', scores);
       else for (let i = 0; i < nodes.length; i++) scores[i] = score(pod, nodes[i] as NodeInfo);
     },
   } satisfies FilterPlugin & ScorePlugin;

@@ -238,6 +238,22 @@ describe('queueing hints', () => {
       nodeChange(facts, { allocatable: { ...allocatable, scalar: { 'nvidia.com/gpu': 1 } } }),
       true,
     ],
+    [
+      'memory past 2^53 grown by one byte (a bigint amount)',
+      nodeChange(
+        { ...facts, allocatable: { ...allocatable, memory: 2n ** 53n + 1n } },
+        { allocatable: { ...allocatable, memory: 2n ** 53n + 2n } },
+      ),
+      true,
+    ],
+    [
+      'a heartbeat of a node with memory past 2^53',
+      nodeChange(
+        { ...facts, allocatable: { ...allocatable, memory: 2n ** 53n + 1n } },
+        { allocatable: { ...allocatable, memory: 2n ** 53n + 1n } },
+      ),
+      false,
+    ],
     ['a label change', nodeChange(facts, { labels: { zone: 'b' } }), false],
     ['a bound pod deleted', podChange(boundN, undefined), true],
     ['a pending pod deleted', podChange(none, undefined), false],

@@ -298,9 +298,10 @@ function reducerNodes(state: ClusterState): Record<string, string> {
     {};
   for (const node of [...state.nodes.values(), ...state.absentNodes.values()]) {
     out[node.name] = {
-      milliCPU: node.requested.milliCPU,
-      memory: node.requested.memory,
-      gpus: node.requested.scalar[GPU] ?? 0,
+      // The model's amounts are small: their floats are exact.
+      milliCPU: Number(node.requested.milliCPU),
+      memory: Number(node.requested.memory),
+      gpus: Number(node.requested.scalar[GPU] ?? 0),
       uids: [...node.pods.keys()],
     };
   }

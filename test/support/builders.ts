@@ -11,6 +11,7 @@ import type {
 import type { ControllerRef } from '../../src/cluster/owner-ref.ts';
 import { noPodAffinity, type PodAffinityTerms } from '../../src/cluster/pod-affinity.ts';
 import type { PodVolume } from '../../src/cluster/pod-volumes.ts';
+import { addNonZero, addResources } from '../../src/cluster/resources.ts';
 import {
   noSpreadConstraints,
   type SpreadConstraints,
@@ -171,13 +172,8 @@ export function makeNode(input: NodeInput = {}): NodeInfo {
 
 /** Charges `pod` onto `node` in place, as the reducer does for a bound or assumed pod. */
 export function chargePod(node: NodeInfo, pod: PodInfo): NodeInfo {
-  const r = node.requested;
-  r.milliCPU += pod.requests.milliCPU;
-  r.memory += pod.requests.memory;
-  r.ephemeralStorage += pod.requests.ephemeralStorage;
-  for (const [k, v] of Object.entries(pod.requests.scalar)) r.scalar[k] = (r.scalar[k] ?? 0) + v;
-  node.nonZeroRequested.milliCPU += pod.nonZeroRequests.milliCPU;
-  node.nonZeroRequested.memory += pod.nonZeroRequests.memory;
+  addResources(node.requested, pod.requests, 1);
+  addNonZero(node.nonZeroRequested, pod.nonZeroRequests, 1);
   node.pods.set(pod.uid, pod);
   indexAffinityPod(node, pod.uid, pod);
   node.generation += 1;

@@ -1,4 +1,5 @@
 // kube 1.34's DefaultPreemption (Preempt): eligibility, candidate nodes from a seeded offset, victims, the node.
+import { addAmounts, subAmounts } from '../../cluster/amount.ts';
 import { budgetsOf } from '../../cluster/disruption-budgets.ts';
 import type { NodeInfo, PodInfo } from '../../cluster/types.ts';
 import { fitErrorMessage, newDiagnosis, recordNodeStatus } from '../explain.ts';
@@ -91,9 +92,9 @@ function resourcesMayFreeUp(pod: PodInfo, node: NodeInfo, args: PostFilterArgs):
   let slots = node.freePods;
   for (const other of node.pods.values()) {
     if (!mayPreempt(pod, other)) continue;
-    cpu += other.requests.milliCPU;
-    memory += other.requests.memory;
-    storage += other.requests.ephemeralStorage;
+    cpu = addAmounts(cpu, other.requests.milliCPU);
+    memory = addAmounts(memory, other.requests.memory);
+    storage = addAmounts(storage, other.requests.ephemeralStorage);
     slots++;
   }
   const nominated = args.snapshot.nominated.get(node.name);
@@ -101,9 +102,9 @@ function resourcesMayFreeUp(pod: PodInfo, node: NodeInfo, args: PostFilterArgs):
     for (const other of nominated.values()) {
       // The pods kube's addGENominatedPods would add (nominatedPodsToHonour, unallocated).
       if (other.uid === pod.uid || other.priority < pod.priority) continue;
-      cpu -= other.requests.milliCPU;
-      memory -= other.requests.memory;
-      storage -= other.requests.ephemeralStorage;
+      cpu = subAmounts(cpu, other.requests.milliCPU);
+      memory = subAmounts(memory, other.requests.memory);
+      storage = subAmounts(storage, other.requests.ephemeralStorage);
       slots--;
     }
   const r = pod.requests;

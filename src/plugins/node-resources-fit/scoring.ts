@@ -1,25 +1,59 @@
 // NodeResourcesFit's scoring strategies: the args, the resources they read, kube's shape function.
+import {
+  type Amount,
+  addAmounts,
+  FLOAT_PERCENT_MAX,
+  minAmount,
+  percentOf,
+  subAmounts,
+} from '../../cluster/amount.ts';
 import type { NodeInfo, PodInfo } from '../../cluster/types.ts';
 import { maxNodeScore } from '../../framework/types.ts';
 
 /** Name of the plugin (for messages). */
 const name = 'NodeResourcesFit';
 
-/** kube's leastRequestedScore: free share of capacity on 0–100, 0 when over capacity. */
-export function leastRequestedScore(requested: number, capacity: number): number {
+/** leastRequestedScore in floats: exact for a capacity up to FLOAT_PERCENT_MAX (see percentOf). */
+function leastFloat(requested: number, capacity: number): number {
   if (capacity === 0 || requested > capacity) return 0;
   return Math.trunc(((capacity - requested) * maxNodeScore) / capacity);
 }
 
-/** kube's mostRequestedScore: used share of capacity on 0–100, capped at capacity. */
-export function mostRequestedScore(requested: number, capacity: number): number {
+/** mostRequestedScore in floats: exact for a capacity up to FLOAT_PERCENT_MAX. */
+function mostFloat(requested: number, capacity: number): number {
   if (capacity === 0) return 0;
-  const r = Math.min(requested, capacity);
-  return Math.trunc((r * maxNodeScore) / capacity);
+  return Math.trunc((Math.min(requested, capacity) * maxNodeScore) / capacity);
 }
 
-function own(r: Record<string, number>, key: string): number {
-  return Object.hasOwn(r, key) ? (r[key] as number) : 0;
+/**
+ * kube's leastRequestedScore: free share of capacity on 0–100 (integer division, exact at
+ * any size), 0 when over capacity.
+ */
+export function leastRequestedScore(requested: Amount, capacity: Amount): number {
+  if (
+    typeof requested === 'number' &&
+    typeof capacity === 'number' &&
+    capacity <= FLOAT_PERCENT_MAX
+  )
+    return leastFloat(requested, capacity);
+  if (capacity === 0 || requested > capacity) return 0;
+  return percentOf(subAmounts(capacity, requested), capacity);
+}
+
+/** kube's mostRequestedScore: used share of capacity on 0–100 (exact), capped at capacity. */
+export function mostRequestedScore(requested: Amount, capacity: Amount): number {
+  if (
+    typeof requested === 'number' &&
+    typeof capacity === 'number' &&
+    capacity <= FLOAT_PERCENT_MAX
+  )
+    return mostFloat(requested, capacity);
+  if (capacity === 0) return 0;
+  return percentOf(minAmount(requested, capacity), capacity);
+}
+
+function own(r: Record<string, Amount>, key: string): Amount {
+  return Object.hasOwn(r, key) ? (r[key] as Amount) : 0;
 }
 
 /** kube's scoring strategy types. */
@@ -92,7 +126,7 @@ export interface Strategy {
   type: ScoringStrategyType;
   resources: Weighted[];
   /** Per-resource score of RequestedToCapacityRatio (0–100), else undefined. */
-  ratio: ((requested: number, capacity: number) => number) | undefined;
+  ratio: ((requested: Amount, capacity: Amount) => number) | undefined;
 }
 
 function kindOf(resource: string): ResourceKind | undefined {
@@ -109,10 +143,8 @@ function ratioScorer(shape: readonly UtilizationShapePoint[]) {
     score: p.score * (maxNodeScore / maxCustomPriorityScore),
   }));
   const f = brokenLinear(scaled);
-  return (requested: number, capacity: number): number =>
-    capacity === 0 || requested > capacity
-      ? f(100)
-      : f(Math.trunc((requested * maxNodeScore) / capacity));
+  return (requested: Amount, capacity: Amount): number =>
+    capacity === 0 || requested > capacity ? f(100) : f(percentOf(requested, capacity));
 }
 
 /** Reads NodeResourcesFit's args (kube defaults when absent); throws on a wrong shape. */
@@ -159,25 +191,25 @@ export function parseArgs(args: unknown): Strategy {
  * `alloc` 0 when the resource is left out (a scalar the pod does not request or the node
  * does not have).
  */
-export function allocAndRequested(r: Weighted, pod: PodInfo, node: NodeInfo, out: number[]): void {
+export function allocAndRequested(r: Weighted, pod: PodInfo, node: NodeInfo, out: Amount[]): void {
   switch (r.kind) {
     case 0:
       out[0] = node.allocMilliCPU;
-      out[1] = node.nonZeroMilliCPU + pod.nonZeroRequests.milliCPU;
+      out[1] = addAmounts(node.nonZeroMilliCPU, pod.nonZeroRequests.milliCPU);
       return;
     case 1:
       out[0] = node.allocMemory;
-      out[1] = node.nonZeroMemory + pod.nonZeroRequests.memory;
+      out[1] = addAmounts(node.nonZeroMemory, pod.nonZeroRequests.memory);
       return;
     case 2:
       out[0] = node.allocatable.ephemeralStorage;
-      out[1] = node.requested.ephemeralStorage + pod.requests.ephemeralStorage;
+      out[1] = addAmounts(node.requested.ephemeralStorage, pod.requests.ephemeralStorage);
       return;
     default: {
       const podRequest = own(pod.requests.scalar, r.name);
       const has = podRequest !== 0 && Object.hasOwn(node.allocatable.scalar, r.name);
       out[0] = has ? own(node.allocatable.scalar, r.name) : 0;
-      out[1] = has ? own(node.requested.scalar, r.name) + podRequest : 0;
+      out[1] = has ? addAmounts(own(node.requested.scalar, r.name), podRequest) : 0;
     }
   }
 }
@@ -205,14 +237,17 @@ export function cpuMemoryWeights(strategy: Strategy): CpuMemoryWeights | undefin
 
 /**
  * The scores of `nodes` for `pod` under a cpu-and-memory strategy (`cpuMemoryWeights`),
- * into `scores`: the truncated weighted mean of `perResource` over the resources whose
- * allocatable is not 0, on the non-zero requests — what the general per-resource loop gives.
+ * into `scores`: the truncated weighted mean of the per-resource score (mostRequestedScore
+ * when `most`, else leastRequestedScore) over the resources whose allocatable is not 0, on
+ * the non-zero requests — what the general per-resource loop gives. Plain numbers with a
+ * capacity up to FLOAT_PERCENT_MAX take floats inline (a float sum that rounds is past 2^53,
+ * so over such a capacity either way); anything else the exact per-resource score.
  */
 export function cpuMemoryScores(
   pod: PodInfo,
   nodes: readonly NodeInfo[],
   weights: CpuMemoryWeights,
-  perResource: (requested: number, capacity: number) => number,
+  most: boolean,
   scores: number[],
 ): void {
   const podCPU = pod.nonZeroRequests.milliCPU;
@@ -224,13 +259,30 @@ export function cpuMemoryScores(
     let total = 0;
     let sum = 0;
     if (cpuWeight !== 0 && node.allocMilliCPU !== 0) {
-      total += perResource(node.nonZeroMilliCPU + podCPU, node.allocMilliCPU) * cpuWeight;
+      total += resourceScore(most, node.allocMilliCPU, node.nonZeroMilliCPU, podCPU) * cpuWeight;
       sum += cpuWeight;
     }
     if (memoryWeight !== 0 && node.allocMemory !== 0) {
-      total += perResource(node.nonZeroMemory + podMemory, node.allocMemory) * memoryWeight;
+      total += resourceScore(most, node.allocMemory, node.nonZeroMemory, podMemory) * memoryWeight;
       sum += memoryWeight;
     }
     scores[i] = sum === 0 ? 0 : Math.trunc(total / sum);
   }
+}
+
+/**
+ * One resource's score in cpuMemoryScores from its allocatable and the node's and the pod's
+ * non-zero requests: in floats where they are exact, else the exact per-resource score.
+ */
+function resourceScore(most: boolean, alloc: Amount, used: Amount, pod: Amount): number {
+  if (
+    typeof alloc === 'number' &&
+    alloc <= FLOAT_PERCENT_MAX &&
+    typeof used === 'number' &&
+    typeof pod === 'number'
+  ) {
+    return most ? mostFloat(used + pod, alloc) : leastFloat(used + pod, alloc);
+  }
+  const requested = addAmounts(used, pod);
+  return most ? mostRequestedScore(requested, alloc) : leastRequestedScore(requested, alloc);
 }
