@@ -643,6 +643,7 @@ describe('Scheduler: a failed preemption', () => {
       {
         pod: { uid: 'hi-1', key: 'default/hi' },
         message: 'preemption failed: evicting default/low from n1: pods "low" is forbidden',
+        reason: 'SchedulerError',
       },
     ]);
     expect(h.core.machineState('hi-1')).toBe('backoff');

@@ -833,8 +833,14 @@ export class Scheduler {
           this.preemptions.forget(event.uid);
           const message = `evicting ${event.victim.key} from ${event.node}: ${event.message}`;
           this.pods.send(event.uid, { type: 'PREEMPTION_FAILED', message, now: this.now });
-          // Its PodScheduled=False said it waits for the victims: say that this failed.
-          this.reportUnschedulable(event.uid, event.key, `preemption failed: ${message}`);
+          // Its PodScheduled=False said it waits for the victims: say that this failed. An
+          // eviction the API server refused is an error, not a lack of room (kube: Error status).
+          this.reportUnschedulable(
+            event.uid,
+            event.key,
+            `preemption failed: ${message}`,
+            'SchedulerError',
+          );
         }
         return;
       case 'TimerFired':
