@@ -3,11 +3,25 @@ import { describe, expect, it } from 'vitest';
 import { isAccessObject } from './chart-access.ts';
 import { berthNeeds, grantedRules, neededAccess, neededRules } from './rbac-needs.ts';
 
+/** The chart's ServiceAccount and a binding of `kind name` to it. */
+const sa = { kind: 'ServiceAccount', metadata: { name: 'berth' } };
+function bind(kind: string, name: string) {
+  return {
+    kind: kind === 'Role' ? 'RoleBinding' : 'ClusterRoleBinding',
+    roleRef: { kind, name },
+    subjects: [{ kind: 'ServiceAccount', name: 'berth', namespace: 'berth-system' }],
+  };
+}
+
 describe('grantedRules', () => {
   it('expands every group × resource × verb of ClusterRoles and Roles, names included, once each', () => {
     const objects = [
+      sa,
+      bind('ClusterRole', 'berth'),
+      bind('Role', 'berth'),
       {
         kind: 'ClusterRole',
+        metadata: { name: 'berth' },
         rules: [
           { apiGroups: ['', 'apps'], resources: ['pods', 'replicasets'], verbs: ['get'] },
           { apiGroups: [''], resources: ['pods'], verbs: ['get', 'delete'] },
@@ -15,6 +29,7 @@ describe('grantedRules', () => {
       },
       {
         kind: 'Role',
+        metadata: { name: 'berth' },
         rules: [
           {
             apiGroups: ['coordination.k8s.io'],
@@ -36,9 +51,32 @@ describe('grantedRules', () => {
     ]);
   });
 
+  it("counts only roles bound to the ServiceAccount: a role for scrapers (get /metrics) is not berth's", () => {
+    const reader = {
+      kind: 'ClusterRole',
+      metadata: { name: 'berth-metrics-reader' },
+      rules: [{ nonResourceURLs: ['/metrics'], verbs: ['get'] }],
+    };
+    const scraper = {
+      kind: 'ClusterRoleBinding',
+      roleRef: { kind: 'ClusterRole', name: 'berth-metrics-reader' },
+      subjects: [{ kind: 'ServiceAccount', name: 'prometheus', namespace: 'monitoring' }],
+    };
+    expect(grantedRules([sa, reader, scraper])).toEqual([]);
+    expect(grantedRules([sa, reader, bind('ClusterRole', 'berth-metrics-reader')])).toEqual([
+      '(none) /metrics get',
+    ]);
+  });
+
   it('shows a wildcard as it is, so that it matches no row of the table', () => {
     const lines = grantedRules([
-      { kind: 'ClusterRole', rules: [{ apiGroups: ['*'], resources: ['*'], verbs: ['*'] }] },
+      sa,
+      bind('ClusterRole', 'all'),
+      {
+        kind: 'ClusterRole',
+        metadata: { name: 'all' },
+        rules: [{ apiGroups: ['*'], resources: ['*'], verbs: ['*'] }],
+      },
     ]);
     expect(lines).toEqual(['* * *']);
     expect(neededRules()).not.toContain('* * *');

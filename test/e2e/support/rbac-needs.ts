@@ -173,12 +173,31 @@ interface PolicyRule {
 }
 
 /**
- * Every `group resource verb` the rendered ClusterRoles and Roles grant (with `[name]` when
+ * Every `group resource verb` the rendered ClusterRoles and Roles bound to the chart's ServiceAccount grant (with `[name]` when
  * the rule names objects), sorted; a wildcard shows as `*` and matches no row.
  */
 export function grantedRules(objects: Manifest[]): string[] {
+  // Only roles bound to berth's own ServiceAccount: the chart also renders a role for
+  // scrapers (get /metrics), which it binds to other subjects.
+  const accounts = new Set(
+    objects.filter((o) => o.kind === 'ServiceAccount').map((o) => nameOf(o)),
+  );
+  const bound = new Set(
+    objects
+      .filter((o) => o.kind === 'ClusterRoleBinding' || o.kind === 'RoleBinding')
+      .filter((o) =>
+        ((o.subjects as { kind?: string; name?: string }[] | undefined) ?? []).some(
+          (s) => s.kind === 'ServiceAccount' && accounts.has(s.name ?? ''),
+        ),
+      )
+      .map((o) => {
+        const ref = o.roleRef as { kind?: string; name?: string } | undefined;
+        return `${ref?.kind} ${ref?.name}`;
+      }),
+  );
   const rules = objects
     .filter((o) => o.kind === 'ClusterRole' || o.kind === 'Role')
+    .filter((o) => bound.has(`${String(o.kind)} ${nameOf(o)}`))
     .flatMap((o) => (o.rules as PolicyRule[] | undefined) ?? []);
   const out = rules.flatMap((r) =>
     (r.apiGroups ?? ['(none)']).flatMap((g) =>
@@ -196,6 +215,10 @@ export function neededRules(): string[] {
     n.verbs.map((v) => ruleLine(n.group, n.resource, v, n.name ? [n.name] : undefined)),
   );
   return [...new Set(out)].sort();
+}
+
+function nameOf(o: Manifest): string {
+  return (o.metadata as { name?: string } | undefined)?.name ?? '';
 }
 
 function ruleLine(group: string, resource: string, verb: string, names?: string[]): string {
