@@ -10,7 +10,7 @@ import {
   LeaseElector,
 } from '../../src/adapters/kube/leader-election.ts';
 import { Api, type WatchEvent } from './support/api.ts';
-import { type BerthRun, startBerth } from './support/berth.ts';
+import { type BerthRun, fastLeaseFlags, startBerth } from './support/berth.ts';
 import { chartAccessWithLeases } from './support/chart-access.ts';
 import { useCluster } from './support/cluster.ts';
 import {
@@ -36,14 +36,6 @@ const leasesPath = `/apis/coordination.k8s.io/v1/namespaces/${leaseNamespace}/le
 const sixDigits = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/;
 /** Short timings keep the test quick: lease 4 s, renew deadline 3 s, retry 1 s. */
 const fast = { leaseDurationMs: 4_000, renewDeadlineMs: 3_000, retryPeriodMs: 1_000 };
-const fastFlags = [
-  '--leader-elect-lease-duration',
-  '4s',
-  '--leader-elect-renew-deadline',
-  '3s',
-  '--leader-elect-retry-period',
-  '1s',
-];
 
 interface LeaseJson {
   metadata: { name: string; resourceVersion: string };
@@ -399,7 +391,7 @@ describe('leader election on a real API server', () => {
     });
 
     it('the standby takes over within leaseDuration + retry and schedules the rest', async () => {
-      ({ a, b, holderA } = await startPair(scn, fastFlags));
+      ({ a, b, holderA } = await startPair(scn, fastLeaseFlags));
       await createBurst(scn);
       const bound = await waitForBound(scn, a, 60);
       const killedAt = Date.now();
@@ -508,7 +500,7 @@ describe('leader election on a real API server', () => {
           '--leader-elect=true',
           '--leader-elect-resource-name',
           scn.lease,
-          ...fastFlags,
+          ...fastLeaseFlags,
           '--record',
           record,
         ],

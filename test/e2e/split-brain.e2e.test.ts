@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Api } from './support/api.ts';
-import { type BerthRun, startBerth } from './support/berth.ts';
+import { type BerthRun, fastLeaseFlags, startBerth } from './support/berth.ts';
 import { isAccessObject } from './support/chart-access.ts';
 import { useCluster } from './support/cluster.ts';
 import { chartDir, Helm, parseObjects, tokenKubeconfig } from './support/helm.ts';
@@ -278,12 +278,7 @@ describe('split brain: the old leader resumed after a 30 s SIGSTOP (default leas
         lease,
         '--leader-elect-resource-namespace',
         releaseNs,
-        '--leader-elect-lease-duration',
-        '4s',
-        '--leader-elect-renew-deadline',
-        '3s',
-        '--leader-elect-retry-period',
-        '1s',
+        ...fastLeaseFlags,
       ],
     });
     running.push(a);

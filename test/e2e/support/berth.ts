@@ -150,6 +150,16 @@ export class BerthRun {
   }
 }
 
+/** Short leader-election timings for tests: lease 4 s, renew deadline 3 s, retry 1 s. */
+export const fastLeaseFlags = [
+  '--leader-elect-lease-duration',
+  '4s',
+  '--leader-elect-renew-deadline',
+  '3s',
+  '--leader-elect-retry-period',
+  '1s',
+];
+
 /** Options of `startBerth`. */
 export interface StartOptions {
   /** Extra flags after `run --kubeconfig PATH`. */
