@@ -1,0 +1,128 @@
+// The commands the core returns for the runtime to carry out: binds, evictions, reports and timers, as plain data.
+import type { AttemptRef, PodRef, PodTimerId } from '../events/types.ts';
+import type { GroupReport, PodScheduledReason } from './ports.ts';
+
+/**
+ * Binds the attempt's pod to `node` (the Binding carries the uid). Its result must come
+ * back through the log as BindSucceeded or BindFailed naming the same attempt.
+ */
+export interface BindCommand {
+  kind: 'bind';
+  attempt: AttemptRef;
+  node: string;
+}
+
+/**
+ * Preemption: evicts `victim` from `node` for `preemptor`'s attempt, as kube's
+ * DefaultPreemption does: status condition DisruptionTarget=True (reason
+ * PreemptionByScheduler, message "<schedulerName>: preempting to accommodate a higher
+ * priority pod"), delete (the victim's uid as precondition; NotFound or a changed uid is
+ * success), then Event Preempted on the victim ("Preempted by pod <uid> on node <node>").
+ * A failure must come back through the log as PreemptionFailed naming the same attempt.
+ * A positive `observedGeneration` (the victim's metadata.generation) goes on the condition.
+ */
+export interface PreemptCommand {
+  kind: 'preempt';
+  preemptor: AttemptRef;
+  schedulerName: string;
+  victim: PodRef;
+  node: string;
+  observedGeneration: number;
+}
+
+/**
+ * Sets the pod's `status.nominatedNodeName` to `node`, or clears it (undefined). Its
+ * outcome is not an input (the watch shows it); failures are logged.
+ */
+export interface NominateCommand {
+  kind: 'nominate';
+  pod: PodRef;
+  node: string | undefined;
+}
+
+/**
+ * The pod is not scheduled: set PodScheduled=False with `reason` (Unschedulable: no node
+ * fits; SchedulerError: the attempt failed otherwise) and `message`, and emit a Warning
+ * FailedScheduling Event with `message`. A positive `observedGeneration` (the pod's
+ * metadata.generation) goes on the condition, as kube writes it.
+ */
+export interface ReportUnschedulableCommand {
+  kind: 'reportUnschedulable';
+  pod: PodRef;
+  message: string;
+  observedGeneration: number;
+  reason: PodScheduledReason;
+}
+
+/** The pod was bound to `node`: emit the Scheduled Event. */
+export interface ReportScheduledCommand {
+  kind: 'reportScheduled';
+  pod: PodRef;
+  node: string;
+}
+
+/**
+ * A pod group's standing changed: write its PodGroup `status` and, when `report.event` is
+ * set, emit that Event about the PodGroup. The latest report of a group supersedes an
+ * unsent one.
+ */
+export interface ReportGroupCommand {
+  kind: 'reportGroup';
+  report: GroupReport;
+}
+
+/** The pod is gone (deleted, or replaced under its name): forget what was reported. */
+export interface ForgetPodCommand {
+  kind: 'forgetPod';
+  pod: PodRef;
+}
+
+/**
+ * Arms pod timer (`pod.uid`, `timer`) at logical time `deadline`; arming again replaces.
+ * A fired timer must come back through the log as TimerFired.
+ */
+export interface ArmPodTimerCommand {
+  kind: 'armPodTimer';
+  pod: PodRef;
+  timer: PodTimerId;
+  deadline: number;
+}
+
+/** Disarms pod timer (`uid`, `timer`) if armed. */
+export interface DisarmPodTimerCommand {
+  kind: 'disarmPodTimer';
+  uid: string;
+  timer: PodTimerId;
+}
+
+/** Arms the unschedulable pool's periodic flush at logical time `deadline`. */
+export interface ArmFlushTimerCommand {
+  kind: 'armFlushTimer';
+  deadline: number;
+}
+
+/** Commands that change the cluster; their results come back as events. */
+export type BinderCommand = BindCommand | PreemptCommand;
+
+/**
+ * Commands that inform people and other controllers (pod condition, Events, nominations,
+ * PodGroup status). They never influence a decision: an adapter sends them on a budget of
+ * its own, so that a bind never waits behind a report.
+ */
+export type ReportCommand =
+  | NominateCommand
+  | ReportUnschedulableCommand
+  | ReportScheduledCommand
+  | ReportGroupCommand
+  | ForgetPodCommand;
+
+/** Commands for the clock that drives the run. */
+export type TimerCommand = ArmPodTimerCommand | DisarmPodTimerCommand | ArmFlushTimerCommand;
+
+/** Everything the core asks the outside world to do, in the order it must be done. */
+export type Command = BinderCommand | ReportCommand | TimerCommand;
+
+/** Carries out commands of kind `C` (an adapter: the API server, the simulated cluster, a clock). */
+export interface CommandHandler<C extends Command = Command> {
+  execute(command: C): void;
+}
