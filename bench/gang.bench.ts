@@ -6,7 +6,7 @@
 // cycles) on a virtual clock, with the API emulated as src/adapters/sim does it (a bind
 // lands as BindSucceeded and the bound pod's update). For each scenario it prints groups/s
 // and pods/s over the wall time of the scheduling loop, the wall time of each gang step
-// (the runCycle call that placed a group, or found it could not), memory and peak RSS.
+// (the cycle() call that placed a group, or found it could not), memory and peak RSS.
 // Throws (after printing) when a check fails: a group placed in part, a node over-committed,
 // a placed member left unbound, a blocked group holding capacity.
 //
@@ -26,9 +26,10 @@ import { trimNode, trimPod } from '../src/adapters/trim.ts';
 import type { NodeObject, PodObject } from '../src/cluster/objects.ts';
 import { podGroupLabel } from '../src/cluster/pod-groups.ts';
 import { defaultConfig } from '../src/core/config.ts';
-import type { EffectPort, GroupReport } from '../src/core/ports.ts';
-import { Scheduler } from '../src/core/scheduler.ts';
+import type { GroupReport } from '../src/core/ports.ts';
+import { Scheduler, type Step } from '../src/core/scheduler.ts';
 import type { DecisionEvent, Envelope, InputEvent } from '../src/events/types.ts';
+import { effectHandlers, executeCommands, timerHandler } from '../src/runtime/commands.ts';
 import { VirtualClock, virtualTimerPort } from '../src/runtime/virtual-clock.ts';
 import { EmulatedBinds } from './support/emulated-api.ts';
 import { envInt, gc, type Latency, latency, mib } from './support/measure.ts';
@@ -136,7 +137,7 @@ function podGroupEvent(g: number, size: number): InputEvent {
 }
 
 /** The emulated API with the PodGroup status reports counted. */
-class EmulatedApi extends EmulatedBinds implements EffectPort {
+class EmulatedApi extends EmulatedBinds {
   groupReports = 0;
   /** The phase of each group's last status report. */
   readonly lastPhase = new Map<string, GroupReport['phase']>();
@@ -154,7 +155,7 @@ interface Result {
   setupMs: number;
   /** Wall time of the scheduling loop: cycles until the queue is empty, and bind results. */
   loopMs: number;
-  /** Of it, the time inside runCycle. */
+  /** Of it, the time inside cycle(). */
   cycleMs: number;
   /** From the loop's start to the end of the last cycle that placed a group. */
   lastPlacedMs: number;
@@ -199,7 +200,13 @@ function run(s: Scenario): Result {
   let ingest: (event: InputEvent) => void = () => {};
   const timers = virtualTimerPort(clock, (event) => ingest(event));
   const api = new EmulatedApi(clock, apiLatencyMs, (e) => ingest(e));
-  const core = new Scheduler({ config: defaultConfig, seed: 42, timers, effects: api });
+  const core = new Scheduler({ config: defaultConfig, seed: 42 });
+  const targets = { ...effectHandlers(api), timers: timerHandler(timers) };
+  /** Carries out a step's commands (binds, reports, timers); returns its decisions. */
+  const run = (step: Step) => {
+    executeCommands(step.commands, targets);
+    return step.decisions;
+  };
 
   // The bench's own books, from the decisions alone: who belongs where, what each asks.
   const member = new Map<string, { g: number; milliCPU: number; memory: number }>();
@@ -275,12 +282,12 @@ function run(s: Scenario): Result {
     return inBatch.size;
   };
   ingest = (event) => {
-    check(core.ingest(event, clock.now()));
+    check(run(core.ingest(event, clock.now())));
   };
 
   // Setup (not timed as throughput): nodes, PodGroups, then every member, group by group.
   const setupStart = performance.now();
-  core.startFlushTimer(clock.now());
+  executeCommands(core.start(clock.now()), targets);
   for (let i = 0; i < s.nodes; i++) ingest({ type: 'NodeUpserted', node: trimNode(nodeObject(i)) });
   for (let g = 0; g < s.groups; g++) ingest(podGroupEvent(g, s.size));
   for (let g = 0; g < s.groups; g++)
@@ -306,7 +313,7 @@ function run(s: Scenario): Result {
   for (;;) {
     for (;;) {
       const t0 = performance.now();
-      const out = core.runCycle(clock.now());
+      const out = run(core.cycle(clock.now()));
       const t1 = performance.now();
       if (out.length === 0) break;
       cycles++;
@@ -466,7 +473,7 @@ function report(r: Result): string {
     ? `  contention: cpu for ${Math.floor((s.nodes * nodeCpu) / groupCpu(s.size))} of ${s.groups} groups; ` +
       `${r.groupsPlaced} placed whole, ${r.groupsBlocked} blocked with no member reserved, ${r.groupsPartial} partial; ` +
       `${Math.round(decided / sec)} groups decided/s\n` +
-      `  blocked step (runCycle that placed nothing) ms: p50 ${b.p50}, p90 ${b.p90}, p99 ${b.p99}, max ${b.max} (${b.n} steps)\n` +
+      `  blocked step (cycle() that placed nothing) ms: p50 ${b.p50}, p90 ${b.p90}, p99 ${b.p99}, max ${b.max} (${b.n} steps)\n` +
       `  a blocked member's reason: ${r.blockedExample ?? '(none)'}\n`
     : '';
   return (
@@ -474,7 +481,7 @@ function report(r: Result): string {
     `  ${groupsPerSec} groups/s, ${podsPerSec} pods/s (${r.groupsPlaced}/${s.groups} groups, ${r.podsBound}/${r.pods} pods bound; ` +
     `scheduling loop ${r.loopMs.toFixed(0)} ms wall: cycles ${r.cycleMs.toFixed(0)} ms, inputs (bind results, bound pods) ${(r.loopMs - r.cycleMs).toFixed(0)} ms; last group placed at ${r.lastPlacedMs.toFixed(0)} ms; ${r.virtualMs} ms virtual); setup ${r.setupMs.toFixed(0)} ms\n` +
     contention +
-    `  gang step (runCycle that placed a group) ms: p50 ${p.p50}, p90 ${p.p90}, p99 ${p.p99}, max ${p.max} (${p.n} steps)\n` +
+    `  gang step (cycle() that placed a group) ms: p50 ${p.p50}, p90 ${p.p90}, p99 ${p.p99}, max ${p.max} (${p.n} steps)\n` +
     `  per member placed ms: p50 ${m.p50}, p99 ${m.p99}; gang step mean ms by fifth of the run: ${r.placingByFifth.join(' / ')}\n` +
     `  checks: ${r.groupsPartial} groups partial, ${r.overCommitted} nodes over-committed, cpu ${r.cpuUsedPct}% used; ` +
     `${r.cycles} cycles (${r.otherCycles} neither placing nor blocked); ${r.unschedulableDecisions} PodUnschedulable, ${r.unreserved} PodUnreserved, ${r.cycleFailed} CycleFailed\n` +

@@ -16,8 +16,7 @@ import { performance } from 'node:perf_hooks';
 import { trimNode, trimPod } from '../src/adapters/trim.ts';
 import type { NodeObject, PodObject } from '../src/cluster/objects.ts';
 import { defaultConfig } from '../src/core/config.ts';
-import type { EffectPort } from '../src/core/ports.ts';
-import { Scheduler } from '../src/core/scheduler.ts';
+import { Scheduler, type Step } from '../src/core/scheduler.ts';
 import type {
   AttemptRef,
   DecisionEvent,
@@ -25,6 +24,7 @@ import type {
   InputEvent,
   PodRef,
 } from '../src/events/types.ts';
+import { effectHandlers, executeCommands, timerHandler } from '../src/runtime/commands.ts';
 import { VirtualClock, virtualTimerPort } from '../src/runtime/virtual-clock.ts';
 import { EmulatedBinds } from './support/emulated-api.ts';
 import { envInt, gc, type Latency, latency, mib } from './support/measure.ts';
@@ -127,7 +127,7 @@ function keyOf(pod: PodObject): string {
  * DisruptionTarget) then PodDeleted (terminationGracePeriodSeconds 0: gone at once); a
  * nomination brings the pod's update with `status.nominatedNodeName`.
  */
-class EmulatedApi extends EmulatedBinds implements EffectPort {
+class EmulatedApi extends EmulatedBinds {
   evictions = 0;
   nominations = 0;
   nominationClears = 0;
@@ -233,7 +233,13 @@ function run(size: Size): Result {
   const timers = virtualTimerPort(clock, (event) => ingest(event));
 
   const api = new EmulatedApi(clock, apiLatencyMs, (e) => ingest(e));
-  const core = new Scheduler({ config: defaultConfig, seed: 42, timers, effects: api });
+  const core = new Scheduler({ config: defaultConfig, seed: 42 });
+  const targets = { ...effectHandlers(api), timers: timerHandler(timers) };
+  /** Carries out a step's commands (binds, reports, timers); returns its decisions. */
+  const run = (step: Step) => {
+    executeCommands(step.commands, targets);
+    return step.decisions;
+  };
 
   // What the decisions say, checked as they come.
   const nominatedTo = new Map<string, string>(); // preemptor uid → node of its last nomination
@@ -295,11 +301,11 @@ function run(size: Size): Result {
       }
     }
   };
-  ingest = (event) => check(core.ingest(event, clock.now()));
+  ingest = (event) => check(run(core.ingest(event, clock.now())));
 
   // Setup (not timed as throughput): nodes, then the low pods already bound, 4 per node.
   const setupStart = performance.now();
-  core.startFlushTimer(clock.now());
+  executeCommands(core.start(clock.now()), targets);
   for (let i = 0; i < size.nodes; i++)
     ingest({ type: 'NodeUpserted', node: trimNode(nodeObject(i)) });
   for (let i = 0; i < size.lowPods; i++) {
@@ -331,7 +337,7 @@ function run(size: Size): Result {
   for (;;) {
     for (;;) {
       const t0 = performance.now();
-      const out = core.runCycle(clock.now());
+      const out = run(core.cycle(clock.now()));
       const ms = performance.now() - t0;
       if (out.length === 0) break;
       if (end === 0) {

@@ -4,12 +4,13 @@ import { nodeObject, podObject } from '../../test/support/objects.ts';
 import { checkClusterInvariants } from '../cluster/invariants.ts';
 import type { PodObject } from '../cluster/objects.ts';
 import type { AttemptRef, DecisionEvent, InputEvent, PodRef, PodTimerId } from '../events/types.ts';
+import type { BinderCommand, Command, ReportCommand } from './commands.ts';
 import { type BerthConfig, defaultConfig } from './config.ts';
-import type { EffectPort, GroupReport, TimerPort } from './ports.ts';
-import { Scheduler } from './scheduler.ts';
+import type { GroupReport } from './ports.ts';
+import { Scheduler, type Step } from './scheduler.ts';
 
 /** Pod timers armed, by `<timer> <uid>`; the harness fires the due ones as time passes. */
-class Timers implements TimerPort {
+class Timers {
   readonly armed = new Map<string, { pod: PodRef; timer: PodTimerId; deadline: number }>();
   armPod(pod: PodRef, timer: PodTimerId, deadline: number): void {
     this.armed.set(`${timer} ${pod.uid}`, { pod: { uid: pod.uid, key: pod.key }, timer, deadline });
@@ -18,6 +19,13 @@ class Timers implements TimerPort {
     this.armed.delete(`${timer} ${uid}`);
   }
   armFlush(): void {}
+  /** Carries out the timer commands among `commands`. */
+  take(commands: readonly Command[]): void {
+    for (const c of commands) {
+      if (c.kind === 'armPodTimer') this.armPod(c.pod, c.timer, c.deadline);
+      else if (c.kind === 'disarmPodTimer') this.disarmPod(c.uid, c.timer);
+    }
+  }
   /** Takes the timers due at `now`, earliest first. */
   due(now: number) {
     const out = [...this.armed.entries()].filter(([, t]) => t.deadline <= now);
@@ -27,18 +35,21 @@ class Timers implements TimerPort {
   }
 }
 
-class Effects implements EffectPort {
+/** Records binds, unschedulable reports and group reports. */
+class Effects {
   readonly binds: { attempt: AttemptRef; node: string }[] = [];
   readonly unschedulable = new Map<string, string>();
   readonly groups: GroupReport[] = [];
-  bind(attempt: AttemptRef, node: string): void {
-    this.binds.push({ attempt: { ...attempt }, node });
+  execute(c: BinderCommand | ReportCommand): void {
+    if (c.kind === 'bind') this.binds.push({ attempt: { ...c.attempt }, node: c.node });
+    else if (c.kind === 'reportUnschedulable') this.unschedulable.set(c.pod.key, c.message);
+    else if (c.kind === 'reportGroup') this.groups.push(c.report);
   }
-  reportUnschedulable(pod: PodRef, message: string): void {
-    this.unschedulable.set(pod.key, message);
-  }
-  reportGroup(report: GroupReport): void {
-    this.groups.push(report);
+  /** Carries out the bind and report commands among `commands`. */
+  take(commands: readonly Command[]): void {
+    for (const c of commands)
+      if (c.kind !== 'armPodTimer' && c.kind !== 'disarmPodTimer' && c.kind !== 'armFlushTimer')
+        this.execute(c);
   }
 }
 
@@ -82,12 +93,16 @@ function given(config: BerthConfig = defaultConfig) {
   const core = new Scheduler({
     config,
     seed: 7,
-    timers,
-    effects,
-    onApplied: (env, state) => {
+    inspect: (phase, env, state) => {
+      if (phase === 'before') return;
       for (const b of checkClusterInvariants(state)) broken.push(`seq ${env.seq}: ${b}`);
     },
   });
+  const carryOut = (step: Step) => {
+    timers.take(step.commands);
+    effects.take(step.commands);
+    return step.decisions;
+  };
   let now = 1_000;
   const decisions: DecisionEvent[] = [];
   const raws = new Map<string, PodObject>();
@@ -97,11 +112,13 @@ function given(config: BerthConfig = defaultConfig) {
     broken,
     decisions,
     events(...inputs: InputEvent[]) {
-      for (const e of inputs) decisions.push(...core.ingest(e, now).map((env) => env.event));
+      for (const e of inputs)
+        decisions.push(...carryOut(h.core.ingest(e, now)).map((env) => env.event));
       return h;
     },
     drain() {
-      for (let d = core.runCycle(now); d.length > 0 || core.activeCount > 0; d = core.runCycle(now))
+      const cycle = () => carryOut(h.core.cycle(now));
+      for (let d = cycle(); d.length > 0 || h.core.activeCount > 0; d = cycle())
         decisions.push(...d.map((env) => env.event));
       return h;
     },
@@ -312,17 +329,13 @@ describe('gang scheduling', () => {
       h.drain();
       if (cut) {
         const snap = JSON.parse(JSON.stringify(h.core.snapshot()));
-        const restored = Scheduler.restore(snap, {
-          config: defaultConfig,
-          seed: 0,
-          timers: new Timers(),
-          effects: h.effects,
-        });
-        h = { ...h, core: restored } as typeof h;
+        const restored = Scheduler.restore(snap, { config: defaultConfig, seed: 0 });
+        h = { ...h, core: restored.core } as typeof h;
       }
       const out: string[] = [];
       h.core.ingest(node('n3'), 30_000);
-      for (let d = h.core.runCycle(30_000); d.length > 0; d = h.core.runCycle(30_000))
+      const cycle = () => h.core.cycle(30_000).decisions;
+      for (let d = cycle(); d.length > 0; d = cycle())
         out.push(...d.map((e) => `${e.event.type} ${'key' in e.event ? e.event.key : ''}`));
       return out;
     };

@@ -8,12 +8,13 @@ import { getPodByKey } from '../cluster/reducer.ts';
 import type { AttemptRef, DecisionEvent, InputEvent, PodRef, PodTimerId } from '../events/types.ts';
 import type { FilterPlugin, Profile } from '../framework/types.ts';
 import { defaultProfile } from '../plugins/registry.ts';
+import type { BinderCommand, Command, ReportCommand, TimerCommand } from './commands.ts';
 import { type BerthConfig, defaultConfig } from './config.ts';
-import type { EffectPort, PodScheduledReason, TimerPort } from './ports.ts';
-import { Scheduler } from './scheduler.ts';
+import type { PodScheduledReason } from './ports.ts';
+import { Scheduler, type Step } from './scheduler.ts';
 
-/** A TimerPort that records what is armed (by `<timer> <uid>`) and every call. */
-class FakeTimers implements TimerPort {
+/** A clock that records what is armed (by `<timer> <uid>`) and every timer command. */
+class FakeTimers {
   readonly armed = new Map<string, { pod: PodRef; deadline: number }>();
   readonly calls: string[] = [];
   flushAt: number | undefined;
@@ -30,31 +31,30 @@ class FakeTimers implements TimerPort {
   armFlush(deadline: number): void {
     this.flushAt = deadline;
   }
+
+  execute(c: TimerCommand): void {
+    if (c.kind === 'armPodTimer') this.armPod(c.pod, c.timer, c.deadline);
+    else if (c.kind === 'disarmPodTimer') this.disarmPod(c.uid, c.timer);
+    else this.armFlush(c.deadline);
+  }
 }
 
-/** An EffectPort that records every command and report. */
-class FakeEffects implements EffectPort {
+const isTimerCommand = (c: Command): c is TimerCommand =>
+  c.kind === 'armPodTimer' || c.kind === 'disarmPodTimer' || c.kind === 'armFlushTimer';
+
+/** An adapter that records every bind and report command. */
+class FakeEffects {
   readonly binds: { attempt: AttemptRef; node: string }[] = [];
   readonly unschedulable: { pod: PodRef; message: string; reason: PodScheduledReason }[] = [];
   readonly scheduled: { pod: PodRef; node: string }[] = [];
   readonly forgotten: PodRef[] = [];
 
-  bind(attempt: AttemptRef, node: string): void {
-    this.binds.push({ attempt: { ...attempt }, node });
-  }
-  reportUnschedulable(
-    pod: PodRef,
-    message: string,
-    _generation?: number,
-    reason: PodScheduledReason = 'Unschedulable',
-  ): void {
-    this.unschedulable.push({ pod: { ...pod }, message, reason });
-  }
-  reportScheduled(pod: PodRef, node: string): void {
-    this.scheduled.push({ pod: { ...pod }, node });
-  }
-  forgetPod(pod: PodRef): void {
-    this.forgotten.push({ ...pod });
+  execute(c: BinderCommand | ReportCommand): void {
+    if (c.kind === 'bind') this.binds.push({ attempt: { ...c.attempt }, node: c.node });
+    else if (c.kind === 'reportUnschedulable')
+      this.unschedulable.push({ pod: { ...c.pod }, message: c.message, reason: c.reason });
+    else if (c.kind === 'reportScheduled') this.scheduled.push({ pod: { ...c.pod }, node: c.node });
+    else if (c.kind === 'forgetPod') this.forgotten.push({ ...c.pod });
   }
 }
 
@@ -117,31 +117,44 @@ function given(opts: { profile?: Profile; config?: BerthConfig } = {}) {
   const core = new Scheduler({
     config: opts.config ?? defaultConfig,
     seed: 1,
-    timers,
-    effects,
     ...(opts.profile === undefined ? {} : { profile: opts.profile }),
-    onApplied: (env, state) => {
+    inspect: (phase, env, state) => {
+      if (phase === 'before') return;
       for (const b of checkClusterInvariants(state)) broken.push(`seq ${env.seq}: ${b}`);
     },
   });
+  const send = (commands: readonly Command[]) => {
+    for (const c of commands) {
+      if (isTimerCommand(c)) timers.execute(c);
+      else effects.execute(c);
+    }
+  };
+  const carryOut = (step: Step) => {
+    send(step.commands);
+    return step.decisions;
+  };
   let now = 0;
   const h = {
     core,
     timers,
     effects,
     broken,
+    /** Starts the run at `time` (arms the periodic flush). */
+    start(time: number) {
+      send(core.start(time));
+    },
     /** Sets the logical time of what follows. */
     at(time: number) {
       now = time;
       return h;
     },
-    /** Ingests inputs; returns the decisions they led to. */
+    /** Ingests inputs; returns the decisions they led to (their commands are carried out). */
     events(...inputs: InputEvent[]): DecisionEvent[] {
-      return inputs.flatMap((e) => core.ingest(e, now).map((env) => env.event));
+      return inputs.flatMap((e) => carryOut(core.ingest(e, now)).map((env) => env.event));
     },
     /** Runs one cycle; returns its decisions. */
     cycle(): DecisionEvent[] {
-      return core.runCycle(now).map((env) => env.event);
+      return carryOut(core.cycle(now)).map((env) => env.event);
     },
     /** Runs cycles until the queue is empty; returns every decision. */
     drain(): DecisionEvent[] {
@@ -564,7 +577,7 @@ describe('Scheduler: queueing hints', () => {
 
   it('the periodic flush retries pods parked longer than maxParkedMs', () => {
     const h = given();
-    h.core.startFlushTimer(0);
+    h.start(0);
     expect(h.timers.flushAt).toBe(30_000);
     h.events(node('n1', '4', { zone: 'a' }), upsert(pod('picky', { nodeSelector: { zone: 'b' } })));
     h.cycle();
@@ -605,7 +618,7 @@ describe('Scheduler: what it tells the effect adapter', () => {
     const h = given();
     h.events(node('n1'), upsert(pod('a')));
     expect(h.core.lastSeq).toBe(2);
-    expect(h.core.runCycle(7).map((e) => [e.seq, e.time, e.event.type])).toEqual([
+    expect(h.core.cycle(7).decisions.map((e) => [e.seq, e.time, e.event.type])).toEqual([
       [3, 7, 'PodReserved'],
       [4, 7, 'BindRequested'],
     ]);

@@ -3,19 +3,15 @@ import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import { merge, type Observable, Subject, type Subscription, takeUntil } from 'rxjs';
 import type { BerthConfig } from '../core/config.ts';
-import type { EffectPort, TimerPort } from '../core/ports.ts';
-import { Scheduler } from '../core/scheduler.ts';
+import type { EffectPort } from '../core/ports.ts';
+import { Scheduler, type Step, StepError } from '../core/scheduler.ts';
 import type { LineSink, Recorder } from '../events/recorder.ts';
 import type { SealKey } from '../events/seal.ts';
-import type {
-  DecisionEvent,
-  Envelope,
-  InputEvent,
-  PodTimerId,
-  ResourceKind,
-} from '../events/types.ts';
+import type { DecisionEvent, Envelope, InputEvent, ResourceKind } from '../events/types.ts';
+import { type CommandTargets, effectHandlers, executeCommands } from './commands.ts';
 import { connectSources } from './pipeline.ts';
 import { startRecording } from './recording.ts';
+import { WallTimers } from './wall-timers.ts';
 
 /** An effect adapter that can be drained on shutdown. */
 export interface LiveEffects extends EffectPort {
@@ -100,8 +96,8 @@ export class LiveScheduler {
   private readonly firings = new Subject<InputEvent>();
   private readonly effects: LiveEffects;
   private readonly recorder: Recorder | undefined;
-  private readonly timers = new Map<string, NodeJS.Timeout>();
-  private flushTimer: NodeJS.Timeout | undefined;
+  private readonly timers: WallTimers;
+  private readonly targets: CommandTargets;
   private readonly watchesStopped = new Subject<void>();
   private inputs: Subscription | undefined;
   private readonly synced = new Set<ResourceKind>();
@@ -129,13 +125,13 @@ export class LiveScheduler {
             opts.recordKey,
           );
     this.effects = opts.effects((event) => this.results.next(event));
-    this.core = new Scheduler({
-      config: opts.config,
-      seed: opts.seed,
-      timers: this.timerPort(),
-      effects: this.effects,
-      onEnvelope: (env) => this.onEnvelope(env),
-    });
+    this.core = new Scheduler({ config: opts.config, seed: opts.seed });
+    this.timers = new WallTimers(
+      this.now,
+      (event) => this.firings.next(event),
+      () => this.stopping,
+    );
+    this.targets = { ...effectHandlers(this.effects), timers: this.timers };
   }
 
   /** Whether nodes, the other synced kinds and the pods bound to nodes are listed (scheduling has begun). */
@@ -174,7 +170,7 @@ export class LiveScheduler {
   /** Connects the sources; scheduling starts once both initial relists are in. */
   start(): void {
     this.opts.observer?.leading?.(this.isLeading);
-    this.core.startFlushTimer(this.now());
+    executeCommands(this.core.start(this.now()), this.targets);
     // One door: watches, effect results and timer firings merge into one stream. On
     // shutdown the watches end first; results keep coming while in-flight binds drain.
     const watches = merge(...this.opts.sources).pipe(takeUntil(this.watchesStopped));
@@ -191,9 +187,7 @@ export class LiveScheduler {
     if (this.stopping) return;
     this.stopping = true;
     this.watchesStopped.next();
-    for (const t of this.timers.values()) clearTimeout(t);
     this.timers.clear();
-    if (this.flushTimer !== undefined) clearTimeout(this.flushTimer);
     const idle = this.effects.idle?.() ?? Promise.resolve();
     let timeout: NodeJS.Timeout | undefined;
     const expired = new Promise<'timeout'>((resolve) => {
@@ -212,10 +206,11 @@ export class LiveScheduler {
 
   private ingest(event: InputEvent): void {
     try {
-      this.logDecisions(this.core.ingest(event, this.now()));
+      this.carryOut(this.core.ingest(event, this.now()));
       this.rotateIfDue();
     } catch (error) {
       // The reducer is total; this guards the process against a bug elsewhere in the core.
+      if (error instanceof StepError) this.carryOut(error.step);
       this.opts.logger.error(
         { err: error, event: event.type },
         'failed to apply an event; continuing',
@@ -270,20 +265,23 @@ export class LiveScheduler {
     const observer = this.opts.observer;
     const timed = observer?.cycle !== undefined;
     for (let i = 0; i < limit; i++) {
-      let decided: Envelope<DecisionEvent>[];
+      let step: Step;
       const started = timed ? performance.now() : 0;
       try {
-        decided = this.core.runCycle(this.now());
+        step = this.core.cycle(this.now());
       } catch (error) {
+        if (error instanceof StepError) this.carryOut(error.step);
         this.opts.logger.error({ err: error }, 'a scheduling cycle failed; continuing');
         break;
       }
+      const decided = step.decisions;
       if (decided.length === 0) {
         this.turnLimit = 1;
         return;
       }
+      // Recorded and sent before the cycle is timed, as its writes are part of it.
+      this.carryOut(step);
       if (timed) observer?.cycle?.(decided, (performance.now() - started) / 1000);
-      this.logDecisions(decided);
       this.rotateIfDue();
     }
     this.turnLimit = Math.min(limit * 2, this.opts.cyclesPerTurn ?? 64);
@@ -323,6 +321,14 @@ export class LiveScheduler {
     }
   }
 
+  /** Records a step (its input, then its decisions), logs the decisions, then sends its commands. */
+  private carryOut(step: Step): void {
+    if (step.input !== undefined) this.onEnvelope(step.input);
+    for (const d of step.decisions) this.onEnvelope(d);
+    this.logDecisions(step.decisions);
+    executeCommands(step.commands, this.targets);
+  }
+
   private onEnvelope(env: Envelope): void {
     try {
       this.recorder?.record(env);
@@ -334,41 +340,5 @@ export class LiveScheduler {
     } catch (error) {
       this.opts.logger.error({ err: error, seq: env.seq }, 'a metrics observer failed');
     }
-  }
-
-  private timerPort(): TimerPort {
-    const keyOf = (uid: string, timer: PodTimerId) => `${timer} ${uid}`;
-    const disarmPod = (uid: string, timer: PodTimerId) => {
-      const k = keyOf(uid, timer);
-      const handle = this.timers.get(k);
-      if (handle !== undefined) clearTimeout(handle);
-      this.timers.delete(k);
-    };
-    return {
-      armPod: (pod, timer, deadline) => {
-        disarmPod(pod.uid, timer);
-        const k = keyOf(pod.uid, timer);
-        const ref = { uid: pod.uid, key: pod.key };
-        const handle = setTimeout(
-          () => {
-            this.timers.delete(k);
-            if (!this.stopping) this.firings.next({ type: 'TimerFired', timer, ...ref });
-          },
-          Math.max(0, deadline - this.now()),
-        );
-        this.timers.set(k, handle);
-      },
-      disarmPod,
-      armFlush: (deadline) => {
-        if (this.flushTimer !== undefined) clearTimeout(this.flushTimer);
-        this.flushTimer = setTimeout(
-          () => {
-            if (!this.stopping) this.firings.next({ type: 'TimerFired', timer: 'flush' });
-          },
-          Math.max(0, deadline - this.now()),
-        );
-        this.flushTimer.unref();
-      },
-    };
   }
 }

@@ -126,12 +126,7 @@ describe('connectSources', () => {
   });
 
   it('identical upserts through connectSources are dropped and never requeue a parked pod', () => {
-    const core = new Scheduler({
-      config: defaultConfig,
-      seed: 1,
-      timers: { armPod: () => {}, disarmPod: () => {}, armFlush: () => {} },
-      effects: { bind: () => {} },
-    });
+    const core = new Scheduler({ config: defaultConfig, seed: 1 });
     let now = 0;
     const watch = new Subject<InputEvent>();
     const ingested: InputEvent[] = [];
@@ -143,14 +138,14 @@ describe('connectSources', () => {
     picky.spec.nodeSelector = { zone: 'b' };
     watch.next(nodeUp('n1', '1', { zone: 'a' }));
     watch.next(podUp(picky));
-    expect(core.runCycle(now).map((e) => e.event.type)).toEqual(['PodUnschedulable']);
+    expect(core.cycle(now).decisions.map((e) => e.event.type)).toEqual(['PodUnschedulable']);
     now = 60_000;
     // Status churn and berth's own condition patch: only the resourceVersion moves.
     for (const rv of ['2', '3', '4'])
       watch.next(podUp({ ...picky, metadata: { ...picky.metadata, resourceVersion: rv } }));
     expect(ingested).toHaveLength(2);
     expect(core.machineState('picky-1')).toBe('unschedulable');
-    expect(core.runCycle(now)).toEqual([]);
+    expect(core.cycle(now).decisions).toEqual([]);
     // The same upsert entering the core directly would retry the pod (its own update).
     core.ingest(podUp({ ...picky, metadata: { ...picky.metadata, resourceVersion: '5' } }), now);
     expect(core.machineState('picky-1')).toBe('pending');

@@ -1,8 +1,7 @@
 // Replays a recorded log through the core and checks that every decision comes out the same.
 import { performance } from 'node:perf_hooks';
 import { parseConfig } from '../core/config.ts';
-import type { EffectPort } from '../core/ports.ts';
-import { Scheduler, type SchedulerOptions } from '../core/scheduler.ts';
+import { Scheduler, type SchedulerOptions, type Step } from '../core/scheduler.ts';
 import { type CoreSnapshot, diffSnapshots } from '../core/snapshot.ts';
 import { DecisionDigest, decisionText, sameDecision } from '../events/digest.ts';
 import type { LogHeader, SnapshotLine } from '../events/log-format.ts';
@@ -42,14 +41,6 @@ export interface ReplayResult {
   matches: boolean;
 }
 
-const noTimers = { armPod: () => {}, disarmPod: () => {}, armFlush: () => {} };
-/**
- * Replay sends nothing: binds, preemptions and nominations are not performed; their results
- * (BindSucceeded/BindFailed, PreemptionFailed) and the watch updates they caused are read
- * from the log like every other input.
- */
-const noEffects: EffectPort = { bind: () => {}, preempt: () => {}, nominate: () => {} };
-
 function textAt(env: Envelope<DecisionEvent>): string {
   return `#${env.seq} ${decisionText(env.event)}`;
 }
@@ -86,13 +77,9 @@ export class ReplaySession {
       const reason = (error as Error).message.replace(/^config /, '');
       throw new LogError(1, `bad config in the header: ${reason}`);
     }
-    const opts: SchedulerOptions = {
-      config,
-      seed: header.seed,
-      timers: noTimers,
-      effects: noEffects,
-      onEnvelope: (env) => this.tracker.observe(env),
-    };
+    // Replay carries out no command: binds, preemptions, reports and timers are not
+    // performed; their results and the watch updates they caused are read from the log.
+    const opts: SchedulerOptions = { config, seed: header.seed };
     this.core = snapshot === undefined ? new Scheduler(opts) : restored(snapshot, opts);
     // A segment's nodes were upserted in earlier segments: count them as the summary's.
     for (const name of snapshot === undefined ? [] : this.core.state.nodes.keys())
@@ -132,7 +119,7 @@ export class ReplaySession {
     if (isDecision(env.event)) {
       const recorded = env as Envelope<DecisionEvent>;
       if (this.owedAt === this.owed.length) {
-        this.owed = this.core.runCycle(env.time);
+        this.owed = this.observed(this.core.cycle(env.time));
         this.owedAt = 0;
       }
       const made = this.owed[this.owedAt++];
@@ -149,9 +136,16 @@ export class ReplaySession {
       this.diverged = { seq: env.seq, expected: `(input ${env.event.type})`, actual: textAt(made) };
       return false;
     }
-    this.owed = this.core.applyInput(env as Envelope<InputEvent>);
+    this.owed = this.observed(this.core.applyInput(env as Envelope<InputEvent>));
     this.owedAt = 0;
     return true;
+  }
+
+  /** Counts a step's input and decisions in the summary; returns its decisions. */
+  private observed(step: Step): Envelope<DecisionEvent>[] {
+    if (step.input !== undefined) this.tracker.observe(step.input);
+    for (const d of step.decisions) this.tracker.observe(d);
+    return step.decisions;
   }
 
   /**
@@ -191,7 +185,7 @@ function restored(snapshot: SnapshotLine, opts: SchedulerOptions): Scheduler {
       `snapshot line says seq ${snapshot.seq} at ${snapshot.time}, its state seq ${String(state.seq)} at ${String(state.time)}`,
     );
   try {
-    return Scheduler.restore(state, opts);
+    return Scheduler.restore(state, opts).core;
   } catch (error) {
     throw new LogError(2, `cannot restore the snapshot: ${(error as Error).message}`);
   }

@@ -6,11 +6,12 @@ import { SimCluster } from '../adapters/sim/sim-cluster.ts';
 import type { NodeObject, PodObject } from '../cluster/objects.ts';
 import type { ClusterState } from '../cluster/types.ts';
 import type { BerthConfig } from '../core/config.ts';
-import { Scheduler } from '../core/scheduler.ts';
+import { Scheduler, type Step } from '../core/scheduler.ts';
 import type { LineSink } from '../events/recorder.ts';
 import type { SealKey } from '../events/seal.ts';
 import type { Envelope, InputEvent } from '../events/types.ts';
 import { seededRng } from '../framework/rng.ts';
+import { type CommandTargets, effectHandlers, executeCommands, timerHandler } from './commands.ts';
 import { connectSources } from './pipeline.ts';
 import { startRecording } from './recording.ts';
 import { type RunSummary, SummaryTracker } from './summary.ts';
@@ -74,11 +75,9 @@ export function simulate(opts: SimulationOptions): RunSummary {
     opts.record === undefined
       ? undefined
       : startRecording(opts.record, opts.seed, opts.config, false, opts.recordKey);
-  let scheduler: Scheduler | undefined;
   const onEnvelope = (env: Envelope) => {
     tracker.observe(env);
     recorder?.record(env);
-    if (scheduler !== undefined) opts.inspect?.('before', env, scheduler.state);
   };
   const firings = new Subject<InputEvent>();
   const timers = virtualTimerPort(clock, (event) => firings.next(event));
@@ -98,20 +97,22 @@ export function simulate(opts: SimulationOptions): RunSummary {
   const core = new Scheduler({
     config: opts.config,
     seed: opts.seed,
-    timers,
-    effects: sim,
-    onEnvelope,
-    ...(opts.inspect === undefined
-      ? {}
-      : { onApplied: (env, state) => opts.inspect?.('after', env, state) }),
+    ...(opts.inspect === undefined ? {} : { inspect: opts.inspect }),
   });
-  scheduler = core;
+  const targets: CommandTargets = { ...effectHandlers(sim), timers: timerHandler(timers) };
+  /** Records a step (input, then decisions), then carries out its commands. */
+  const run = (step: Step): Step => {
+    if (step.input !== undefined) onEnvelope(step.input);
+    for (const d of step.decisions) onEnvelope(d);
+    executeCommands(step.commands, targets);
+    return step;
+  };
   const subscription = connectSources([sim.events$, firings], (event) =>
-    core.ingest(event, clock.now()),
+    run(core.ingest(event, clock.now())),
   );
   const started = performance.now();
   sim.start();
-  core.startFlushTimer(clock.now());
+  executeCommands(core.start(clock.now()), targets);
   for (const change of opts.script ?? []) {
     clock.schedule(change.at, () => {
       if ('createPod' in change) sim.createPod(change.createPod);
@@ -127,7 +128,7 @@ export function simulate(opts: SimulationOptions): RunSummary {
   for (;;) {
     for (;;) {
       const t0 = opts.cycleDurations === undefined ? 0 : performance.now();
-      if (core.runCycle(clock.now()).length === 0) break;
+      if (run(core.cycle(clock.now())).decisions.length === 0) break;
       if (opts.cycleDurations !== undefined) opts.cycleDurations.push(performance.now() - t0);
       opts.onDecision?.(++decisions);
     }

@@ -4,10 +4,11 @@ import { describe, expect, it } from 'vitest';
 import { checkClusterInvariants } from '../../src/cluster/invariants.ts';
 import type { NodeObject, PodObject } from '../../src/cluster/objects.ts';
 import { SnapshotDataError } from '../../src/cluster/serialize.ts';
+import type { Command } from '../../src/core/commands.ts';
 import { defaultConfig } from '../../src/core/config.ts';
-import type { PodActors } from '../../src/core/pod-actors.ts';
-import type { TimerPort } from '../../src/core/ports.ts';
-import { Scheduler, type SchedulerOptions } from '../../src/core/scheduler.ts';
+import type { CoreState } from '../../src/core/core-state.ts';
+import { decide } from '../../src/core/evolve.ts';
+import { Scheduler, type SchedulerOptions, type Step } from '../../src/core/scheduler.ts';
 import {
   type CoreSnapshot,
   diffSnapshots,
@@ -35,8 +36,8 @@ import {
 
 const RUNS = { numRuns: 100, seed: propertySeed(20261104).seed };
 
-/** A TimerPort that keeps what is armed, as `<timer> <uid>` (and `flush`) → deadline. */
-class ArmedTimers implements TimerPort {
+/** A clock that keeps what is armed, as `<timer> <uid>` (and `flush`) → deadline. */
+class ArmedTimers {
   readonly armed = new Map<string, number>();
   armPod(pod: { uid: string }, timer: string, deadline: number): void {
     this.armed.set(`${timer} ${pod.uid}`, deadline);
@@ -47,14 +48,22 @@ class ArmedTimers implements TimerPort {
   armFlush(deadline: number): void {
     this.armed.set('flush', deadline);
   }
+  /** Carries out the timer commands among `commands`. */
+  take(commands: readonly Command[]): void {
+    for (const c of commands) {
+      if (c.kind === 'armPodTimer') this.armPod(c.pod, c.timer, c.deadline);
+      else if (c.kind === 'disarmPodTimer') this.disarmPod(c.uid, c.timer);
+      else if (c.kind === 'armFlushTimer') this.armFlush(c.deadline);
+    }
+  }
+  /** Carries out a step's timer commands; returns its decisions. */
+  run(step: Step): Envelope<DecisionEvent>[] {
+    this.take(step.commands);
+    return step.decisions;
+  }
 }
 
-const options = (seed: number, timers: TimerPort = new ArmedTimers()): SchedulerOptions => ({
-  config: defaultConfig,
-  seed,
-  timers,
-  effects: { bind: () => {} },
-});
+const options = (seed: number): SchedulerOptions => ({ config: defaultConfig, seed });
 
 const text = (env: Envelope<DecisionEvent>): string => `#${env.seq} ${decisionText(env.event)}`;
 
@@ -74,14 +83,14 @@ class Driver {
 
   step(env: Envelope): void {
     if (isDecision(env.event)) {
-      if (this.owed.length === 0) this.owed.push(...this.core.runCycle(env.time));
+      if (this.owed.length === 0) this.owed.push(...this.core.cycle(env.time).decisions);
       const made = this.owed.shift();
       if (made === undefined) throw new Error(`#${env.seq}: no decision made`);
       this.made.push(made);
       return;
     }
     if (this.owed.length > 0) throw new Error(`#${env.seq}: input while decisions are owed`);
-    this.owed.push(...this.core.applyInput(env as Envelope<InputEvent>));
+    this.owed.push(...this.core.applyInput(env as Envelope<InputEvent>).decisions);
   }
 }
 
@@ -175,7 +184,8 @@ function restore(json: string | undefined, seed: number): { core: Scheduler; tim
   if (json === undefined) throw new Error('no snapshot kept at this cut');
   const snapshot = JSON.parse(json) as CoreSnapshot;
   const timers = new ArmedTimers();
-  const core = Scheduler.restore(snapshot, options(seed + 1, timers));
+  const { core, commands } = Scheduler.restore(snapshot, options(seed + 1));
+  timers.take(commands);
   expect(checkClusterInvariants(core.state)).toEqual([]);
   const again = core.snapshot();
   expect(diffSnapshots(again, snapshot)).toBeUndefined();
@@ -330,13 +340,8 @@ describe('the generator state', () => {
   });
 });
 
-/** The core's own steps, reached past `private` to stand in for a Permit plugin that waits. */
-interface CoreInternals {
-  now: number;
-  pods: PodActors;
-  decide(d: DecisionEvent): void;
-  takeProduced(): Envelope<DecisionEvent>[];
-}
+/** The core's own state, reached past `private` to stand in for a Permit plugin that waits. */
+const internals = (core: Scheduler): CoreState => (core as unknown as { core: CoreState }).core;
 
 /**
  * A cycle whose Permit answers Wait: what `runCycle` does, with PodWaiting in place of
@@ -344,15 +349,15 @@ interface CoreInternals {
  * drives the core's own decide step, which applies PodWaiting as it would then.
  */
 function cycleThatWaits(core: Scheduler, time: number, node: string, timeoutMs: number) {
-  const inner = core as unknown as CoreInternals;
+  const inner = internals(core);
   inner.now = time;
   const uid = inner.pods.queue.pop()?.key as string;
   inner.pods.send(uid, { type: 'SCHEDULE' });
   const m = inner.pods.inspect(uid);
   const ref = { uid, key: m?.key as string, attempt: m?.attempt as number };
-  inner.decide({ type: 'PodReserved', ...ref, node });
-  inner.decide({ type: 'PodWaiting', ...ref, node, timeoutMs });
-  return { ref, decisions: inner.takeProduced() };
+  decide(inner, { type: 'PodReserved', ...ref, node });
+  decide(inner, { type: 'PodWaiting', ...ref, node, timeoutMs });
+  return { ref, step: inner.takeStep() };
 }
 
 function berthPod(name: string, cpu: string): PodObject {
@@ -369,12 +374,13 @@ const nodeEvent = (name: string, cpu: string): InputEvent => ({
 describe('a pod waiting at Permit', () => {
   /** A core with pod p reserved on n1 and waiting (permit timeout at t=5010), q queued. */
   function waitingCore(timers: ArmedTimers) {
-    const core = new Scheduler(options(7, timers));
-    core.ingest(nodeEvent('n1', '2'), 1);
-    core.ingest({ type: 'PodUpserted', pod: berthPod('p', '1') }, 2);
-    const { ref, decisions } = cycleThatWaits(core, 10, 'n1', 5_000);
+    const core = new Scheduler(options(7));
+    timers.run(core.ingest(nodeEvent('n1', '2'), 1));
+    timers.run(core.ingest({ type: 'PodUpserted', pod: berthPod('p', '1') }, 2));
+    const { ref, step } = cycleThatWaits(core, 10, 'n1', 5_000);
+    const decisions = timers.run(step);
     expect(decisions.map((d) => d.event.type)).toEqual(['PodReserved', 'PodWaiting']);
-    core.ingest({ type: 'PodUpserted', pod: berthPod('q', '2') }, 11);
+    timers.run(core.ingest({ type: 'PodUpserted', pod: berthPod('q', '2') }, 11));
     return { core, ref };
   }
 
@@ -404,8 +410,8 @@ describe('a pod waiting at Permit', () => {
       uid: original.ref.uid,
       key: original.ref.key,
     };
-    const a = original.core.ingest(fired, 5_010).map(text);
-    const b = restored.ingest(fired, 5_010).map(text);
+    const a = original.core.ingest(fired, 5_010).decisions.map(text);
+    const b = timers.run(restored.ingest(fired, 5_010)).map(text);
     expect(a).toEqual(['#7 unreserved default/p p-uid #1 n1 timed out waiting at permit']);
     expect(b).toEqual(a);
     // p backs off 1 s from the timeout; q (2 cpu), queued, now fits the freed n1.
@@ -414,7 +420,9 @@ describe('a pod waiting at Permit', () => {
     expect(restored.snapshot().permitTimers, 'the fired permit timer is no longer armed').toEqual(
       [],
     );
-    expect(original.core.runCycle(5_011).map(text)).toEqual(restored.runCycle(5_011).map(text));
+    expect(original.core.cycle(5_011).decisions.map(text)).toEqual(
+      restored.cycle(5_011).decisions.map(text),
+    );
     expect(diffSnapshots(restored.snapshot(), original.core.snapshot())).toBeUndefined();
   });
 
@@ -422,10 +430,11 @@ describe('a pod waiting at Permit', () => {
     const original = waitingCore(new ArmedTimers());
     const { core: restored, timers } = restore(JSON.stringify(original.core.snapshot()), 7);
     for (const core of [original.core, restored]) {
-      const inner = core as unknown as CoreInternals;
+      const inner = internals(core);
       inner.now = 20;
-      inner.decide({ type: 'BindRequested', ...original.ref, node: 'n1' });
-      inner.takeProduced();
+      decide(inner, { type: 'BindRequested', ...original.ref, node: 'n1' });
+      if (core === restored) timers.run(inner.takeStep());
+      else inner.takeStep();
     }
     expect(restored.machineState(original.ref.uid)).toBe('binding');
     expect(timers.armed.has(`permit ${original.ref.uid}`)).toBe(false);
@@ -437,7 +446,9 @@ describe('a pod waiting at Permit', () => {
     const original = waitingCore(new ArmedTimers());
     const { core: restored, timers } = restore(JSON.stringify(original.core.snapshot()), 7);
     const gone: InputEvent = { type: 'PodDeleted', uid: original.ref.uid, key: original.ref.key };
-    expect(restored.ingest(gone, 30).map(text)).toEqual(original.core.ingest(gone, 30).map(text));
+    expect(timers.run(restored.ingest(gone, 30)).map(text)).toEqual(
+      original.core.ingest(gone, 30).decisions.map(text),
+    );
     expect(timers.armed.has(`permit ${original.ref.uid}`)).toBe(false);
     expect(restored.state.nodes.get('n1')?.pods.size).toBe(0);
     expect(diffSnapshots(restored.snapshot(), original.core.snapshot())).toBeUndefined();
@@ -450,7 +461,7 @@ describe('snapshots that cannot be taken or restored', () => {
     core.ingest(nodeEvent('n1', '1'), 1);
     core.ingest({ type: 'PodUpserted', pod: berthPod('big', '2') }, 2);
     core.ingest({ type: 'PodUpserted', pod: berthPod('small', '1') }, 3);
-    core.runCycle(4);
+    core.cycle(4);
     return core;
   }
   const edited = (edit: (s: CoreSnapshot) => void): CoreSnapshot => {
@@ -524,7 +535,7 @@ describe('snapshots that cannot be taken or restored', () => {
     let thrown: unknown;
     const core: Scheduler = new Scheduler({
       ...options(1),
-      onApplied: () => {
+      inspect: () => {
         try {
           core.snapshot();
         } catch (err) {
@@ -553,7 +564,7 @@ describe('a snapshot at scale', () => {
         { type: 'PodUpserted', pod: berthPod(`pending-${i}`, i < 20 ? '64' : '1') },
         ++seq,
       );
-    for (let i = 0; i < 20; i++) core.runCycle(++seq);
+    for (let i = 0; i < 20; i++) core.cycle(++seq);
     const started = performance.now();
     const s = core.snapshot();
     const ms = performance.now() - started;

@@ -1,0 +1,105 @@
+// Evolve: stamps one decision, folds it into the cluster state and moves the machines it concerns.
+import { reduce } from '../cluster/reducer.ts';
+import type { DecisionEvent, Envelope } from '../events/types.ts';
+import type { CoreState } from './core-state.ts';
+import { reportUnschedulable } from './reports.ts';
+import { requeueHelped } from './requeue.ts';
+
+type Handlers = {
+  [T in DecisionEvent['type']]: (
+    core: CoreState,
+    d: Extract<DecisionEvent, { type: T }>,
+    plugins: readonly string[],
+  ) => void;
+};
+
+/**
+ * What each decision does beyond the cluster state (which the reducer folds): the machine
+ * transitions it causes and the commands it queues. A planner's later steps see it applied.
+ */
+const handlers: Handlers = {
+  // The charge is assumed (reduced); the machine moves with Permit's verdict.
+  PodReserved: () => {},
+  PodWaiting: (core, d) => {
+    core.pods.send(d.uid, { type: 'RESERVED', node: d.node, permit: 'wait' });
+    core.pods.armPermit(d, core.now + d.timeoutMs);
+  },
+  BindRequested: (core, d) => {
+    if (core.pods.stateOf(d.uid) === 'waiting') {
+      core.pods.send(d.uid, { type: 'ALLOWED' });
+      core.pods.disarmPermit(d.uid);
+    } else {
+      core.pods.send(d.uid, { type: 'RESERVED', node: d.node, permit: 'allow' });
+    }
+    core.command({
+      kind: 'bind',
+      attempt: { uid: d.uid, key: d.key, attempt: d.attempt },
+      node: d.node,
+    });
+  },
+  PodUnreserved: (core, d) => {
+    core.pods.send(d.uid, { type: 'UNRESERVED', reason: d.reason, now: core.now });
+  },
+  PodUnschedulable: (core, d, plugins) => {
+    core.pods.send(d.uid, { type: 'UNSCHEDULABLE', message: d.message, plugins, now: core.now });
+    reportUnschedulable(core, d.uid, d.key, d.message);
+  },
+  CycleFailed: (core, d) => {
+    core.pods.send(d.uid, {
+      type: 'CYCLE_FAILED',
+      message: `${d.plugin}: ${d.message}`,
+      now: core.now,
+    });
+  },
+  PodNominated: (core, d) => {
+    core.pods.send(d.uid, { type: 'PREEMPTING', node: d.node, message: d.message, now: core.now });
+    core.preemptions.start(d.uid, d.node);
+    reportUnschedulable(core, d.uid, d.key, d.message);
+    core.command({ kind: 'nominate', pod: { uid: d.uid, key: d.key }, node: d.node });
+  },
+  VictimPreempted: (core, d) => {
+    const charge = core.cluster.pods.get(d.victim.uid)?.charge;
+    if (charge !== undefined && charge.kind !== 'none' && charge.node === d.node)
+      core.preemptions.addVictim(d.uid, d.victim.uid);
+    core.command({
+      kind: 'preempt',
+      preemptor: { uid: d.uid, key: d.key, attempt: d.attempt },
+      schedulerName: core.cluster.pods.get(d.uid)?.info.schedulerName ?? '',
+      victim: d.victim,
+      node: d.node,
+      observedGeneration: core.generationOf(d.victim.uid),
+    });
+  },
+  NominationCleared: (core, d) => {
+    core.command({ kind: 'nominate', pod: d.pod, node: undefined });
+  },
+  PodHeld: (core, d) => {
+    core.command({ kind: 'nominate', pod: { uid: d.uid, key: d.key }, node: d.node });
+  },
+};
+
+/**
+ * Stamps `decision` with the next seq at the step's logical time, records it in the step,
+ * folds it into the cluster state and applies it (`plugins`: the rejecting plugins of a
+ * PodUnschedulable, for queueing hints); parked pods it could help move back.
+ */
+export function decide(
+  core: CoreState,
+  decision: DecisionEvent,
+  plugins: readonly string[] = [],
+): void {
+  const env: Envelope<DecisionEvent> = { seq: core.seq + 1, time: core.now, event: decision };
+  core.seq = env.seq;
+  core.lastTime = env.time;
+  core.inspect?.('before', env, core.cluster);
+  core.recordDecision(env);
+  const change = reduce(core.cluster, env);
+  const apply = handlers[decision.type] as (
+    core: CoreState,
+    d: DecisionEvent,
+    plugins: readonly string[],
+  ) => void;
+  apply(core, decision, plugins);
+  requeueHelped(core, change);
+  core.inspect?.('after', env, core.cluster);
+}

@@ -1,0 +1,135 @@
+// One gang step: a group's missing members placed together against one snapshot, or parked with the group's reason.
+import type { PodInfo } from '../cluster/types.ts';
+import type { CoreState } from './core-state.ts';
+import { decide } from './evolve.ts';
+import { expireHold, holdFor, releaseHold, releaseHoldAndRequeue } from './gang-hold.ts';
+import { blockedMessage, byGangOrder, missingMinResources, tryGroup } from './gang-step.ts';
+import { cycleFor, decideCycle } from './plan-cycle.ts';
+
+/**
+ * A member of group `key` reached the head of the queue: one gang step. Too few members
+ * (or no PodGroup) → the waiting members are parked with the group's reason, taking no
+ * capacity. Enough → the missing members (highest priority, then oldest) are tried
+ * against one snapshot; all are reserved and bound together, or none is and each gets
+ * the group's reason. A group already placed whole schedules further members one by one.
+ */
+export function decideGroup(core: CoreState, key: string, popped: PodInfo): void {
+  expireHold(core);
+  const spec = core.groupSpec(key);
+  if ('missing' in spec) {
+    parkGroup(core, key, popped, `pod group ${key}: ${spec.missing}`);
+    return;
+  }
+  const counts = core.gangs.counts(key, core.cluster);
+  const need = spec.minMember - counts.placed;
+  if (need <= 0) {
+    core.pods.send(popped.uid, { type: 'SCHEDULE' });
+    decideCycle(core, popped);
+    return;
+  }
+  const waiting = waitingMembers(core, key, popped);
+  const present = counts.present - counts.gated;
+  if (present < spec.minMember || waiting.length < need) {
+    const gated = counts.gated > 0 ? ` (${counts.gated} more gated)` : '';
+    const message = `pod group ${key} has ${present} of ${spec.minMember} members${gated}`;
+    parkGroup(core, key, popped, message);
+    return;
+  }
+  core.gangs.send(key, { type: 'STEP', now: core.now });
+  for (const m of waiting) core.pods.send(m.uid, { type: 'SCHEDULE' });
+  stepGroup(core, key, waiting, need, spec.timeoutMs, spec.minMember - need);
+}
+
+/** The step proper: `waiting` members taken, `need` of them to place, `placed` already placed. */
+function stepGroup(
+  core: CoreState,
+  key: string,
+  waiting: readonly PodInfo[],
+  need: number,
+  timeoutMs: number,
+  placed: number,
+): void {
+  const min = core.cluster.objects.PodGroup.get(key)?.minResources;
+  const short = min === undefined ? undefined : missingMinResources(core.cluster, min);
+  if (short !== undefined) {
+    groupBlocked(core, key, waiting, `pod group ${key}: ${short}`, ['NodeResourcesFit']);
+    return;
+  }
+  const chosen = waiting.slice(0, need).map((info) => ({
+    info,
+    attempt: core.pods.attemptOf(info.uid) ?? 0,
+  }));
+  const trial = tryGroup(core.cluster, chosen, core.now, (pod) => cycleFor(core, pod, false));
+  if (trial.kind === 'blocked') {
+    const r = trial.result;
+    const why = r.kind === 'Error' ? `${r.plugin}: ${r.message}` : r.message;
+    const minMember = placed + need;
+    const member = trial.member.info.key;
+    const message = blockedMessage(key, placed + trial.fitted, minMember, member, why);
+    const plugins = r.kind === 'Unschedulable' ? [...r.diagnosis.unschedulablePlugins] : [];
+    if (r.kind === 'Unschedulable') holdFor(core, key, trial.placements, timeoutMs);
+    groupBlocked(core, key, waiting, message, plugins);
+    return;
+  }
+  if (core.gangs.hold?.key === key) releaseHold(core);
+  core.gangs.send(key, { type: 'PLACED', now: core.now });
+  for (const p of trial.placements) {
+    const ref = { uid: p.info.uid, key: p.info.key, attempt: p.attempt, node: p.node };
+    decide(core, { type: 'PodReserved', ...ref });
+  }
+  for (const p of trial.placements) {
+    const ref = { uid: p.info.uid, key: p.info.key, attempt: p.attempt, node: p.node };
+    decide(core, { type: 'BindRequested', ...ref });
+  }
+  // Members beyond minMember, taken with the group, are scheduled one by one now.
+  for (const info of waiting.slice(need)) decideCycle(core, info);
+}
+
+/**
+ * Group `key`'s members that wait to be placed (queued, parked or backing off), the
+ * popped one among them, in the order a gang step takes them.
+ */
+function waitingMembers(core: CoreState, key: string, popped: PodInfo): PodInfo[] {
+  const out: PodInfo[] = [];
+  for (const uid of core.gangs.memberUids(key)) {
+    const state = uid === popped.uid ? 'pending' : core.pods.stateOf(uid);
+    if (state !== 'pending' && state !== 'unschedulable' && state !== 'backoff') continue;
+    const record = core.cluster.pods.get(uid);
+    if (record === undefined || record.charge.kind !== 'none') continue;
+    if (record.info.schedulingGates.length > 0) continue;
+    out.push(record.info);
+  }
+  return out.sort(byGangOrder);
+}
+
+/**
+ * Group `key` cannot take its step (too few members, no PodGroup): the popped member, and
+ * the members queued behind it, are parked with `message` until a member or the PodGroup
+ * changes.
+ */
+function parkGroup(core: CoreState, key: string, popped: PodInfo, message: string): void {
+  if (core.gangs.hold?.key === key) releaseHoldAndRequeue(core);
+  core.gangs.send(key, { type: 'QUORUM_MISSING', reason: message });
+  const queued = core.gangs
+    .memberUids(key)
+    .filter((uid) => uid === popped.uid || core.pods.stateOf(uid) === 'pending');
+  for (const uid of queued) {
+    const info = core.cluster.pods.get(uid)?.info;
+    if (info === undefined || info.schedulingGates.length > 0) continue;
+    core.pods.send(uid, { type: 'SCHEDULE' });
+    decide(core, { type: 'PodUnschedulable', ...core.refOf(info), message }, ['Coscheduling']);
+  }
+}
+
+/** Group `key`'s step placed nothing: every member it took gets `message`. */
+function groupBlocked(
+  core: CoreState,
+  key: string,
+  members: readonly PodInfo[],
+  message: string,
+  plugins: readonly string[],
+): void {
+  core.gangs.send(key, { type: 'NOT_PLACED', reason: message });
+  for (const info of members)
+    decide(core, { type: 'PodUnschedulable', ...core.refOf(info), message }, plugins);
+}
