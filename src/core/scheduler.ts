@@ -1,10 +1,5 @@
 // The Scheduler: the core's one loop. Inputs and cycles go in; decisions (applied) and commands (to execute) come out.
 import { reduce } from '../cluster/reducer.ts';
-import {
-  restoreClusterState,
-  SnapshotDataError,
-  serializeClusterState,
-} from '../cluster/serialize.ts';
 import type { ClusterState } from '../cluster/types.ts';
 import type { Envelope, InputEvent } from '../events/types.ts';
 import type { Profile } from '../framework/types.ts';
@@ -13,11 +8,11 @@ import type { BerthConfig } from './config.ts';
 import { CoreState, type EnvelopeInspector, type Step } from './core-state.ts';
 import { decideGroup } from './gang-plan.ts';
 import { decideCycle } from './plan-cycle.ts';
-import { Preemptions } from './preemptions.ts';
 import { queueGroupReports } from './reports.ts';
 import { requeueHelped } from './requeue.ts';
 import { routeInput } from './route-input.ts';
-import { type CoreSnapshot, SnapshotError, snapshotVersion, trackedRng } from './snapshot.ts';
+import { type CoreSnapshot, SnapshotError } from './snapshot.ts';
+import { restoreSnapshot, takeSnapshot } from './snapshot-state.ts';
 
 export type { EnvelopeInspector, Step } from './core-state.ts';
 
@@ -85,32 +80,9 @@ export class Scheduler {
     snapshot: CoreSnapshot,
     opts: SchedulerOptions,
   ): { core: Scheduler; commands: Command[] } {
-    if (snapshot?.snapshotVersion !== snapshotVersion)
-      throw new SnapshotError(
-        `version ${String(snapshot?.snapshotVersion)} is not supported (this berth reads ${snapshotVersion})`,
-      );
     const scheduler = new Scheduler(opts);
+    restoreSnapshot(scheduler.core, snapshot);
     const core = scheduler.core;
-    try {
-      core.cluster = restoreClusterState(snapshot.cluster);
-      core.seq = snapshot.seq;
-      core.now = snapshot.time;
-      core.lastTime = snapshot.time;
-      core.ctx.cursor.next = snapshot.nextStartNodeIndex;
-      core.rng = trackedRng(snapshot.rng.state);
-      core.ctx.rng = core.rng;
-      core.pods.load(snapshot);
-      core.preemptions = Preemptions.load(snapshot.preemptions ?? []);
-      core.gangs.rebuild(core.cluster, (info) => core.isGangMember(info));
-      core.gangs.load(snapshot.groups ?? []);
-      core.gangs.loadHold(snapshot.groupHold);
-    } catch (err) {
-      if (err instanceof SnapshotError || err instanceof SnapshotDataError) throw err;
-      // A field of the wrong shape (hand-edited or truncated data): one line, not a trace.
-      const why = err instanceof Error ? err.message : String(err);
-      throw new SnapshotError(`malformed data (${why})`);
-    }
-    if (snapshot.flushDeadline !== null) core.armFlushAt(snapshot.flushDeadline);
     return { core: scheduler, commands: core.takeStep().commands };
   }
 
@@ -126,20 +98,7 @@ export class Scheduler {
    */
   snapshot(): CoreSnapshot {
     if (this.busy) throw new SnapshotError('taken while an envelope is being applied');
-    const core = this.core;
-    return {
-      snapshotVersion,
-      seq: core.seq,
-      time: core.lastTime,
-      nextStartNodeIndex: core.ctx.cursor.next,
-      rng: { state: core.rng.state() },
-      flushDeadline: core.flushDeadline ?? null,
-      ...core.pods.snapshot(),
-      preemptions: core.preemptions.snapshot(),
-      groups: core.gangs.snapshot(),
-      groupHold: core.gangs.holdSnapshot(),
-      cluster: serializeClusterState(core.cluster),
-    };
+    return takeSnapshot(this.core);
   }
 
   /** Number of pods waiting in the activeQ. */
