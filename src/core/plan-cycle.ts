@@ -1,10 +1,17 @@
-// One pod's scheduling cycle with its profile, and the decisions its result leads to.
+// One pod's scheduling cycle with its profile, and the decisions its result leads to, planned as data.
 import type { PodInfo } from '../cluster/types.ts';
+import type { AttemptRef, DecisionEvent } from '../events/types.ts';
 import { type CycleResult, scheduleOne } from '../framework/cycle.ts';
-import type { Profile } from '../framework/types.ts';
+import type { Nomination, Profile } from '../framework/types.ts';
 import type { CoreState } from './core-state.ts';
 import { decide } from './evolve.ts';
-import { decidePreemption } from './preemption-plan.ts';
+import { settlePreemption } from './preemption-waits.ts';
+
+/** A decision a planner returns, with the plugins that rejected the pod (for a PodUnschedulable). */
+export interface Planned {
+  decision: DecisionEvent;
+  plugins?: readonly string[];
+}
 
 /** Each profile without its PostFilters, made once: a gang step never preempts. */
 const withoutPostFilters = new WeakMap<Profile, Profile>();
@@ -31,23 +38,80 @@ export function cycleFor(core: CoreState, pod: PodInfo, withPostFilters = true):
 }
 
 /**
- * Runs `pod`'s cycle and decides: reserved and bound (Permit allows every reservation at
- * once: no plugin of the profile waits yet), nominated with victims (preemption),
- * unschedulable with the rejecting plugins, or failed in a plugin.
+ * What `pod`'s cycle decides, as data: reserved and bound (Permit allows every
+ * reservation at once: no plugin of the profile waits yet), nominated with victims
+ * (preemption), unschedulable with the rejecting plugins, or failed in a plugin.
  */
-export function decideCycle(core: CoreState, pod: PodInfo): void {
+export function planCycle(core: CoreState, pod: PodInfo): Planned[] {
   const ref = core.refOf(pod);
   const result = cycleFor(core, pod);
-  if (result.kind === 'Unschedulable' && result.nomination !== undefined) {
-    decidePreemption(core, ref, result.message, result.nomination);
-  } else if (result.kind === 'Scheduled') {
-    decide(core, { type: 'PodReserved', ...ref, node: result.node });
-    decide(core, { type: 'BindRequested', ...ref, node: result.node });
-  } else if (result.kind === 'Unschedulable') {
-    decide(core, { type: 'PodUnschedulable', ...ref, message: result.message }, [
-      ...result.diagnosis.unschedulablePlugins,
-    ]);
-  } else {
-    decide(core, { type: 'CycleFailed', ...ref, plugin: result.plugin, message: result.message });
+  switch (result.kind) {
+    case 'Scheduled':
+      return [
+        { decision: { type: 'PodReserved', ...ref, node: result.node } },
+        { decision: { type: 'BindRequested', ...ref, node: result.node } },
+      ];
+    case 'Unschedulable':
+      if (result.nomination !== undefined)
+        return planPreemption(core, ref, result.message, result.nomination);
+      return [
+        {
+          decision: { type: 'PodUnschedulable', ...ref, message: result.message },
+          plugins: [...result.diagnosis.unschedulablePlugins],
+        },
+      ];
+    default:
+      return [
+        {
+          decision: { type: 'CycleFailed', ...ref, plugin: result.plugin, message: result.message },
+        },
+      ];
   }
+}
+
+/**
+ * A preemption made room: the preemptor is nominated, each victim evicted (one waiting at
+ * Permit is rejected instead, as kube does), lower nominations to the node cleared.
+ */
+function planPreemption(
+  core: CoreState,
+  ref: AttemptRef,
+  message: string,
+  n: Nomination,
+): Planned[] {
+  const out: Planned[] = [{ decision: { type: 'PodNominated', ...ref, node: n.node, message } }];
+  for (const victim of n.victims) {
+    const waiting = core.pods.inspect(victim.uid);
+    const charge = core.cluster.pods.get(victim.uid)?.charge;
+    const pod = { uid: victim.uid, key: victim.key };
+    if (waiting?.state === 'waiting' && charge?.kind === 'assumed') {
+      const reason = `preempted by ${ref.key} (${ref.uid})`;
+      const attempt = waiting.attempt;
+      const decision: DecisionEvent = {
+        type: 'PodUnreserved',
+        ...pod,
+        attempt,
+        node: charge.node,
+        reason,
+      };
+      out.push({ decision });
+    } else {
+      out.push({ decision: { type: 'VictimPreempted', ...ref, node: n.node, victim: pod } });
+    }
+  }
+  for (const p of n.clearNominated) {
+    const pod = { uid: p.uid, key: p.key };
+    out.push({ decision: { type: 'NominationCleared', ...ref, node: n.node, pod } });
+  }
+  return out;
+}
+
+/**
+ * Runs `pod`'s cycle and applies what it planned; a preemptor with no victim left to wait
+ * for is retried at once.
+ */
+export function decideCycle(core: CoreState, pod: PodInfo): void {
+  const planned = planCycle(core, pod);
+  for (const p of planned) decide(core, p.decision, p.plugins);
+  if (planned[0]?.decision.type === 'PodNominated') settlePreemption(core, pod.uid);
 }

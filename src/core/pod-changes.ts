@@ -2,7 +2,7 @@
 import type { ClusterChange, PodInfo } from '../cluster/types.ts';
 import type { CoreState } from './core-state.ts';
 import { memberBound, noteGroupMembers } from './gang-members.ts';
-import { noteVictimGone } from './preemption-plan.ts';
+import { noteVictimGone } from './preemption-waits.ts';
 
 type PodChange = Extract<ClusterChange, { kind: 'pod' }>;
 

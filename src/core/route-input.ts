@@ -7,7 +7,7 @@ import { expireHold } from './gang-hold.ts';
 import { memberLost } from './gang-members.ts';
 import { onPodChange, podGone } from './pod-changes.ts';
 import { bindErrorMessage } from './ports.ts';
-import { noteVictimGone } from './preemption-plan.ts';
+import { noteVictimGone } from './preemption-waits.ts';
 import { reportUnschedulable } from './reports.ts';
 import { requeueParked } from './requeue.ts';
 
