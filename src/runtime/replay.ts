@@ -76,9 +76,14 @@ export class ReplaySession {
   /**
    * Builds the core from the header, fresh or (for a segment after the first) restored from
    * its snapshot line. A header config the core refuses is a LogError on line 1; a snapshot
-   * it cannot restore, on line 2.
+   * it cannot restore, on line 2. `onApplied` is called after each envelope the core has
+   * applied, decisions inside a cycle included (`berth export-machines --trace`).
    */
-  constructor(header: LogHeader, snapshot?: SnapshotLine) {
+  constructor(
+    header: LogHeader,
+    snapshot?: SnapshotLine,
+    onApplied?: SchedulerOptions['onApplied'],
+  ) {
     let config: ReturnType<typeof parseConfig>;
     try {
       config = parseConfig(header.config);
@@ -92,6 +97,7 @@ export class ReplaySession {
       timers: noTimers,
       effects: noEffects,
       onEnvelope: (env) => this.tracker.observe(env),
+      onApplied,
     };
     this.core = snapshot === undefined ? new Scheduler(opts) : restored(snapshot, opts);
     // A segment's nodes were upserted in earlier segments: count them as the summary's.
@@ -106,6 +112,11 @@ export class ReplaySession {
   /** Keeps a digest per segment from now on (replaying several segments in one session). */
   startSegment(): void {
     this.segmentDigest = new DecisionDigest();
+  }
+
+  /** The state name of pod `uid`'s machine now, or undefined when it has none. */
+  machineState(uid: string): string | undefined {
+    return this.core.machineState(uid);
   }
 
   /** The core's state now, as a segment's snapshot line holds it. */
