@@ -2,9 +2,17 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { type AnyStateMachine, type AnyStateNode, createActor, createMachine } from 'xstate';
+import {
+  type AnyEventObject,
+  type AnyStateMachine,
+  type AnyStateNode,
+  createActor,
+  createMachine,
+} from 'xstate';
+import { getShortestPaths } from 'xstate/graph';
 import { exportFiles, exportMachines, machines } from './export.ts';
-import { podMachine } from './pod.machine.ts';
+import { type PodEvent, podMachine } from './pod.machine.ts';
+import type { GroupEvent } from './pod-group.machine.ts';
 
 const dir = fileURLToPath(new URL('.', import.meta.url));
 const committed = (file: string) => readFileSync(`${dir}${file}`, 'utf8');
@@ -50,6 +58,45 @@ function shape(machine: AnyStateMachine) {
   return nodes;
 }
 
+/** One event of every type each machine takes, with payloads, for walking its paths. */
+const sampleEvents: Record<string, AnyEventObject[]> = {
+  pod: [
+    { type: 'GATED' },
+    { type: 'UNGATED' },
+    { type: 'SCHEDULE' },
+    { type: 'RESERVED', node: 'n1', permit: 'allow' },
+    { type: 'RESERVED', node: 'n2', permit: 'wait' },
+    { type: 'ALLOWED' },
+    { type: 'UNRESERVED', reason: 'rejected', now: 3 },
+    { type: 'UNSCHEDULABLE', message: 'no fit', plugins: ['NodeResourcesFit'], now: 2 },
+    { type: 'CYCLE_FAILED', message: 'boom', now: 2 },
+    { type: 'PREEMPTING', node: 'n1', message: 'no fit', now: 2 },
+    { type: 'PREEMPTION_FAILED', message: 'evict failed', now: 4 },
+    { type: 'BIND_SUCCEEDED' },
+    { type: 'BIND_FAILED', message: 'conflict', now: 4 },
+    { type: 'BOUND', node: 'n1' },
+    { type: 'REQUEUE', now: 5 },
+    { type: 'REQUEUE', now: 60_000 },
+    { type: 'RETRY' },
+    { type: 'DELETED' },
+  ] satisfies PodEvent[],
+  'pod-group': [
+    { type: 'QUORUM_MISSING', reason: '1 of 3 members' },
+    { type: 'STEP', now: 7 },
+    { type: 'PLACED', now: 8 },
+    { type: 'NOT_PLACED', reason: 'no room' },
+    { type: 'ALL_BOUND' },
+    { type: 'MEMBER_LOST', reason: 'bind failed' },
+    { type: 'TIMED_OUT', reason: 'held too long' },
+  ] satisfies GroupEvent[],
+};
+
+/** A snapshot's state and context, `undefined` as null (the JSON context's convention). */
+function observed(actor: { getSnapshot(): { value: unknown; context: unknown } }) {
+  const { value, context } = actor.getSnapshot();
+  return JSON.parse(JSON.stringify({ value, context }, (_k, v) => v ?? null));
+}
+
 describe('machine exports', () => {
   for (const exported of exportMachines()) {
     const files = exportFiles(exported.name);
@@ -72,6 +119,31 @@ describe('machine exports', () => {
         machine: AnyStateMachine;
       };
       expect(shape(module.machine)).toEqual(shape(source));
+    });
+
+    it(`the loaded ${exported.name} JSON, given the source's implementations, takes every transition as the source does`, () => {
+      const entry = machines[exported.name];
+      if (entry === undefined) throw new Error(`no machine ${exported.name}`);
+      const loaded = createMachine(JSON.parse(exported.json)).provide(
+        entry.machine.implementations as never,
+      );
+      const events = sampleEvents[exported.name] ?? [];
+      // One path to every (state, event that entered it): each transition is taken at least once.
+      const paths = getShortestPaths(entry.machine, {
+        events,
+        input: entry.input,
+        serializeState: (snapshot, event) => JSON.stringify([snapshot.value, event ?? null]),
+      });
+      expect(paths.length).toBeGreaterThan(3);
+      for (const path of paths) {
+        const actors = [entry.machine, loaded].map((m) => {
+          const actor = createActor(m as AnyStateMachine, { input: entry.input });
+          actor.start();
+          for (const step of path.steps) actor.send(step.event);
+          return observed(actor);
+        });
+        expect(actors[1]).toEqual(actors[0]);
+      }
     });
 
     it(`the exported ${exported.name} JSON starts with the context the machine makes (undefined fields as null)`, () => {
