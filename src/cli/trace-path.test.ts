@@ -171,6 +171,7 @@ describe('berth export-machines --trace: rendering', () => {
     expect(doc.pod).toBe('default/web-1');
     expect(doc.machine).toBe('pod');
     expect(doc.uids[1].steps[0]).toEqual({
+      from: null,
       state: 'pending',
       event: 'PodUpserted',
       seq: 31,

@@ -14,8 +14,8 @@ import { podKeyOf } from './explain-inputs.ts';
 
 /** One step of a machine's path: the state it entered, after which log event, and when. */
 export interface TraceStep {
-  /** The state before (undefined for the machine's first state). */
-  from: string | undefined;
+  /** The state before (null for the machine's first state). */
+  from: string | null;
   /** The state the machine is in after the event was applied. */
   state: string;
   /** The type of the log event whose application moved it. */
@@ -92,7 +92,13 @@ class PathObserver {
       }
       if (now === undefined || now === watched.last) continue;
       const { seq, time } = env;
-      watched.path.steps.push({ from: watched.last, state: now, event: env.event.type, seq, time });
+      watched.path.steps.push({
+        from: watched.last ?? null,
+        state: now,
+        event: env.event.type,
+        seq,
+        time,
+      });
       watched.last = now;
     }
   }
