@@ -1,6 +1,6 @@
 // `berth export-machines` through the built command: the files it writes, --trace's output, and its usage errors (exit 2).
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -68,6 +68,23 @@ describe('berth export-machines', () => {
     );
     expect(r.stdout).toContain(
       '  class pending,unschedulable,filtering,binding,boundUnconfirmed,bound taken\n',
+    );
+  });
+
+  it('--record-key reads a sealed log checked with its key, and refuses it with another key (exit 2)', () => {
+    writeFileSync(join(work, 'key'), 'k'.repeat(32));
+    writeFileSync(join(work, 'other-key'), 'o'.repeat(32));
+    const record = ['simulate', '--nodes', '4', '--pods', '24', '--seed', '5'];
+    const r = berth(...record, '--record', 'sealed.jsonl', '--record-key', 'key');
+    expect(r.code, r.stderr).toBe(0);
+    const trace = ['export-machines', '--trace', 'default/pod-00', '--log', 'sealed.jsonl'];
+    const ok = berth(...trace, '--record-key', 'key', '--json');
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(JSON.parse(ok.stdout).uids[0].steps.at(-1).state).toBe('bound');
+    const refused = berth(...trace, '--record-key', 'other-key');
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(
+      /^berth: sealed\.jsonl: line 1: sealed with key id \w+, given key id \w+\n$/,
     );
   });
 
