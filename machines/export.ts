@@ -1,79 +1,146 @@
-// Exports machines for people: XState JSON (Stately visualizer) and Mermaid stateDiagram-v2.
+// Exports machines for people and tools: their config as JSON and as createMachine() code, and Mermaid.
 import type { AnyStateMachine } from 'xstate';
+import { defaultBackoff } from '../src/queue/backoff.ts';
+import { toMermaid } from './export-mermaid.ts';
 import { podMachine } from './pod.machine.ts';
 import { podGroupMachine } from './pod-group.machine.ts';
 
+/** A machine berth runs, and an input to show its context's shape with. */
+export interface ExportedMachine {
+  machine: AnyStateMachine;
+  /** The file its definition lives in (named in the exports). */
+  source: string;
+  /** An input for the machine's context factory (the exported JSON's default context). */
+  input: unknown;
+}
+
 /** Every machine berth runs, by export name. */
-export const machines: Record<string, AnyStateMachine> = {
-  pod: podMachine,
-  'pod-group': podGroupMachine,
+export const machines: Record<string, ExportedMachine> = {
+  pod: {
+    machine: podMachine,
+    source: 'machines/pod.machine.ts',
+    input: { uid: '', key: '', backoff: defaultBackoff },
+  },
+  'pod-group': {
+    machine: podGroupMachine,
+    source: 'machines/pod-group.machine.ts',
+    input: { key: '' },
+  },
 };
 
-interface StateJson {
-  key: string;
-  type: string;
-  initial?: { target: string[] };
-  states: Record<string, StateJson>;
-  transitions: {
-    eventType: string;
-    target?: string[];
-    guard?: string | { type: string };
-    delay?: string | number;
-  }[];
-  description?: string;
+/** A JSON value. */
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+
+/** Where a walk through the config is, for messages and the list of dropped params. */
+type Path = readonly (string | number)[];
+
+const pathText = (path: Path): string =>
+  path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${p}`)).join('');
+
+/**
+ * Converts config data to JSON. A function is only accepted as an action's or guard's
+ * `params` (computed from the event at run time): it is dropped and its path noted in
+ * `dropped`. Any other function (an inline action, guard or delay) cannot be exported:
+ * it must be named in `setup()`. `undefined` becomes null inside the context (to keep its
+ * shape) and is left out elsewhere.
+ */
+function toJson(value: unknown, path: Path, dropped: string[], inContext: boolean): Json {
+  if (value === undefined) return null;
+  if (value === null || ['boolean', 'number', 'string'].includes(typeof value))
+    return value as Json;
+  if (typeof value === 'function')
+    throw new Error(`cannot export ${pathText(path)}: a function is not JSON; name it in setup()`);
+  if (Array.isArray(value)) return value.map((v, i) => toJson(v, [...path, i], dropped, inContext));
+  const out: { [key: string]: Json } = {};
+  for (const [key, v] of Object.entries(value as object)) {
+    if (key === 'params' && typeof v === 'function') {
+      dropped.push(pathText(path).slice(1));
+      continue;
+    }
+    if (v === undefined && !inContext) continue;
+    out[key] = toJson(v, [...path, key], dropped, inContext);
+  }
+  return out;
 }
 
-function shortName(target: string): string {
-  return target.slice(target.lastIndexOf('.') + 1);
-}
-
-function label(t: StateJson['transitions'][number]): string {
-  if (t.delay !== undefined) return `after ${String(t.delay)}`;
-  const guard = typeof t.guard === 'string' ? t.guard : t.guard?.type;
-  return guard === undefined ? t.eventType : `${t.eventType} [${guard}]`;
+/** The context a machine starts with for `input`, evaluated when its config gives a factory. */
+function defaultContext(exported: ExportedMachine): Json {
+  const context: unknown = exported.machine.config.context;
+  const value =
+    typeof context === 'function'
+      ? (context as (args: { input: unknown }) => unknown)({ input: exported.input })
+      : context;
+  return toJson(value, ['context'], [], true);
 }
 
 /**
- * Renders a flat machine's JSON as Mermaid `stateDiagram-v2`. Transitions declared on
- * the root apply to every non-final state and are drawn from each of them.
+ * A machine's config as JSON that `createMachine()` accepts: states, transitions, entry and
+ * exit, guards, actions and delays by name (their code stays in the source file), static
+ * params kept. Params computed from the event are dropped (`{ type: 'park' }`) and listed
+ * in the root's `meta.export.droppedParams`; the context is the one the factory makes for
+ * the registry's example input, `undefined` fields as null.
  */
-export function toMermaid(json: StateJson): string {
-  const lines = ['stateDiagram-v2'];
-  const initial = json.initial?.target[0];
-  if (initial !== undefined) lines.push(`  [*] --> ${shortName(initial)}`);
-  const children = Object.values(json.states);
-  for (const state of children) {
-    if (state.description !== undefined) lines.push(`  ${state.key} : ${state.description}`);
-  }
-  for (const state of children) {
-    for (const t of state.transitions) {
-      for (const target of t.target ?? [])
-        lines.push(`  ${state.key} --> ${shortName(target)} : ${label(t)}`);
-    }
-  }
-  for (const t of json.transitions) {
-    for (const state of children) {
-      if (state.type === 'final') continue;
-      for (const target of t.target ?? [])
-        lines.push(`  ${state.key} --> ${shortName(target)} : ${label(t)}`);
-    }
-  }
-  for (const state of children) if (state.type === 'final') lines.push(`  ${state.key} --> [*]`);
-  return `${lines.join('\n')}\n`;
+export function machineConfigJson(exported: ExportedMachine): { [key: string]: Json } {
+  const dropped: string[] = [];
+  const config: { [key: string]: Json } = {};
+  for (const [key, value] of Object.entries(exported.machine.config as Record<string, unknown>))
+    if (value !== undefined)
+      config[key] =
+        key === 'context' ? defaultContext(exported) : toJson(value, [key], dropped, false);
+  const meta = (config.meta ?? {}) as { [key: string]: Json };
+  return {
+    ...config,
+    meta: {
+      ...meta,
+      export: {
+        source: exported.source,
+        implementations: `guards, actions and delays are named here; their code is in ${exported.source}`,
+        droppedParams: dropped,
+      },
+    },
+  };
 }
 
-/** One exported machine: file stem and the two renderings. */
+/** The `.stately.ts` file: the config in the `createMachine({...})` form Stately imports. */
+export function machineCode(name: string, config: Json): string {
+  return [
+    `// The ${name} machine as createMachine() code for Stately's "import from code" (generated by berth export-machines).`,
+    "import { createMachine } from 'xstate';",
+    '',
+    `/** The ${name} machine's config; guards, actions and delays are named only. */`,
+    '// biome-ignore format: generated; the layout is JSON.stringify(config, null, 2)',
+    `export const machine = createMachine(${JSON.stringify(config, null, 2)});`,
+    '',
+  ].join('\n');
+}
+
+/** One exported machine: file stem and its three renderings. */
 export interface MachineExport {
   name: string;
+  /** `<name>.json`: the config, for `createMachine(JSON.parse(...))`. */
   json: string;
+  /** `<name>.stately.ts`: the config as code. */
+  code: string;
+  /** `<name>.mmd`: Mermaid stateDiagram-v2. */
   mermaid: string;
 }
 
+/** The file names of one export, in the order they are written. */
+export const exportFiles = (name: string): { json: string; code: string; mermaid: string } => ({
+  json: `${name}.json`,
+  code: `${name}.stately.ts`,
+  mermaid: `${name}.mmd`,
+});
+
 /** Renders every machine; the text is stable so committed copies can be compared. */
 export function exportMachines(): MachineExport[] {
-  return Object.entries(machines).map(([name, machine]) => {
-    // Round-trip through JSON: toJSON() still holds live StateNode references in places.
-    const json = JSON.parse(JSON.stringify(machine.toJSON())) as StateJson;
-    return { name, json: `${JSON.stringify(json, null, 2)}\n`, mermaid: toMermaid(json) };
+  return Object.entries(machines).map(([name, exported]) => {
+    const config = machineConfigJson(exported);
+    return {
+      name,
+      json: `${JSON.stringify(config, null, 2)}\n`,
+      code: machineCode(name, config),
+      mermaid: toMermaid(exported.machine.config),
+    };
   });
 }

@@ -119,9 +119,20 @@ message. POD alone means namespace default.
 `;
 
 const exportUsage = `berth export-machines [--out DIR]
+berth export-machines --trace NS/POD --log LOG|DIR [--json | --mermaid] [--record-key FILE]
 
-Writes every state machine as XState JSON and Mermaid stateDiagram-v2.
-  --out DIR                 where to write them (default ./machines)
+Writes every state machine (pod, pod-group) as NAME.json, its config as JSON that XState's
+createMachine() loads; NAME.stately.ts, the same as createMachine({...}) code for Stately's
+"import from code"; and NAME.mmd, Mermaid stateDiagram-v2. With --trace, it prints instead
+the path the pod's machine took in a recorded log, replayed through berth's core: each state
+with the log event that moved it there, its seq and time, for each uid the pod had.
+  --out DIR                 where to write the machines (default ./machines)
+  --trace NS/POD            the pod to trace (POD alone: namespace default)
+  --log LOG|DIR             the recorded log, or a rotated recording's directory
+  --json                    print the path as one JSON object instead of a table
+  --mermaid                 print the pod machine's diagram with the path's states marked
+                            (classDef taken) and its steps as numbered edges
+  --record-key FILE         verify the log's seal with this key first
 `;
 
 /** Each command's usage: the synopsis, one line of purpose, and its flags. */

@@ -1,7 +1,13 @@
 // Replays a recorded log through the core and checks that every decision comes out the same.
 import { performance } from 'node:perf_hooks';
+import type { ClusterState } from '../cluster/types.ts';
 import { parseConfig } from '../core/config.ts';
-import { Scheduler, type SchedulerOptions, type Step } from '../core/scheduler.ts';
+import {
+  type EnvelopeInspector,
+  Scheduler,
+  type SchedulerOptions,
+  type Step,
+} from '../core/scheduler.ts';
 import { type CoreSnapshot, diffSnapshots } from '../core/snapshot.ts';
 import { DecisionDigest, decisionText, sameDecision } from '../events/digest.ts';
 import type { LogHeader, SnapshotLine } from '../events/log-format.ts';
@@ -41,6 +47,13 @@ export interface ReplayResult {
   matches: boolean;
 }
 
+/** An inspector that passes on only what follows each envelope's application. */
+function afterOnly(onApplied: (env: Envelope, state: ClusterState) => void): EnvelopeInspector {
+  return (phase, env, state) => {
+    if (phase === 'after') onApplied(env, state);
+  };
+}
+
 function textAt(env: Envelope<DecisionEvent>): string {
   return `#${env.seq} ${decisionText(env.event)}`;
 }
@@ -67,9 +80,14 @@ export class ReplaySession {
   /**
    * Builds the core from the header, fresh or (for a segment after the first) restored from
    * its snapshot line. A header config the core refuses is a LogError on line 1; a snapshot
-   * it cannot restore, on line 2.
+   * it cannot restore, on line 2. `onApplied` is called after each envelope the core has
+   * applied, decisions inside a cycle included (`berth export-machines --trace`).
    */
-  constructor(header: LogHeader, snapshot?: SnapshotLine) {
+  constructor(
+    header: LogHeader,
+    snapshot?: SnapshotLine,
+    onApplied?: (env: Envelope, state: ClusterState) => void,
+  ) {
     let config: ReturnType<typeof parseConfig>;
     try {
       config = parseConfig(header.config);
@@ -79,7 +97,11 @@ export class ReplaySession {
     }
     // Replay carries out no command: binds, preemptions, reports and timers are not
     // performed; their results and the watch updates they caused are read from the log.
-    const opts: SchedulerOptions = { config, seed: header.seed };
+    const opts: SchedulerOptions = {
+      config,
+      seed: header.seed,
+      ...(onApplied === undefined ? {} : { inspect: afterOnly(onApplied) }),
+    };
     this.core = snapshot === undefined ? new Scheduler(opts) : restored(snapshot, opts);
     // A segment's nodes were upserted in earlier segments: count them as the summary's.
     for (const name of snapshot === undefined ? [] : this.core.state.nodes.keys())
@@ -93,6 +115,11 @@ export class ReplaySession {
   /** Keeps a digest per segment from now on (replaying several segments in one session). */
   startSegment(): void {
     this.segmentDigest = new DecisionDigest();
+  }
+
+  /** The state name of pod `uid`'s machine now, or undefined when it has none. */
+  machineState(uid: string): string | undefined {
+    return this.core.machineState(uid);
   }
 
   /** The core's state now, as a segment's snapshot line holds it. */
