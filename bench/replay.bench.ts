@@ -13,33 +13,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { generateWorkload } from '../src/adapters/sim/workload.ts';
-import { openLogFile } from '../src/cli/log-file.ts';
-import { defaultConfig } from '../src/core/config.ts';
 import { LogReader } from '../src/events/reader.ts';
 import { type SealKey, sealKey } from '../src/events/seal.ts';
 import { readLogLines } from '../src/runtime/log-lines.ts';
 import { replayLogFile } from '../src/runtime/replay-file.ts';
-import { simulate } from '../src/runtime/simulate.ts';
-
-interface Scenario {
-  name: string;
-  nodes: number;
-  pods: number;
-  bindFailureRate: number;
-  horizonMs?: number;
-}
-
-const scenarios: Scenario[] = [
-  // Every pod fits; 30% of binds fail and are retried.
-  { name: 'fit-200n-2000p', nodes: 200, pods: 2_000, bindFailureRate: 0.3 },
-  // Every bind fails: the log is retries (reserve, bind, failure, backoff timer) for 5 min.
-  { name: 'retry-50n-500p', nodes: 50, pods: 500, bindFailureRate: 1, horizonMs: 5 * 60_000 },
-  // The kind of log issue 8 measured: 200 nodes, 20k pods, every bind fails; one virtual
-  // minute is ~330k events (mostly backoff timers and unschedulable cycles), long enough
-  // that JIT warm-up does not dominate the figure.
-  { name: 'retry-200n-20000p', nodes: 200, pods: 20_000, bindFailureRate: 1, horizonMs: 60_000 },
-];
+import { recordScenario, replayScenarios } from './support/replay-scenarios.ts';
 
 /** What a child measured over one log. */
 interface Measurement {
@@ -75,23 +53,6 @@ function measure(mode: Measurement['mode'], path: string, key: SealKey | undefin
   return { mode, events, ms, peakRssMiB, matches };
 }
 
-function record(s: Scenario, path: string, key: SealKey | undefined): void {
-  const { nodes, pods } = generateWorkload(s.nodes, s.pods, 42);
-  const log = openLogFile(path);
-  simulate({
-    nodes,
-    pods,
-    seed: 7,
-    config: defaultConfig,
-    bindLatencyMs: 5,
-    bindFailureRate: s.bindFailureRate,
-    ...(s.horizonMs === undefined ? {} : { horizonMs: s.horizonMs }),
-    record: log.sink,
-    ...(key === undefined ? {} : { recordKey: key }),
-  });
-  log.close();
-}
-
 function child(mode: Measurement['mode'], path: string, sealed: boolean): Measurement {
   const self = fileURLToPath(import.meta.url);
   const args = [self, '--child', mode, path, ...(sealed ? ['--sealed'] : [])];
@@ -119,13 +80,14 @@ function parseArgs(argv: string[]): { runs: number; names: string[]; sealed: boo
   }
   if (!Number.isInteger(runs) || runs < 1) throw new Error('--runs must be a positive integer');
   for (const n of names)
-    if (!scenarios.some((s) => s.name === n)) throw new Error(`unknown scenario ${n}`);
+    if (!replayScenarios.some((s) => s.name === n)) throw new Error(`unknown scenario ${n}`);
   return { runs, names, sealed };
 }
 
 function main(): void {
   const { runs, names, sealed } = parseArgs(process.argv.slice(2));
-  const chosen = names.length === 0 ? scenarios : scenarios.filter((s) => names.includes(s.name));
+  const chosen =
+    names.length === 0 ? replayScenarios : replayScenarios.filter((s) => names.includes(s.name));
   const dir = mkdtempSync(join(tmpdir(), 'berth-replay-bench-'));
   const k = (n: number) => `${Math.round(n / 1000)}k`;
   console.log(
@@ -134,7 +96,7 @@ function main(): void {
   try {
     for (const s of chosen) {
       const path = join(dir, `${s.name}.jsonl`);
-      record(s, path, sealed ? benchKey : undefined);
+      recordScenario(s, path, sealed ? benchKey : undefined);
       const mib = statSync(path).size / 2 ** 20;
       const reads: Measurement[] = [];
       const replays: Measurement[] = [];

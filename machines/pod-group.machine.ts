@@ -1,5 +1,5 @@
 // The pod group lifecycle: waiting for quorum → placing → binding → running, with backoff; the pod machines move with it.
-import { assign, setup } from 'xstate';
+import { assign, type StateValueFrom, setup } from 'xstate';
 
 /** Pod group machine context. */
 export interface GroupContext {
@@ -152,3 +152,6 @@ export const podGroupMachine = setup({
 
 /** The group machine's type. */
 export type PodGroupMachine = typeof podGroupMachine;
+
+/** The group machine's state names ('waitingForQuorum', 'placing', ...), from the machine itself. */
+export type GroupStateName = StateValueFrom<PodGroupMachine> & string;

@@ -1,5 +1,5 @@
 // The per-pod lifecycle: pending (or gated) → filtering → (waiting) → binding → bound, with backoff and preempting.
-import { assign, setup } from 'xstate';
+import { assign, type StateValueFrom, setup } from 'xstate';
 import { type BackoffConfig, backoffDelayMs } from '../src/queue/backoff.ts';
 
 /** Per-pod machine context. */
@@ -252,3 +252,9 @@ export const podMachine = setup({
 
 /** The pod machine's type, for the core's `.provide()`. */
 export type PodMachine = typeof podMachine;
+
+/**
+ * The pod machine's state names ('pending', 'filtering', ...), from the machine itself
+ * (XState's `StateValueFrom`: a flat machine's state value is its state's name).
+ */
+export type PodStateName = StateValueFrom<PodMachine> & string;

@@ -1,209 +1,137 @@
-// The compiled pod machine takes the same transitions, effects and delays as XState's interpreter.
-import fc from 'fast-check';
+// FlatMachine compiles the flat machines the core runs, takes XState's self-transition rule, and refuses every other feature by name.
 import { describe, expect, it } from 'vitest';
-import { createActor, setup } from 'xstate';
-import {
-  type PodContext,
-  type PodEvent,
-  podDelays,
-  podEffects,
-  podGuards,
-  podMachine,
-  podUpdates,
-} from '../../machines/pod.machine.ts';
+import { assign, setup } from 'xstate';
+import { type PodContext, type PodEvent, podMachine } from '../../machines/pod.machine.ts';
+import { podImplementations } from './core-machines.ts';
 import { FlatMachine, FlatMachineError } from './flat-machine.ts';
+import type { MachineHooks } from './machine-runner.ts';
 
-const backoff = { initialMs: 1000, maxMs: 10_000 };
-const implementations = {
-  guards: podGuards,
-  updates: podUpdates,
-  delays: podDelays,
-  effects: podEffects,
-};
-
-/** A step: an event for the machine, or the armed delay ending. */
-type Step = PodEvent | { type: 'FIRE' };
-
-const now = fc.integer({ min: 0, max: 60_000 });
-const step: fc.Arbitrary<Step> = fc.oneof(
-  fc.constant({ type: 'GATED' } as const),
-  fc.constant({ type: 'UNGATED' } as const),
-  fc.constant({ type: 'SCHEDULE' } as const),
-  fc.record({
-    type: fc.constant('RESERVED' as const),
-    node: fc.constantFrom('n1', 'n2'),
-    permit: fc.constantFrom('allow' as const, 'wait' as const),
-  }),
-  fc.constant({ type: 'ALLOWED' } as const),
-  fc.record({ type: fc.constant('UNRESERVED' as const), reason: fc.string(), now }),
-  fc.record({
-    type: fc.constant('UNSCHEDULABLE' as const),
-    message: fc.string(),
-    plugins: fc.array(fc.constantFrom('NodeResourcesFit', 'TaintToleration')),
-    now,
-  }),
-  fc.record({ type: fc.constant('CYCLE_FAILED' as const), message: fc.string(), now }),
-  fc.constant({ type: 'BIND_SUCCEEDED' } as const),
-  fc.record({ type: fc.constant('BIND_FAILED' as const), message: fc.string(), now }),
-  fc.record({ type: fc.constant('REQUEUE' as const), now }),
-  fc.record({ type: fc.constant('BOUND' as const), node: fc.constantFrom('n1', 'n2') }),
-  fc.constant({ type: 'DELETED' } as const),
-  fc.constant({ type: 'FIRE' } as const),
-);
-
-/** What a run looked like after each step: state, context, done, and the effects so far. */
-interface Trace {
-  state: string;
-  context: PodContext;
-  done: boolean;
-  effects: string[];
-}
-
-function effectText(name: string, params: unknown, context: PodContext): string {
-  return `${name}(${JSON.stringify(params ?? null)}) attempts=${context.attempts} at=${context.lastFailureAt}`;
-}
-
-function runXState(steps: Step[]): Trace[] {
-  const effects: string[] = [];
-  let armed: (() => void) | undefined;
-  let nextId = 0;
-  let current = -1;
-  const record =
-    (name: string) =>
-    ({ context }: { context: PodContext }, params?: unknown) =>
-      void effects.push(effectText(name, params, context));
-  const machine = podMachine.provide({
-    actions: {
-      enqueue: record('enqueue'),
-      dequeue: record('dequeue'),
-      park: record('park'),
-      unpark: record('unpark'),
-    },
-  });
-  const actor = createActor(machine, {
-    input: { uid: 'u', key: 'ns/p', backoff },
-    clock: {
-      setTimeout: (fire: () => void, ms: number) => {
-        effects.push(`arm ${ms}`);
-        armed = fire;
-        current = ++nextId;
-        return current;
-      },
-      clearTimeout: (id: unknown) => {
-        if (id !== current || armed === undefined) return;
-        effects.push('cancel');
-        armed = undefined;
-      },
-    },
-  });
-  actor.start();
-  const traces: Trace[] = [];
-  for (const s of steps) {
-    if (s.type === 'FIRE') {
-      const fire = armed;
-      armed = undefined;
-      fire?.();
-      // A stopped actor ignores events (XState would also warn on the console for each).
-    } else if (actor.getSnapshot().status === 'active') actor.send(s);
-    const snap = actor.getSnapshot();
-    traces.push({
-      state: String(snap.value),
-      context: snap.context,
-      done: snap.status !== 'active',
-      effects: [...effects],
-    });
-  }
-  return traces;
-}
-
-function runCompiled(steps: Step[]): Trace[] {
-  const machine = new FlatMachine<PodContext, PodEvent>(podMachine, implementations);
-  const effects: string[] = [];
-  let armed = false;
-  const context: PodContext = {
-    uid: 'u',
-    key: 'ns/p',
-    attempts: 0,
-    lastFailureAt: 0,
-    node: undefined,
-    reason: undefined,
-    backoff,
+/** Hooks that write what they are called with into `log`. */
+function recorder<C>(log: string[]): MachineHooks<C, { type: string }> {
+  return {
+    effect: (name, _context, event, params) =>
+      void log.push(
+        `${name}${params === undefined ? '' : JSON.stringify(params)} on ${event.type}`,
+      ),
+    armDelay: (ms) => void log.push(`arm ${ms}`),
+    cancelDelay: () => void log.push('cancel'),
   };
-  const actor = machine.actor(machine.initial, context, {
-    effect: (name, ctx, _event, params) => void effects.push(effectText(name, params, ctx)),
-    armDelay: (ms) => {
-      effects.push(`arm ${ms}`);
-      armed = true;
-    },
-    cancelDelay: () => {
-      if (!armed) return;
-      effects.push('cancel');
-      armed = false;
-    },
-  });
-  actor.start({ type: 'xstate.init' } as unknown as PodEvent);
-  const traces: Trace[] = [];
-  for (const s of steps) {
-    if (s.type === 'FIRE') {
-      if (armed) {
-        armed = false;
-        actor.fireDelay();
-      }
-    } else actor.send(s);
-    traces.push({
-      state: actor.state,
-      context: actor.context,
-      done: actor.done,
-      effects: [...effects],
-    });
-  }
-  return traces;
 }
 
 describe('FlatMachine running the pod machine', () => {
-  it('matches XState step by step: state, context, done, effects and delays in order', () => {
-    fc.assert(
-      fc.property(fc.array(step, { maxLength: 40 }), (steps) => {
-        expect(runCompiled(steps)).toEqual(runXState(steps));
-      }),
-      { numRuns: 500 },
-    );
-  });
+  const pod = new FlatMachine<PodContext, PodEvent, unknown>(podMachine, podImplementations);
+  const input = { uid: 'u', key: 'ns/p', backoff: { initialMs: 1000, maxMs: 10_000 } };
 
   it('takes a pod through a failed bind, its backoff and a second attempt to bound', () => {
-    const steps: Step[] = [
+    const log: string[] = [];
+    const actor = pod.spawn(input, recorder(log));
+    const states: string[] = [];
+    const steps: PodEvent[] = [
       { type: 'SCHEDULE' },
       { type: 'RESERVED', node: 'n1', permit: 'allow' },
       { type: 'BIND_FAILED', message: 'conflict', now: 100 },
-      { type: 'FIRE' },
-      { type: 'SCHEDULE' },
-      { type: 'RESERVED', node: 'n2', permit: 'allow' },
-      { type: 'BIND_SUCCEEDED' },
-      { type: 'BOUND', node: 'n2' },
     ];
-    const traces = runCompiled(steps);
-    expect(traces.map((t) => t.state)).toEqual([
-      'filtering',
-      'binding',
-      'backoff',
-      'pending',
-      'filtering',
-      'binding',
-      'boundUnconfirmed',
-      'bound',
+    for (const e of steps) states.push(actor.send(e) ? actor.state : 'ignored');
+    expect(actor.fireDelay()).toBe(true);
+    states.push(actor.state);
+    for (const e of [{ type: 'SCHEDULE' }, { type: 'BIND_SUCCEEDED' }] as PodEvent[])
+      states.push(actor.send(e) ? actor.state : 'ignored');
+    expect(states).toEqual(['filtering', 'binding', 'backoff', 'pending', 'filtering', 'ignored']);
+    expect(log).toEqual([
+      'enqueue on xstate.init',
+      'dequeue on SCHEDULE',
+      'arm 1000',
+      // XState cancels the delay of the state it leaves, even the one that just fired.
+      'cancel',
+      'enqueue on xstate.after.backoff.pod.backoff',
+      'dequeue on SCHEDULE',
     ]);
-    expect(traces.at(-1)?.done).toBe(true);
-    expect(traces[2]?.effects.at(-1)).toBe('arm 1000');
-    expect(traces).toEqual(runXState(steps));
+    expect(actor.context).toMatchObject({ attempts: 2, lastFailureAt: 100, node: undefined });
+  });
+
+  it('says what it would handle (can) without taking it, and ignores everything once done', () => {
+    const actor = pod.spawn(input, recorder([]));
+    expect(actor.can({ type: 'SCHEDULE' })).toBe(true);
+    expect(actor.can({ type: 'BIND_SUCCEEDED' })).toBe(false);
+    expect(actor.state).toBe('pending');
+    expect(actor.send({ type: 'DELETED' })).toBe(true);
+    expect(actor.done).toBe(true);
+    expect(actor.can({ type: 'BOUND', node: 'n1' })).toBe(false);
+    expect(actor.send({ type: 'BOUND', node: 'n1' })).toBe(false);
+  });
+
+  it('restores a machine in a live state without running its entry actions', () => {
+    const log: string[] = [];
+    const context = { ...input, attempts: 3, lastFailureAt: 7, node: undefined, reason: 'r' };
+    expect(pod.isLiveState('unschedulable')).toBe(true);
+    expect(pod.isLiveState('bound')).toBe(false);
+    expect(pod.isLiveState('nowhere')).toBe(false);
+    const actor = pod.restore('unschedulable', context, recorder(log));
+    expect([actor.state, log]).toEqual(['unschedulable', []]);
+    expect(actor.send({ type: 'RETRY' })).toBe(true);
+    expect(log).toEqual(['unpark on RETRY', 'enqueue on RETRY']);
+  });
+});
+
+describe('FlatMachine taking a transition to the state it is in', () => {
+  const machine = setup({
+    types: { context: {} as { n: number } },
+    actions: {
+      in: () => {},
+      out: () => {},
+      count: assign(({ context }) => ({ n: context.n + 1 })),
+    },
+  }).createMachine({
+    id: 'm',
+    context: { n: 0 },
+    initial: 'x',
+    on: { ROOT: { target: '.x' } },
+    states: {
+      x: {
+        entry: 'in',
+        exit: 'out',
+        on: { SELF: { target: 'x', actions: 'count' }, AGAIN: { target: 'x', reenter: true } },
+        after: { 10: { target: 'x' } },
+      },
+    },
+  });
+  const impl = {
+    guards: {},
+    updates: { count: ({ context }: { context: { n: number } }) => ({ n: context.n + 1 }) },
+    delays: {},
+    effects: ['in', 'out'],
+  };
+  const run = (event: string) => {
+    const log: string[] = [];
+    const actor = new FlatMachine(machine, impl).spawn(undefined, recorder(log));
+    log.length = 0;
+    if (event === 'FIRE') actor.fireDelay();
+    else actor.send({ type: event });
+    return log;
+  };
+
+  it('neither exits nor enters it by default (XState v5: reenter is false)', () => {
+    expect(run('SELF')).toEqual([]);
+    expect(run('FIRE')).toEqual([]);
+  });
+
+  it('exits and enters it with reenter: true, and from a root transition', () => {
+    expect(run('AGAIN')).toEqual(['out on AGAIN', 'cancel', 'in on AGAIN', 'arm 10']);
+    expect(run('ROOT')).toEqual(['out on ROOT', 'cancel', 'in on ROOT', 'arm 10']);
   });
 });
 
 describe('FlatMachine compiling', () => {
   const compile = (config: object) =>
     new FlatMachine(
-      setup({ actions: { a: () => {} }, guards: { g: () => true } }).createMachine(config as never),
+      setup({
+        actions: { a: () => {} },
+        guards: { g: () => true },
+        actors: { child: setup({}).createMachine({}) },
+      }).createMachine(config as never),
       { guards: { g: () => true }, updates: {}, delays: {}, effects: ['a'] },
     );
+  const flat = (x: object) => ({ id: 'm', initial: 'x', states: { x, y: {} } });
 
   it('compiles a flat machine whose actions and guards are all named', () => {
     const m = compile({
@@ -211,8 +139,8 @@ describe('FlatMachine compiling', () => {
       initial: 'x',
       states: { x: { entry: 'a', on: { GO: { guard: 'g', target: 'y' } } }, y: { type: 'final' } },
     });
-    expect(m.stateName(m.initial)).toBe('x');
-    expect(m.isFinal(m.stateIndex('y') as number)).toBe(true);
+    expect(m.isLiveState('x')).toBe(true);
+    expect(m.isLiveState('y')).toBe(false);
   });
 
   it.each([
@@ -221,17 +149,35 @@ describe('FlatMachine compiling', () => {
       { id: 'm', initial: 'x', states: { x: { initial: 'i', states: { i: {} } } } },
     ],
     ['parallel states', { id: 'm', type: 'parallel', states: { x: {} } }],
-    ['eventless transitions', { id: 'm', initial: 'x', states: { x: { always: 'y' }, y: {} } }],
-    ['inline actions', { id: 'm', initial: 'x', states: { x: { entry: () => {} } } }],
-    ['unknown actions', { id: 'm', initial: 'x', states: { x: { entry: 'b' } } }],
+    ['parallel states', flat({ type: 'parallel', states: { i: {} } })],
+    ['history states', { id: 'm', initial: 'x', states: { x: {}, h: { type: 'history' } } }],
+    ['invoked actors', flat({ invoke: { src: 'child' } })],
+    ['eventless transitions', flat({ always: 'y' })],
+    ['done transitions', flat({ onDone: 'y' })],
+    ['inline actions', flat({ entry: () => {} })],
+    ['action "b" has no implementation', flat({ entry: 'b' })],
+    ['inline guards', flat({ on: { E: { guard: () => true, target: 'y' } } })],
+    ['guards with params', flat({ on: { E: { guard: { type: 'g', params: {} }, target: 'y' } } })],
+    ['guard "h" has no implementation', flat({ on: { E: { guard: 'h', target: 'y' } } })],
+    ['wildcard events', flat({ on: { '*': 'y' } })],
+    ['wildcard events', flat({ on: { 'pod.*': 'y' } })],
+    ['targets by id', flat({ on: { E: '#m.y' } })],
+    ['multiple targets', flat({ on: { E: { target: ['y', 'x'] } } })],
+    ['reenter: true without a target', flat({ on: { E: { reenter: true, actions: 'a' } } })],
     [
-      'inline guards',
-      { id: 'm', initial: 'x', states: { x: { on: { E: { guard: () => true } } } } },
+      'reenter: true on a root transition',
+      { id: 'm', initial: 'x', on: { E: { target: '.x', reenter: true } }, states: { x: {} } },
     ],
-    ['wildcard events', { id: 'm', initial: 'x', states: { x: { on: { '*': 'x' } } } }],
-    ['targets by id', { id: 'm', initial: 'x', states: { x: { on: { E: '#m.y' } }, y: {} } }],
-    ['invoked actors', { id: 'm', initial: 'x', states: { x: { invoke: { src: 'a' } } } }],
-  ])('refuses %s', (_what, config) => {
-    expect(() => compile(config as never)).toThrow(FlatMachineError);
+    ['more than one after delay', flat({ after: { 10: 'y', 20: 'y' } })],
+    ['delay "slow" has no implementation', flat({ after: { slow: 'y' } })],
+    ['root entry actions', { id: 'm', initial: 'x', entry: 'a', states: { x: {} } }],
+    ['root delayed transitions', { id: 'm', initial: 'x', after: { 10: '.x' }, states: { x: {} } }],
+    ['output', { id: 'm', initial: 'x', output: {}, states: { x: {} } }],
+    ['tags', flat({ tags: ['busy'] })],
+    ['meta not supported', flat({ on: { E: { target: 'y', meta: {} } } })],
+    ['initial state "z" is unknown', { id: 'm', initial: 'z', states: { x: {} } }],
+  ])('refuses %s, naming it', (feature, config) => {
+    expect(() => compile(config)).toThrow(FlatMachineError);
+    expect(() => compile(config)).toThrow(feature);
   });
 });

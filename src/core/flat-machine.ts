@@ -1,10 +1,15 @@
-// Runs a flat XState machine straight from its config: the same states, guards, actions and delays, compiled to tables.
+// Compiles a flat XState machine config to transition tables, refusing every feature the compiled runner does not run.
+import {
+  type FlatAction,
+  FlatActor,
+  type FlatArgs,
+  type FlatState,
+  type FlatTables,
+  type FlatTransition,
+} from './flat-actor.ts';
+import type { MachineHooks, MachineRunner } from './machine-runner.ts';
 
-/** The arguments guards, context updates, delays and action params are called with. */
-export interface FlatArgs<C, E> {
-  context: C;
-  event: E;
-}
+export type { FlatArgs } from './flat-actor.ts';
 
 /**
  * What the machine's named guards, `assign` actions and delays compute, as plain
@@ -19,74 +24,59 @@ export interface FlatImplementations<C, E> {
   effects: readonly string[];
 }
 
-/** Where a running machine's effects go: named actions, and arming/cancelling its delay. */
-export interface FlatHooks<C, E> {
-  effect(name: string, context: C, event: E, params: unknown): void;
-  /** The state entered has an `after` delay of `ms`; fire it with `fireDelay()`. */
-  armDelay(ms: number, context: C): void;
-  /** The state with the armed delay was left before it fired. */
-  cancelDelay(context: C): void;
-}
-
 /** The config of a flat machine could not be compiled (a feature the runner does not run). */
 export class FlatMachineError extends Error {
   override name = 'FlatMachineError';
 }
 
-type Action<C, E> =
-  | { kind: 'update'; update: (args: FlatArgs<C, E>) => Partial<C> }
-  | { kind: 'effect'; name: string; params: ((args: FlatArgs<C, E>) => unknown) | undefined };
-
-interface Transition<C, E> {
-  guard: ((args: FlatArgs<C, E>) => boolean) | undefined;
-  /** Index of the target state; undefined for a targetless transition (actions only). */
-  target: number | undefined;
-  actions: Action<C, E>[];
-}
-
-interface CompiledState<C, E> {
-  name: string;
-  final: boolean;
-  entry: Action<C, E>[];
-  exit: Action<C, E>[];
-  on: Map<string, Transition<C, E>[]>;
-  after:
-    | {
-        /** The event XState raises when the delay ends (one shared object: it has no data). */
-        event: E;
-        delay: (args: FlatArgs<C, E>) => number;
-        transitions: Transition<C, E>[];
-      }
-    | undefined;
-}
-
 const toArray = (value: unknown): unknown[] =>
   value === undefined ? [] : Array.isArray(value) ? value : [value];
 
-const supportedStateKeys = new Set(['entry', 'exit', 'on', 'after', 'type', 'description']);
-const supportedRootKeys = new Set([
-  'id',
-  'context',
-  'initial',
-  'on',
-  'states',
-  'types',
-  'schemas',
-  'description',
-]);
+/** The XState features behind config keys the runner refuses, named in the error. */
+const refusedKeys: Readonly<Record<string, string>> = {
+  states: 'nested states',
+  initial: 'nested states (initial)',
+  invoke: 'invoked actors (invoke)',
+  always: 'eventless transitions (always)',
+  onDone: 'done transitions (onDone)',
+  history: 'history states',
+  target: 'history state targets',
+  output: 'output',
+  tags: 'tags',
+  meta: 'meta',
+  id: 'state ids',
+  entry: 'root entry actions',
+  exit: 'root exit actions',
+  after: 'root delayed transitions (after)',
+  type: 'parallel states',
+};
+const stateKeys = new Set(['entry', 'exit', 'on', 'after', 'type', 'description']);
+const rootKeys = new Set(['id', 'context', 'initial', 'on', 'states', 'types', 'schemas']);
+const transitionKeys = new Set(['target', 'guard', 'actions', 'reenter', 'description']);
+
+function refuseUnknownKeys(node: object, allowed: Set<string>, where: string): void {
+  for (const key of Object.keys(node))
+    if (!allowed.has(key) && key !== 'description')
+      throw new FlatMachineError(`${where}: ${refusedKeys[key] ?? `key "${key}"`} not supported`);
+}
 
 /**
  * A flat XState machine (one level of states, no parallel or history states, no invoked
  * actors, no eventless transitions, every guard, action and delay named), compiled from
  * its config into per-state transition tables. Running it takes the transitions XState
  * would take, runs the same actions in the same order (exit, cancel delay, transition
- * actions, entry, arm delay) and ends in the same state and context, at a fraction of
- * the interpreter's cost per event. Compiling throws FlatMachineError on anything else.
+ * actions, entry, arm delay; a state's transition to itself neither exits nor enters it
+ * unless `reenter: true`) and ends in the same state and context, at a fraction of the
+ * interpreter's cost per event (flat-machine.prop.test.ts checks both against XState).
+ * Compiling throws FlatMachineError naming any other feature.
  */
-export class FlatMachine<C, E extends { type: string }> {
-  private readonly states: CompiledState<C, E>[] = [];
+export class FlatMachine<C, E extends { type: string }, I = unknown, S extends string = string>
+  implements MachineRunner<C, E, I, S>, FlatTables<C, E>
+{
+  private readonly states: FlatState<C, E>[] = [];
   private readonly index = new Map<string, number>();
-  private readonly root: Map<string, Transition<C, E>[]>;
+  private readonly root: Map<string, FlatTransition<C, E>[]>;
+  private readonly initialContext: (input: I) => C;
   /** Index of the initial state. */
   readonly initial: number;
 
@@ -96,60 +86,55 @@ export class FlatMachine<C, E extends { type: string }> {
   ) {
     const config = machine.config as Record<string, unknown>;
     const id = String(config.id ?? '(machine)');
-    for (const key of Object.keys(config))
-      if (!supportedRootKeys.has(key))
-        throw new FlatMachineError(`machine ${id}: root key "${key}" is not supported`);
+    refuseUnknownKeys(config, rootKeys, `machine ${id}`);
     const states = (config.states ?? {}) as Record<string, Record<string, unknown>>;
     for (const name of Object.keys(states)) this.index.set(name, this.index.size);
-    for (const [name, node] of Object.entries(states)) {
-      for (const key of Object.keys(node))
-        if (!supportedStateKeys.has(key))
-          throw new FlatMachineError(`state ${name}: key "${key}" is not supported`);
-      if (node.type !== undefined && node.type !== 'final' && node.type !== 'atomic')
-        throw new FlatMachineError(`state ${name}: type "${String(node.type)}" is not supported`);
-      this.states.push({
-        name,
-        final: node.type === 'final',
-        entry: this.actions(node.entry, name),
-        exit: this.actions(node.exit, name),
-        on: this.transitionMap(node.on, name, false),
-        after: this.after(node.after, name, id),
-      });
-    }
-    this.root = this.transitionMap(config.on, '(root)', true);
+    for (const [name, node] of Object.entries(states)) this.states.push(this.state(name, node, id));
+    this.root = this.transitionMap(config.on, '(root)', -1);
     const initial = this.index.get(String(config.initial));
     if (initial === undefined)
       throw new FlatMachineError(
         `machine ${id}: initial state "${String(config.initial)}" is unknown`,
       );
     this.initial = initial;
+    const context = config.context;
+    this.initialContext =
+      typeof context === 'function'
+        ? (input) => (context as (args: { input: I }) => C)({ input })
+        : () => context as C;
+  }
+
+  spawn(input: I, hooks: MachineHooks<C, E>): FlatActor<C, E, S> {
+    const actor = new FlatActor<C, E, S>(this, this.initial, this.initialContext(input), hooks);
+    actor.start({ type: 'xstate.init', input } as unknown as E);
+    return actor;
+  }
+
+  restore(state: S, context: C, hooks: MachineHooks<C, E>): FlatActor<C, E, S> {
+    const i = this.index.get(state);
+    if (i === undefined) throw new FlatMachineError(`state "${state}" is unknown`);
+    return new FlatActor<C, E, S>(this, i, context, hooks);
+  }
+
+  isLiveState(name: string): name is S {
+    const i = this.index.get(name);
+    return i !== undefined && !this.node(i).final;
   }
 
   /** The name of state `i`. */
   stateName(i: number): string {
-    return (this.states[i] as CompiledState<C, E>).name;
+    return this.node(i).name;
   }
 
-  /** The index of the state called `name`, if there is one. */
-  stateIndex(name: string): number | undefined {
-    return this.index.get(name);
-  }
-
-  /** True when state `i` is final (a machine that enters it is done). */
-  isFinal(i: number): boolean {
-    return (this.states[i] as CompiledState<C, E>).final;
-  }
-
-  /** A machine at `state` with `context` (entry actions not run: restoring, or before `start`). */
-  actor(state: number, context: C, hooks: FlatHooks<C, E>): FlatActor<C, E> {
-    return new FlatActor(this, state, context, hooks);
+  /** @internal */
+  node(state: number): FlatState<C, E> {
+    return this.states[state] as FlatState<C, E>;
   }
 
   /** @internal the transition `event` takes from `state`, if any (own transitions, then the root's). */
-  select(state: number, event: E, context: C): Transition<C, E> | undefined {
-    const node = this.states[state] as CompiledState<C, E>;
+  select(state: number, event: E, context: C): FlatTransition<C, E> | undefined {
     const args = { context, event };
-    const own = node.on.get(event.type);
+    const own = this.node(state).on.get(event.type);
     if (own !== undefined)
       for (const t of own) if (t.guard === undefined || t.guard(args)) return t;
     const inherited = this.root.get(event.type);
@@ -158,16 +143,29 @@ export class FlatMachine<C, E extends { type: string }> {
     return undefined;
   }
 
-  /** @internal */
-  node(state: number): CompiledState<C, E> {
-    return this.states[state] as CompiledState<C, E>;
+  private state(name: string, node: Record<string, unknown>, id: string): FlatState<C, E> {
+    const where = `state ${name}`;
+    if (node.type === 'parallel' || node.type === 'history')
+      throw new FlatMachineError(`${where}: ${node.type} states not supported`);
+    if (node.type !== undefined && node.type !== 'final' && node.type !== 'atomic')
+      throw new FlatMachineError(`${where}: state type "${String(node.type)}" not supported`);
+    refuseUnknownKeys(node, stateKeys, where);
+    const self = this.index.get(name) as number;
+    return {
+      name,
+      final: node.type === 'final',
+      entry: this.actions(node.entry, where),
+      exit: this.actions(node.exit, where),
+      on: this.transitionMap(node.on, where, self),
+      after: this.after(node.after, name, id, self),
+    };
   }
 
-  private actions(value: unknown, where: string): Action<C, E>[] {
+  private actions(value: unknown, where: string): FlatAction<C, E>[] {
     return toArray(value).map((a) => {
       const type = typeof a === 'string' ? a : (a as { type?: unknown } | null)?.type;
       if (typeof type !== 'string')
-        throw new FlatMachineError(`${where}: inline action is not supported (name it in setup)`);
+        throw new FlatMachineError(`${where}: inline actions not supported (name them in setup)`);
       const update = this.impl.updates[type];
       if (update !== undefined) return { kind: 'update', update };
       if (!this.impl.effects.includes(type))
@@ -183,56 +181,74 @@ export class FlatMachine<C, E extends { type: string }> {
     });
   }
 
+  /** The transitions of state `self` (-1: the root), by event type. */
   private transitionMap(
     value: unknown,
     where: string,
-    atRoot: boolean,
-  ): Map<string, Transition<C, E>[]> {
-    const map = new Map<string, Transition<C, E>[]>();
+    self: number,
+  ): Map<string, FlatTransition<C, E>[]> {
+    const map = new Map<string, FlatTransition<C, E>[]>();
     for (const [eventType, raw] of Object.entries((value ?? {}) as Record<string, unknown>)) {
-      if (eventType === '*' || eventType.includes('.*'))
-        throw new FlatMachineError(`${where}: wildcard event "${eventType}" is not supported`);
-      map.set(eventType, this.transitions(raw, `${where} on ${eventType}`, atRoot));
+      if (eventType === '*' || eventType.endsWith('.*'))
+        throw new FlatMachineError(`${where}: wildcard events ("${eventType}") not supported`);
+      map.set(eventType, this.transitions(raw, `${where} on ${eventType}`, self));
     }
     return map;
   }
 
-  private transitions(raw: unknown, where: string, atRoot: boolean): Transition<C, E>[] {
+  private transitions(raw: unknown, where: string, self: number): FlatTransition<C, E>[] {
     return toArray(raw).map((t) => {
+      if (typeof t === 'function')
+        throw new FlatMachineError(`${where}: inline transition functions not supported`);
       const def = (typeof t === 'string' ? { target: t } : t) as Record<string, unknown>;
-      if (def.reenter !== undefined)
-        throw new FlatMachineError(`${where}: reenter is not supported`);
-      const guardName = def.guard;
-      if (guardName !== undefined && typeof guardName !== 'string')
-        throw new FlatMachineError(`${where}: inline guard is not supported (name it in setup)`);
-      const guard = guardName === undefined ? undefined : this.impl.guards[guardName];
-      if (guardName !== undefined && guard === undefined)
-        throw new FlatMachineError(`${where}: guard "${guardName}" has no implementation`);
+      refuseUnknownKeys(def, transitionKeys, where);
+      if (def.reenter !== undefined && typeof def.reenter !== 'boolean')
+        throw new FlatMachineError(`${where}: reenter must be true or false`);
+      if (def.reenter === true && self < 0)
+        throw new FlatMachineError(`${where}: reenter: true on a root transition not supported`);
+      const target = this.target(def.target, where, self < 0);
+      if (def.reenter === true && target === undefined)
+        throw new FlatMachineError(`${where}: reenter: true without a target not supported`);
       return {
-        guard,
-        target: this.target(def.target, where, atRoot),
+        guard: this.guard(def.guard, where),
+        target,
+        reenters: target !== self || def.reenter === true,
         actions: this.actions(def.actions, where),
       };
     });
   }
 
+  private guard(name: unknown, where: string): FlatTransition<C, E>['guard'] {
+    if (name === undefined) return undefined;
+    if (typeof name === 'function')
+      throw new FlatMachineError(`${where}: inline guards not supported (name them in setup)`);
+    if (typeof name !== 'string')
+      throw new FlatMachineError(`${where}: guards with params not supported`);
+    const guard = this.impl.guards[name];
+    if (guard === undefined)
+      throw new FlatMachineError(`${where}: guard "${name}" has no implementation`);
+    return guard;
+  }
+
   private target(raw: unknown, where: string, atRoot: boolean): number | undefined {
     if (raw === undefined) return undefined;
+    if (Array.isArray(raw) && raw.length === 1) return this.target(raw[0], where, atRoot);
     if (typeof raw !== 'string')
-      throw new FlatMachineError(`${where}: only one target, by name, is supported`);
-    const name = atRoot ? raw.replace(/^\./, '') : raw;
+      throw new FlatMachineError(`${where}: multiple targets not supported`);
+    if (raw.startsWith('#'))
+      throw new FlatMachineError(`${where}: targets by id ("${raw}") not supported`);
     if (atRoot !== raw.startsWith('.'))
       throw new FlatMachineError(`${where}: target "${raw}" is not a state of this flat machine`);
-    const i = this.index.get(name);
+    const i = this.index.get(atRoot ? raw.slice(1) : raw);
     if (i === undefined) throw new FlatMachineError(`${where}: target "${raw}" is unknown`);
     return i;
   }
 
-  private after(value: unknown, where: string, id: string): CompiledState<C, E>['after'] {
+  private after(value: unknown, where: string, id: string, self: number): FlatState<C, E>['after'] {
     if (value === undefined) return undefined;
     const entries = Object.entries(value as Record<string, unknown>);
     if (entries.length !== 1)
-      throw new FlatMachineError(`state ${where}: exactly one after delay is supported`);
+      throw new FlatMachineError(`state ${where}: more than one after delay not supported`);
     const [delayKey, raw] = entries[0] as [string, unknown];
     const fixed = Number(delayKey);
     const named = this.impl.delays[delayKey];
@@ -242,88 +258,7 @@ export class FlatMachine<C, E extends { type: string }> {
       // The event XState raises when the delay ends.
       event: Object.freeze({ type: `xstate.after.${delayKey}.${id}.${where}` }) as unknown as E,
       delay: named ?? (() => fixed),
-      transitions: this.transitions(raw, `state ${where} after ${delayKey}`, false),
+      transitions: this.transitions(raw, `state ${where} after ${delayKey}`, self),
     };
-  }
-}
-
-/** One running flat machine: its state, its context, and whether it is done (final). */
-export class FlatActor<C, E extends { type: string }> {
-  constructor(
-    private readonly machine: FlatMachine<C, E>,
-    private current: number,
-    private ctx: C,
-    private readonly hooks: FlatHooks<C, E>,
-  ) {}
-
-  /** The current state's name. */
-  get state(): string {
-    return this.machine.stateName(this.current);
-  }
-
-  get context(): C {
-    return this.ctx;
-  }
-
-  /** True once a final state has been entered. */
-  get done(): boolean {
-    return this.machine.isFinal(this.current);
-  }
-
-  /** Enters the current state as a new machine does: its entry actions and its delay. */
-  start(event: E): void {
-    this.enter(this.current, event);
-  }
-
-  /** Applies `event`: the transition it enables, if any, with its actions. Ignored once done. */
-  send(event: E): void {
-    if (this.done) return;
-    const t = this.machine.select(this.current, event, this.ctx);
-    if (t !== undefined) this.take(t, event);
-  }
-
-  /** The armed delay ended: takes the state's delayed transition. */
-  fireDelay(): void {
-    if (this.done) return;
-    const after = this.machine.node(this.current).after;
-    if (after === undefined) return;
-    const event = after.event;
-    const args = { context: this.ctx, event };
-    for (const t of after.transitions)
-      if (t.guard === undefined || t.guard(args)) {
-        this.take(t, event);
-        return;
-      }
-  }
-
-  private take(t: Transition<C, E>, event: E): void {
-    if (t.target === undefined) {
-      this.run(t.actions, event);
-      return;
-    }
-    const left = this.machine.node(this.current);
-    this.run(left.exit, event);
-    if (left.after !== undefined) this.hooks.cancelDelay(this.ctx);
-    this.run(t.actions, event);
-    this.current = t.target;
-    this.enter(t.target, event);
-  }
-
-  private enter(state: number, event: E): void {
-    const node = this.machine.node(state);
-    this.run(node.entry, event);
-    if (node.after !== undefined)
-      this.hooks.armDelay(node.after.delay({ context: this.ctx, event }), this.ctx);
-  }
-
-  private run(actions: readonly Action<C, E>[], event: E): void {
-    for (const a of actions) {
-      if (a.kind === 'update') {
-        this.ctx = { ...this.ctx, ...a.update({ context: this.ctx, event }) };
-      } else {
-        const params = a.params === undefined ? undefined : a.params({ context: this.ctx, event });
-        this.hooks.effect(a.name, this.ctx, event, params);
-      }
-    }
   }
 }

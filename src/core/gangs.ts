@@ -1,28 +1,13 @@
 // The pod groups the core knows: members by group, each group's machine while it has members in flight, and their status reports.
-import {
-  type GroupContext,
-  type GroupEvent,
-  groupDelays,
-  groupEffects,
-  groupGuards,
-  groupUpdates,
-  podGroupMachine,
-} from '../../machines/pod-group.machine.ts';
+import type { GroupContext, GroupEvent, GroupStateName } from '../../machines/pod-group.machine.ts';
 import { podGroupKeyOf } from '../cluster/pod-groups.ts';
 import type { ClusterState, PodInfo } from '../cluster/types.ts';
-import { type FlatActor, FlatMachine } from './flat-machine.ts';
+import { type GroupRunner, groupRunner } from './core-machines.ts';
+import type { MachineActor } from './machine-runner.ts';
 import type { GroupPhase, GroupReport } from './ports.ts';
 import { SnapshotError } from './snapshot.ts';
 
-type GroupActor = FlatActor<GroupContext, GroupEvent>;
-
-/** The pod group machine (machines/pod-group.machine.ts), compiled once. */
-const compiledGroupMachine = new FlatMachine<GroupContext, GroupEvent>(podGroupMachine, {
-  guards: groupGuards,
-  updates: groupUpdates,
-  delays: groupDelays,
-  effects: groupEffects,
-});
+type GroupActor = MachineActor<GroupContext, GroupEvent, GroupStateName>;
 
 /** What the core's model of a group needs, whatever API it comes from. */
 export interface GroupSpec {
@@ -112,6 +97,8 @@ const noHooks = {
 export class Gangs {
   private readonly members = new Map<string, Set<string>>();
   private readonly actors = new Map<string, GroupActor>();
+  /** What runs the machines: chosen once, when the gangs are made. */
+  private readonly runner: GroupRunner = groupRunner();
   private readonly dirty = new Set<string>();
   private readonly reported = new Map<string, string>();
   /** The group holding nodes for fairness, if any. */
@@ -174,7 +161,7 @@ export class Gangs {
   }
 
   /** Group `key`'s machine state, or undefined when it has no machine. */
-  stateOf(key: string): string | undefined {
+  stateOf(key: string): GroupStateName | undefined {
     return this.actors.get(key)?.state;
   }
 
@@ -183,16 +170,25 @@ export class Gangs {
     return this.actors.get(key)?.context;
   }
 
-  /** Sends `event` to group `key`'s machine, creating the machine first if it has none. */
-  send(key: string, event: GroupEvent): void {
+  /**
+   * Sends `event` to group `key`'s machine, creating the machine first if it has none.
+   * Returns true when the machine handled the event (took a transition), false when it
+   * ignored it.
+   */
+  send(key: string, event: GroupEvent): boolean {
     let actor = this.actors.get(key);
     if (actor === undefined) {
-      actor = compiledGroupMachine.actor(compiledGroupMachine.initial, newContext(key), noHooks);
-      actor.start({ type: 'xstate.init' } as unknown as GroupEvent);
+      actor = this.runner.spawn({ key }, noHooks);
       this.actors.set(key, actor);
     }
-    actor.send(event);
+    const handled = actor.send(event);
     this.dirty.add(key);
+    return handled;
+  }
+
+  /** True when group `key` has a machine that would handle `event` now (XState's `can`). */
+  can(key: string, event: GroupEvent): boolean {
+    return this.actors.get(key)?.can(event) ?? false;
   }
 
   /** Marks group `key` as changed (its status is reported again if it differs). */
@@ -296,8 +292,8 @@ export class Gangs {
   /** Takes back `snapshot()` data (machines recreated in their states, no actions run). */
   load(data: readonly GroupData[]): void {
     for (const g of data) {
-      const state = compiledGroupMachine.stateIndex(g.state);
-      if (state === undefined || compiledGroupMachine.isFinal(state))
+      const state = g.state;
+      if (!this.runner.isLiveState(state))
         throw new SnapshotError(
           `group ${g.key} is in ${JSON.stringify(g.state)}, not a live state`,
         );
@@ -309,11 +305,7 @@ export class Gangs {
         placedAt: g.placedAt,
         reason: g.reason ?? undefined,
       };
-      this.actors.set(g.key, compiledGroupMachine.actor(state, context, noHooks));
+      this.actors.set(g.key, this.runner.restore(state, context, noHooks));
     }
   }
-}
-
-function newContext(key: string): GroupContext {
-  return { key, steps: 0, startedAt: 0, placedAt: 0, reason: undefined };
 }

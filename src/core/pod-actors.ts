@@ -1,31 +1,16 @@
 // The live pod machines, keyed by uid, with their queue, pool and log-driven timers (and their snapshot).
-import {
-  type PodContext,
-  type PodEvent,
-  podDelays,
-  podEffects,
-  podGuards,
-  podMachine,
-  podUpdates,
-} from '../../machines/pod.machine.ts';
+import type { PodContext, PodEvent, PodStateName, podEffects } from '../../machines/pod.machine.ts';
 import type { PodInfo } from '../cluster/types.ts';
 import type { PodRef } from '../events/types.ts';
 import { ActiveQueue } from '../queue/active-queue.ts';
 import type { BackoffConfig } from '../queue/backoff.ts';
 import { UnschedulablePool } from '../queue/unschedulable-pool.ts';
-import { type FlatActor, type FlatHooks, FlatMachine } from './flat-machine.ts';
+import { type PodRunner, podRunner } from './core-machines.ts';
+import type { MachineActor, MachineHooks } from './machine-runner.ts';
 import type { TimerPort } from './ports.ts';
 import { type MachineData, type PodActorsData, SnapshotError, type TimerData } from './snapshot.ts';
 
-type PodActor = FlatActor<PodContext, PodEvent>;
-
-/** The pod machine (machines/pod.machine.ts), compiled once to transition tables. */
-const compiledPodMachine = new FlatMachine<PodContext, PodEvent>(podMachine, {
-  guards: podGuards,
-  updates: podUpdates,
-  delays: podDelays,
-  effects: podEffects,
-});
+type PodActor = MachineActor<PodContext, PodEvent, PodStateName>;
 
 /** What the actors need from the core around them. */
 export interface PodActorsOptions {
@@ -43,8 +28,8 @@ export interface PodActorsOptions {
 }
 
 /**
- * Owns every in-flight pod's machine (the XState pod machine, run compiled by FlatMachine;
- * created when a pod needs scheduling, dropped when it is seen bound or deleted), the activeQ and the unschedulable pool the machines
+ * Owns every in-flight pod's machine (the XState pod machine, run compiled by FlatMachine
+ * or by XState's `transition()`, see machine-runner.ts; created when a pod needs scheduling, dropped when it is seen bound or deleted), the activeQ and the unschedulable pool the machines
  * drive through their named actions, and the backoff timers, which go out through the
  * TimerPort and come back as TimerFired events in the log.
  */
@@ -57,6 +42,8 @@ export class PodActors {
   /** Armed permit timers' deadlines, by uid (the core arms them; kept here for the snapshot). */
   private readonly permitDeadlines = new Map<string, number>();
   private enqueued = 0;
+  /** What runs the machines: chosen once, when these actors are made. */
+  private readonly runner: PodRunner = podRunner();
 
   constructor(private readonly opts: PodActorsOptions) {}
 
@@ -99,7 +86,7 @@ export class PodActors {
   /** The machine's state name and context of pod `uid`, if it has one. */
   inspect(
     uid: string,
-  ): { state: string; attempt: number; reason: string | undefined; key: string } | undefined {
+  ): { state: PodStateName; attempt: number; reason: string | undefined; key: string } | undefined {
     const actor = this.actors.get(uid);
     if (actor === undefined) return undefined;
     const c = actor.context;
@@ -112,14 +99,14 @@ export class PodActors {
   }
 
   /** The machine state of pod `uid`, if it has a machine. */
-  stateOf(uid: string): string | undefined {
+  stateOf(uid: string): PodStateName | undefined {
     const actor = this.actors.get(uid);
     return actor?.state;
   }
 
   /** How many live machines are in each state (O(machines); for metrics scrapes). */
-  stateCounts(): Map<string, number> {
-    const counts = new Map<string, number>();
+  stateCounts(): Map<PodStateName, number> {
+    const counts = new Map<PodStateName, number>();
     for (const actor of this.actors.values()) {
       const state = actor.state;
       counts.set(state, (counts.get(state) ?? 0) + 1);
@@ -134,18 +121,21 @@ export class PodActors {
 
   /** Creates and starts the machine of a pod that needs scheduling. */
   spawn(pod: PodInfo): void {
-    const context = this.newContext(pod);
-    const actor = compiledPodMachine.actor(compiledPodMachine.initial, context, this.hooks);
+    const input = { uid: pod.uid, key: pod.key, backoff: this.opts.backoff };
+    const actor = this.runner.spawn(input, this.hooks);
     this.actors.set(pod.uid, actor);
-    actor.start({ type: 'xstate.init' } as unknown as PodEvent);
     if (pod.schedulingGates.length > 0) actor.send({ type: 'GATED' });
   }
 
-  /** Sends `event` to pod `uid`'s machine (if any); stops and forgets it once it is done. */
-  send(uid: string, event: PodEvent): void {
+  /**
+   * Sends `event` to pod `uid`'s machine (if any); stops and forgets it once it is done.
+   * Returns true when the machine handled the event (took a transition), false when it
+   * ignored it or the pod has no machine.
+   */
+  send(uid: string, event: PodEvent): boolean {
     const actor = this.actors.get(uid);
-    if (actor === undefined) return;
-    actor.send(event);
+    if (actor === undefined) return false;
+    const handled = actor.send(event);
     if (actor.done) {
       this.actors.delete(uid);
       this.queue.remove(uid);
@@ -154,6 +144,12 @@ export class PodActors {
       this.permitDeadlines.delete(uid);
       this.opts.timers.disarmPod(uid, 'permit');
     }
+    return handled;
+  }
+
+  /** True when pod `uid` has a machine that would handle `event` now (XState's `can`). */
+  can(uid: string, event: PodEvent): boolean {
+    return this.actors.get(uid)?.can(event) ?? false;
   }
 
   /** Arms pod `pod.uid`'s permit timer at logical time `deadline` (it waits at Permit). */
@@ -270,28 +266,28 @@ export class PodActors {
   }
 
   private restoreMachine(m: MachineData): void {
-    const state = compiledPodMachine.stateIndex(m.state);
-    if (state === undefined || compiledPodMachine.isFinal(state))
+    const state = m.state;
+    if (!this.runner.isLiveState(state))
       throw new SnapshotError(
         `machine ${m.uid} is in ${JSON.stringify(m.state)}, not a live state`,
       );
     if (this.actors.has(m.uid)) throw new SnapshotError(`machine ${m.uid} appears twice`);
     if (this.opts.podInfo(m.uid) === undefined)
       throw new SnapshotError(`machine ${m.uid} has no pod in the cluster state`);
-    const context = this.newContext(m, m);
+    const context = this.savedContext(m);
     // A restored machine starts in its state without running entry actions (no re-enqueue, no timer).
-    this.actors.set(m.uid, compiledPodMachine.actor(state, context, this.hooks));
+    this.actors.set(m.uid, this.runner.restore(state, context, this.hooks));
   }
 
-  /** A machine context for pod `ref`: fresh, or with the attempts, failure, node and reason `saved`. */
-  private newContext(ref: PodRef, saved?: MachineData): PodContext {
+  /** The machine context `saved` in a snapshot: its attempts, failure, node and reason. */
+  private savedContext(saved: MachineData): PodContext {
     return {
-      uid: ref.uid,
-      key: ref.key,
-      attempts: saved?.attempts ?? 0,
-      lastFailureAt: saved?.lastFailureAt ?? 0,
-      node: saved?.node ?? undefined,
-      reason: saved?.reason ?? undefined,
+      uid: saved.uid,
+      key: saved.key,
+      attempts: saved.attempts,
+      lastFailureAt: saved.lastFailureAt,
+      node: saved.node ?? undefined,
+      reason: saved.reason ?? undefined,
       backoff: this.opts.backoff,
     };
   }
@@ -312,7 +308,7 @@ export class PodActors {
    * Where every pod machine's effects go (the pod is the context's); a backoff delay is a
    * timer on the log clock. One object for all machines: nothing is made per pod.
    */
-  private readonly hooks: FlatHooks<PodContext, PodEvent> = {
+  private readonly hooks: MachineHooks<PodContext, PodEvent> = {
     effect: (name, context, _event, params) => this.effect(name, context, params),
     armDelay: (ms, context) => {
       const deadline = this.opts.now() + ms;
