@@ -1,5 +1,6 @@
 // The framework stage: plugin interfaces, the seeded rng, and the filter → score → select cycle.
 export * from './cycle.ts';
+export * from './cycle-recorder.ts';
 export * from './explain.ts';
 export * from './explain-pod.ts';
 export * from './explain-trace.ts';

@@ -5,7 +5,7 @@ import { type Diagnosis, diagnoseFailedNodes, newDiagnosis } from './explain.ts'
 import type { FailedCycle } from './post-filter.ts';
 import { type CycleError, cycleError } from './running.ts';
 import { numFeasibleNodesToFind } from './sampling.ts';
-import type { FilterPlugin, Status } from './types.ts';
+import type { FilterPlugin, Profile, Status } from './types.ts';
 import { filterWithNominatedPods, runFilterPlugins } from './what-if.ts';
 
 /**
@@ -54,6 +54,20 @@ export function cursorStart(cursor: number): number {
 }
 
 /**
+ * How many feasible nodes a walk over `numNodes` nodes looks for (kube's
+ * numFeasibleNodesToFind; one when the profile scores nothing: any feasible node will do).
+ */
+export function feasibleNodesToFind(
+  profile: Profile,
+  numNodes: number,
+  percentageOfNodesToScore: number,
+): number {
+  return profile.score.length === 0
+    ? 1
+    : numFeasibleNodesToFind(numNodes, percentageOfNodesToScore);
+}
+
+/**
  * Filters `order` from `cursor.next` (modulo its length), wrapping, one node at a time.
  * This is kube's parallel search run with one worker: once numFeasibleNodesToFind feasible
  * nodes are held, the walk goes on only until the next feasible node, which is dropped;
@@ -72,8 +86,7 @@ export function findNodesThatPassFilters(walk: WalkInput): FitOutcome {
   const numNodes = order.length;
   if (numNodes === 0)
     return { kind: 'Unfit', diagnosis: addLeftOutNodes(newDiagnosis(), leftOut), failed };
-  const numToFind =
-    profile.score.length === 0 ? 1 : numFeasibleNodesToFind(numNodes, ctx.percentageOfNodesToScore);
+  const numToFind = feasibleNodesToFind(profile, numNodes, ctx.percentageOfNodesToScore);
   running.filters = filters;
   // Pods nominated to a node hold their place there (kube's RunFilterPluginsWithNominatedPods).
   const honourNominated = snapshot.nominated.size > 0;
