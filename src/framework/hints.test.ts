@@ -1,13 +1,13 @@
 // Table test: every plugin's queueing hint over one corpus of cluster changes (kube's hint events).
 import { describe, expect, it } from 'vitest';
 import { makeNode, makePod } from '../../test/support/builders.ts';
+import type { NamespaceInfo } from '../cluster/cluster-objects.ts';
+import type { Charge, ClusterChange, NodeFacts, PodInfo, PodRecord } from '../cluster/types.ts';
 import type {
   CSINodeInfo,
   PersistentVolumeInfo,
   StorageClassInfo,
 } from '../cluster/volume-objects.ts';
-import type { NamespaceInfo } from '../cluster/cluster-objects.ts';
-import type { Charge, ClusterChange, NodeFacts, PodInfo, PodRecord } from '../cluster/types.ts';
 import { interPodAffinityQueueingHint } from '../plugins/inter-pod-affinity/hints.ts';
 import { hostPortsReleased } from '../plugins/node-ports.ts';
 import { nodeVolumeLimitsHint } from '../plugins/node-volume-limits.ts';
