@@ -2,7 +2,15 @@
 import { describe, expect, it } from 'vitest';
 import { makeNode, makePod } from '../../test/support/builders.ts';
 import type { NamespaceInfo } from '../cluster/cluster-objects.ts';
-import type { Charge, ClusterChange, NodeFacts, PodInfo, PodRecord } from '../cluster/types.ts';
+import type { PodVolume } from '../cluster/pod-volumes.ts';
+import type {
+  Charge,
+  ClusterChange,
+  HostPort,
+  NodeFacts,
+  PodInfo,
+  PodRecord,
+} from '../cluster/types.ts';
 import type {
   CSINodeInfo,
   PersistentVolumeInfo,
@@ -44,8 +52,8 @@ const none: Charge = { kind: 'none' };
 const onN: Charge = { kind: 'bound', node: 'n' };
 const onM: Charge = { kind: 'bound', node: 'm' };
 const assumedN: Charge = { kind: 'assumed', node: 'n', attempt: 1 };
-const port = [{ protocol: 'TCP', hostIP: '0.0.0.0', hostPort: 80 }] as PodInfo['hostPorts'];
-const claim = [{ name: 'v', type: 'persistentVolumeClaim', claimName: 'c' }] as PodInfo['volumes'];
+const port: HostPort[] = [{ protocol: 'TCP', hostIP: '0.0.0.0', port: 80 }];
+const claim: PodVolume[] = [{ name: 'v', type: 'persistentVolumeClaim', claimName: 'c' }];
 const plain = makePod({ name: 'plain', labels: { app: 'a' } });
 const relabelled = { ...plain, labels: { app: 'b' } };
 const withPort = makePod({ name: 'ports', hostPorts: port });
