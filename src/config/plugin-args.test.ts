@@ -90,6 +90,19 @@ describe('resolvePluginArgs: what each factory is given', () => {
     });
   });
 
+  it('passes InterPodAffinity ignorePreferredTermsOfExistingPods: true on, as kube 1.34 accepts it', () => {
+    // kube's ValidateInterPodAffinityArgs checks only hardPodAffinityWeight; the plugin
+    // honours the flag (its scoring leaves existing pods' preferred terms out).
+    const args = one('InterPodAffinity', { ignorePreferredTermsOfExistingPods: true });
+    expect(args).toEqual({
+      InterPodAffinity: { hardPodAffinityWeight: 1, ignorePreferredTermsOfExistingPods: true },
+    });
+    expect(one('InterPodAffinity', { ignorePreferredTermsOfExistingPods: false })).toEqual({
+      InterPodAffinity: { hardPodAffinityWeight: 1 },
+    });
+    expect(() => registry.get('InterPodAffinity')?.(args.InterPodAffinity)).not.toThrow();
+  });
+
   it('passes NodeAffinity’s addedAffinity as written (checked)', () => {
     const addedAffinity = {
       requiredDuringSchedulingIgnoredDuringExecution: {
@@ -338,6 +351,16 @@ describe('resolvePluginArgs: refusals name the path', () => {
         ],
       }),
       error: `${p}.args.defaultConstraints[0].minDomains: is not supported`,
+    },
+    {
+      name: 'ignorePreferredTermsOfExistingPods not a boolean',
+      config: [{ name: 'InterPodAffinity', args: { ignorePreferredTermsOfExistingPods: 'yes' } }],
+      error: `${p}.args.ignorePreferredTermsOfExistingPods: must be true or false, got "yes"`,
+    },
+    {
+      name: 'an InterPodAffinity field kube does not have',
+      config: [{ name: 'InterPodAffinity', args: { hardPodAfinityWeight: 2 } }],
+      error: `${p}.args.hardPodAfinityWeight: unknown field (known: hardPodAffinityWeight, ignorePreferredTermsOfExistingPods)`,
     },
     {
       name: 'hardPodAffinityWeight over 100',

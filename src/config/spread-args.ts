@@ -1,4 +1,6 @@
 // PodTopologySpreadArgs and InterPodAffinityArgs of a profile, checked as kube 1.34 does.
+import { ArgsError } from '../framework/args-error.ts';
+import { parseArgs as parseInterPodAffinityArgs } from '../plugins/inter-pod-affinity.ts';
 import { qualifiedNameProblem } from './names.ts';
 import {
   at,
@@ -8,7 +10,6 @@ import {
   fields,
   knownKeys,
   list,
-  optionalBool,
   optionalEnum,
   optionalInt,
   optionalString,
@@ -111,26 +112,24 @@ export interface InterPodAffinityArgs {
 }
 
 /**
- * InterPodAffinityArgs at `path`: hardPodAffinityWeight 0–100 (default 1), and
- * ignorePreferredTermsOfExistingPods (passed on only when true).
+ * InterPodAffinityArgs at `path`: apiVersion/kind as kube's, then the plugin's own check
+ * (`parseArgs`, kube 1.34's ValidateInterPodAffinityArgs: hardPodAffinityWeight 0–100,
+ * default 1; ignorePreferredTermsOfExistingPods any boolean, passed on only when true),
+ * its errors put at the field's path.
  */
 export function interPodAffinityArgs(raw: unknown, path: string): InterPodAffinityArgs {
-  const args = fields(raw, path);
-  knownKeys(args, path, [
-    'apiVersion',
-    'kind',
-    'hardPodAffinityWeight',
-    'ignorePreferredTermsOfExistingPods',
-  ]);
-  checkTypeMeta(args, path, 'InterPodAffinity');
-  const ignore = child(path, 'ignorePreferredTermsOfExistingPods');
-  if (optionalBool(args.ignorePreferredTermsOfExistingPods, ignore) === true)
-    throw new ConfigError(ignore, 'true is not supported by berth');
-  const weight = optionalInt(
-    args.hardPodAffinityWeight,
-    child(path, 'hardPodAffinityWeight'),
-    0,
-    100,
-  );
-  return { hardPodAffinityWeight: weight ?? 1 };
+  const { apiVersion: _v, kind: _k, ...args } = fields(raw, path);
+  checkTypeMeta(fields(raw, path), path, 'InterPodAffinity');
+  try {
+    const parsed = parseInterPodAffinityArgs(args);
+    return parsed.ignorePreferredTermsOfExistingPods
+      ? {
+          hardPodAffinityWeight: parsed.hardPodAffinityWeight,
+          ignorePreferredTermsOfExistingPods: true,
+        }
+      : { hardPodAffinityWeight: parsed.hardPodAffinityWeight };
+  } catch (error) {
+    if (!(error instanceof ArgsError)) throw error;
+    throw new ConfigError(error.field === '' ? path : child(path, error.field), error.problem);
+  }
 }

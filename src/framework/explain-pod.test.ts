@@ -255,6 +255,49 @@ describe('explainPod', () => {
     }
   });
 
+  it('Lists a nominated node that no longer fits once, at its place in the walk, which starts at the cursor', () => {
+    // Before the trace, the nominated node's own try counted as a first visit: the walk
+    // seemed to start on it, it was listed twice and processed was one more than the cycle's.
+    const web = podObject('web', { requests: { cpu: '100m' } });
+    web.status = { nominatedNodeName: 'a' };
+    const state = cluster(
+      [nodeObject('a', { unschedulable: true }), nodeObject('b'), nodeObject('c')],
+      [web],
+    );
+    const i = input(state, podIn(state, 'web'), { cursor: 1 });
+    const e = explainPod(i);
+    const real = realCycle(i);
+    expect(e.nodes.map((r) => [r.node, r.walk, r.fate])).toEqual([
+      ['b', 1, 'scored'],
+      ['c', 2, 'scored'],
+      ['a', 3, 'rejected'],
+    ]);
+    expect(e.sampling).toMatchObject({ start: 1, startNode: 'b', visited: 3, processed: 3 });
+    expect(real.result.kind === 'Scheduled' && real.result.evaluated).toBe(3);
+    expect(e.sampling.nextCursor).toBe(real.cursor);
+  });
+
+  it('Filters the nodes the cycle did not reach as the cycle would: room held by a nominated pod of higher priority', () => {
+    // The pod passes on the node it is nominated to, so no other node is walked; node b's
+    // room is held for a pod of higher priority nominated there, so b is not feasible.
+    const web = podObject('web', { requests: { cpu: '2' }, priority: 1 });
+    web.status = { nominatedNodeName: 'a' };
+    const vip = podObject('vip', { requests: { cpu: '3' }, priority: 100 });
+    vip.status = { nominatedNodeName: 'b' };
+    const state = cluster([nodeObject('a'), nodeObject('b'), nodeObject('c')], [web, vip]);
+    const e = explainPod(input(state, podIn(state, 'web')));
+    expect(e.outcome).toMatchObject({ kind: 'Scheduled', node: 'a', scored: false });
+    expect(e.nodes.map((r) => [r.node, r.walk, r.fate])).toEqual([
+      ['a', 1, 'feasible'],
+      ['b', null, 'rejected'],
+      ['c', null, 'notVisited'],
+    ]);
+    expect(verdictOf(e, 'b')?.rejection).toMatchObject({
+      plugin: 'NodeResourcesFit',
+      reasons: ['Insufficient cpu'],
+    });
+  });
+
   it('Writes nothing to the snapshot: explaining twice gives the same answer', () => {
     const state = cluster(
       [nodeObject('a'), nodeObject('b')],

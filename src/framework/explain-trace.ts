@@ -1,19 +1,13 @@
-// A profile that runs the real plugins unchanged and records what each call returned, for explain.
-import type { ClusterSnapshot, NodeInfo, PodInfo } from '../cluster/types.ts';
+// A CycleRecorder that keeps what one real scheduling cycle did, for `berth explain`.
+import type { NodeInfo } from '../cluster/types.ts';
+import type { CycleRecorder, WalkEnd, WalkPlan } from './cycle-recorder.ts';
 import type {
   CycleState,
   FilterPlugin,
-  PostFilterArgs,
-  PostFilterPlugin,
-  PostFilterResult,
-  PreFilterPlugin,
   PreFilterResult,
-  Profile,
-  ScorePlugin,
   Status,
   WeightedScorePlugin,
 } from './types.ts';
-import { success } from './types.ts';
 
 /** One PreFilter call: the plugin and what it answered. */
 export interface PreFilterCall {
@@ -21,157 +15,114 @@ export interface PreFilterCall {
   result: PreFilterResult;
 }
 
-/** One Filter call on one node: the filter's index in the profile and its status. */
-export interface FilterCall {
-  index: number;
-  status: Status;
+/** A node the cycle filtered, and the verdict (undefined: a filter threw on it). */
+export interface NodeVisit {
+  node: string;
+  status: Status | undefined;
 }
 
-/** One score plugin's view of one cycle: the nodes it scored, raw and normalized scores. */
+/** One score plugin's numbers for the feasible nodes, raw and normalized. */
 export interface ScoreCall {
   nodes: string[];
   raw: number[];
   normalized: number[];
 }
 
-/** Everything a traced cycle did, in call order. */
-export class CycleTrace {
+/** How the walk ended, by node name. */
+export interface WalkOutcome {
+  feasible: string[];
+  dropped: string | undefined;
+  processed: number;
+  nextCursor: number;
+}
+
+/** The weighted totals per feasible node and the node selectHost picked. */
+export interface Selection {
+  nodes: string[];
+  totals: number[];
+  selected: string;
+  /** Nodes that share the highest total (more than one: the generator broke the tie). */
+  ties: number;
+}
+
+/** Everything one cycle told its recorder, in call order (copies, never the cycle's arrays). */
+export class CycleTrace implements CycleRecorder {
   readonly preFilters: PreFilterCall[] = [];
-  /** Nodes in the order the walk reached them (the walk sentinel sees each one first). */
-  readonly visits: string[] = [];
-  /** Filter calls per node name, in order. */
-  readonly filterCalls = new Map<string, FilterCall[]>();
-  /** Per score plugin index in the profile: what it scored (absent: never scored). */
-  readonly scores = new Map<number, ScoreCall>();
-  /** Per filter index: whether its PreFilter Skip held (absent: the cycle never asked). */
-  readonly filterSkips = new Map<number, boolean>();
-  /** Per score plugin index: whether its PreScore Skip held (absent: never asked). */
-  readonly scoreSkips = new Map<number, boolean>();
-  /** A copy of the cycle state as the first Filter saw it (PreFilter state only). */
+  /** The filters that ran for the pod (undefined: the cycle ended before choosing them). */
+  activeFilters: readonly FilterPlugin[] | undefined;
+  /** A copy of the cycle state as the PreFilters left it. */
   stateAtFilter: CycleState | undefined;
-  /** True while a PostFilter runs: its what-if filter calls are not the walk's. */
-  inPostFilter = false;
+  /** The nominated node tried first, and its verdict. */
+  nominated: NodeVisit | undefined;
+  /** The sampled walk's plan: the names of the nodes it ranges over, start, sample size. */
+  walk: { candidates: string[]; cursor: number; start: number; feasibleToFind: number } | undefined;
+  /** The nodes the walk reached, in order, with their verdicts. */
+  readonly visits: NodeVisit[] = [];
+  walkOutcome: WalkOutcome | undefined;
+  /** The score plugins that ran (undefined: no scoring: one feasible node or none). */
+  activeScorers: readonly WeightedScorePlugin[] | undefined;
+  /** Per score plugin that ran: its scores. */
+  readonly scoreCalls = new Map<WeightedScorePlugin, ScoreCall>();
+  selection: Selection | undefined;
 
-  /** Records a filter call (not while a PostFilter runs). */
-  filter(node: string, call: FilterCall): void {
-    if (this.inPostFilter) return;
-    const calls = this.filterCalls.get(node);
-    if (calls === undefined) this.filterCalls.set(node, [call]);
-    else calls.push(call);
+  preFilter(plugin: string, result: PreFilterResult): void {
+    this.preFilters.push({ plugin, result });
   }
-}
 
-/** The name of the first filter of a traced profile, which only records the walk. */
-export const walkSentinelName = '(walk)';
-
-function tracedPreFilter(inner: PreFilterPlugin, trace: CycleTrace): PreFilterPlugin {
-  return {
-    name: inner.name,
-    preFilter(pod: PodInfo, state: CycleState, snapshot: ClusterSnapshot): PreFilterResult {
-      const result = inner.preFilter(pod, state, snapshot);
-      trace.preFilters.push({ plugin: inner.name, result });
-      return result;
-    },
-    ...(inner.extensions === undefined ? {} : { extensions: inner.extensions }),
-  };
-}
-
-function tracedPostFilter(inner: PostFilterPlugin, trace: CycleTrace): PostFilterPlugin {
-  return {
-    name: inner.name,
-    postFilter(pod: PodInfo, args: PostFilterArgs): PostFilterResult {
-      trace.inPostFilter = true;
-      try {
-        return inner.postFilter(pod, args);
-      } finally {
-        trace.inPostFilter = false;
-      }
-    },
-  };
-}
-
-function tracedFilter(inner: FilterPlugin, index: number, trace: CycleTrace): FilterPlugin {
-  const traced: FilterPlugin = {
-    name: inner.name,
-    filter(pod: PodInfo, node: NodeInfo, state: CycleState): Status {
-      const s = inner.filter(pod, node, state);
-      trace.filter(node.name, { index, status: s });
-      return s;
-    },
-  };
-  if (inner.preFilterSkip !== undefined)
-    traced.preFilterSkip = (...args: Parameters<NonNullable<FilterPlugin['preFilterSkip']>>) => {
-      const skip = inner.preFilterSkip?.(...args) === true;
-      trace.filterSkips.set(index, skip);
-      return skip;
-    };
-  return traced;
-}
-
-function tracedScore(inner: ScorePlugin, index: number, trace: CycleTrace): ScorePlugin {
-  const call = (): ScoreCall => {
-    let c = trace.scores.get(index);
-    if (c === undefined) {
-      c = { nodes: [], raw: [], normalized: [] };
-      trace.scores.set(index, c);
-    }
-    return c;
-  };
-  const traced: ScorePlugin = {
-    name: inner.name,
-    score(pod: PodInfo, node: NodeInfo, state: CycleState): number {
-      const s = inner.score(pod, node, state);
-      const c = call();
-      c.nodes.push(node.name);
-      c.raw.push(s);
-      return s;
-    },
-    // Always present: the cycle's `normalize?.()` on a plugin without one changes nothing,
-    // and the copy taken here is what the cycle goes on to weight.
-    normalize(pod: PodInfo, scores: number[], state: CycleState): void {
-      inner.normalize?.(pod, scores, state);
-      call().normalized = scores.slice();
-    },
-  };
-  if (inner.preScore !== undefined) {
-    traced.preScore = (pod, state, snapshot, nodes) =>
-      inner.preScore?.(pod, state, snapshot, nodes);
+  filters(active: readonly FilterPlugin[], state: CycleState): void {
+    this.activeFilters = active;
+    this.stateAtFilter = new Map(state);
   }
-  if (inner.preScoreSkip !== undefined)
-    traced.preScoreSkip = (...args: Parameters<NonNullable<ScorePlugin['preScoreSkip']>>) => {
-      const skip = inner.preScoreSkip?.(...args) === true;
-      trace.scoreSkips.set(index, skip);
-      return skip;
-    };
-  return traced;
-}
 
-/**
- * `profile` with every plugin wrapped so that its answers are recorded in `trace` and passed
- * on unchanged, plus a first filter that records each node the walk reaches and passes it.
- * The proof of infeasibility is left out, so a pod that fits nowhere has every node visited
- * (the outcome and cursor are the same either way, by the proof's contract).
- */
-export function tracedProfile(profile: Profile, trace: CycleTrace): Profile {
-  const sentinel: FilterPlugin = {
-    name: walkSentinelName,
-    filter(_pod: PodInfo, node: NodeInfo, state: CycleState): Status {
-      if (trace.inPostFilter) return success;
-      trace.visits.push(node.name);
-      trace.stateAtFilter ??= new Map(state);
-      return success;
-    },
-  };
-  return {
-    preFilter: profile.preFilter.map((p) => tracedPreFilter(p, trace)),
-    filter: [sentinel, ...profile.filter.map((f, i) => tracedFilter(f, i, trace))],
-    score: profile.score.map(
-      (w, i): WeightedScorePlugin => ({
-        plugin: tracedScore(w.plugin, i, trace),
-        weight: w.weight,
-      }),
-    ),
-    postFilter: (profile.postFilter ?? []).map((p) => tracedPostFilter(p, trace)),
-    queueingHints: profile.queueingHints,
-  };
+  nominatedNode(node: NodeInfo, status: Status): void {
+    this.nominated = { node: node.name, status };
+  }
+
+  walkStart(plan: WalkPlan): void {
+    const { cursor, start, feasibleToFind } = plan;
+    this.walk = { candidates: plan.order.map((n) => n.name), cursor, start, feasibleToFind };
+  }
+
+  visit(node: NodeInfo): void {
+    this.visits.push({ node: node.name, status: undefined });
+  }
+
+  verdict(_node: NodeInfo, status: Status): void {
+    const last = this.visits[this.visits.length - 1];
+    if (last !== undefined) last.status = status;
+  }
+
+  walkEnd(end: WalkEnd): void {
+    this.walkOutcome = {
+      feasible: end.feasible.map((n) => n.name),
+      dropped: end.dropped?.name,
+      processed: end.processed,
+      nextCursor: end.nextCursor,
+    };
+  }
+
+  scorers(active: readonly WeightedScorePlugin[]): void {
+    this.activeScorers = [...active];
+  }
+
+  scores(
+    plugin: WeightedScorePlugin,
+    nodes: readonly NodeInfo[],
+    raw: readonly number[],
+    normalized: readonly number[],
+  ): void {
+    const names = nodes.map((n) => n.name);
+    this.scoreCalls.set(plugin, { nodes: names, raw: [...raw], normalized: [...normalized] });
+  }
+
+  selected(nodes: readonly NodeInfo[], totals: readonly number[], index: number): void {
+    let best = Number.NEGATIVE_INFINITY;
+    for (const t of totals) if (t > best) best = t;
+    this.selection = {
+      nodes: nodes.map((n) => n.name),
+      totals: [...totals],
+      selected: nodes[index]?.name ?? '',
+      ties: totals.filter((t) => t === best).length,
+    };
+  }
 }

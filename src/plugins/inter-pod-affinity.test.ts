@@ -1175,17 +1175,17 @@ describe('InterPodAffinity Score', () => {
 
 describe('newInterPodAffinity arguments', () => {
   const bad: [unknown, RegExp][] = [
-    [{ hardPodAffinityWeight: 101 }, /hardPodAffinityWeight must be an integer 0–100, got 101/],
-    [{ hardPodAffinityWeight: -1 }, /hardPodAffinityWeight must be an integer 0–100, got -1/],
-    [{ hardPodAffinityWeight: 1.5 }, /hardPodAffinityWeight must be an integer 0–100, got 1.5/],
-    [{ hardPodAffinityWeight: '2' }, /hardPodAffinityWeight must be an integer 0–100, got 2/],
+    [{ hardPodAffinityWeight: 101 }, /hardPodAffinityWeight: 101 not in valid range \[0, 100\]/],
+    [{ hardPodAffinityWeight: -1 }, /hardPodAffinityWeight: -1 not in valid range \[0, 100\]/],
+    [{ hardPodAffinityWeight: 1.5 }, /hardPodAffinityWeight: must be an integer, got 1.5/],
+    [{ hardPodAffinityWeight: '2' }, /hardPodAffinityWeight: must be an integer, got "2"/],
     [
       { ignorePreferredTermsOfExistingPods: 'yes' },
-      /ignorePreferredTermsOfExistingPods must be a boolean/,
+      /ignorePreferredTermsOfExistingPods: must be true or false/,
     ],
-    [{ hardPodAfinityWeight: 2 }, /unknown argument "hardPodAfinityWeight"/],
-    ['x', /args must be an object/],
-    [[1], /args must be an object/],
+    [{ hardPodAfinityWeight: 2 }, /hardPodAfinityWeight: unknown field/],
+    ['x', /args must be a mapping/],
+    [[1], /args must be a mapping/],
   ];
   for (const [args, message] of bad) {
     it(`rejects ${JSON.stringify(args)}`, () =>

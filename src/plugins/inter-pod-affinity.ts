@@ -1,5 +1,6 @@
 // InterPodAffinity: filter on required pod affinity/anti-affinity (both ways), score on preferred terms.
 import type { PodInfo } from '../cluster/types.ts';
+import { ArgsError, shownValue } from '../framework/args-error.ts';
 import type { CycleState, FilterPlugin, PreFilterPlugin, ScorePlugin } from '../framework/types.ts';
 import { name } from './inter-pod-affinity/common.ts';
 import { interPodAffinityExtensions } from './inter-pod-affinity/extensions.ts';
@@ -30,25 +31,34 @@ export const defaultArgs: ScoringArgs = Object.freeze({
   ignorePreferredTermsOfExistingPods: false,
 });
 
+const knownArgs = ['hardPodAffinityWeight', 'ignorePreferredTermsOfExistingPods'];
+
 /**
- * Reads and validates the arguments (kube's ValidateInterPodAffinityArgs). Throws an Error
- * naming the field for anything else than the documented shape.
+ * Reads and validates the arguments, the one check of them berth has (the config file's
+ * reader calls it too): kube 1.34's ValidateInterPodAffinityArgs checks only that
+ * hardPodAffinityWeight is within 0–100; ignorePreferredTermsOfExistingPods is any boolean.
+ * Throws an ArgsError naming the field for anything else than the documented shape.
  */
 export function parseArgs(args: unknown): ScoringArgs {
   if (args === undefined || args === null) return defaultArgs;
   if (typeof args !== 'object' || Array.isArray(args))
-    throw new Error(`${name}: args must be an object`);
+    throw new ArgsError(name, '', `args must be a mapping, got ${shownValue(args)}`);
   const a = args as Record<string, unknown>;
-  for (const key of Object.keys(a)) {
-    if (key !== 'hardPodAffinityWeight' && key !== 'ignorePreferredTermsOfExistingPods')
-      throw new Error(`${name}: unknown argument "${key}"`);
-  }
+  for (const key of Object.keys(a))
+    if (!knownArgs.includes(key))
+      throw new ArgsError(name, key, `unknown field (known: ${knownArgs.join(', ')})`);
   const w = a.hardPodAffinityWeight ?? defaultArgs.hardPodAffinityWeight;
-  if (typeof w !== 'number' || !Number.isInteger(w) || w < 0 || w > 100)
-    throw new Error(`${name}: hardPodAffinityWeight must be an integer 0–100, got ${String(w)}`);
+  if (typeof w !== 'number' || !Number.isInteger(w))
+    throw new ArgsError(name, 'hardPodAffinityWeight', `must be an integer, got ${shownValue(w)}`);
+  if (w < 0 || w > 100)
+    throw new ArgsError(name, 'hardPodAffinityWeight', `${w} not in valid range [0, 100]`);
   const ignore = a.ignorePreferredTermsOfExistingPods ?? false;
   if (typeof ignore !== 'boolean')
-    throw new Error(`${name}: ignorePreferredTermsOfExistingPods must be a boolean`);
+    throw new ArgsError(
+      name,
+      'ignorePreferredTermsOfExistingPods',
+      `must be true or false, got ${shownValue(ignore)}`,
+    );
   return { hardPodAffinityWeight: w, ignorePreferredTermsOfExistingPods: ignore };
 }
 

@@ -1,6 +1,7 @@
 // NodePorts filter: a pod may not go where a pod charged to the node holds a host port it wants.
 
-import type { ClusterChange, HostPort, NodeInfo, PodInfo, PodRecord } from '../cluster/types.ts';
+import type { HostPort, NodeInfo, PodInfo } from '../cluster/types.ts';
+import { added, leftNode, onRelease, queueingHint } from '../framework/hints.ts';
 import {
   type FilterPlugin,
   type QueueingHint,
@@ -67,18 +68,6 @@ export function fitsPorts(pod: PodInfo, node: NodeInfo): boolean {
   return true;
 }
 
-/** A pod that held host ports on a node, or was nominated to one, and is there no more. */
-function releasedPorts(before: PodRecord | undefined, after: PodRecord | undefined): boolean {
-  if (before === undefined || before.info.hostPorts.length === 0) return false;
-  const was = before.charge;
-  if (was.kind !== 'none') {
-    const now = after?.charge;
-    return now === undefined || now.kind === 'none' || now.node !== was.node;
-  }
-  // kube also requeues when a deleted pod was only nominated: Filter counted it there.
-  return after === undefined && before.info.nominatedNodeName !== undefined;
-}
-
 /**
  * kube's NodePorts events with queueing hints on: a node added, or a pod that held host
  * ports stopped holding them on its node (deleted, finished, moved, replaced, removed by
@@ -87,27 +76,10 @@ function releasedPorts(before: PodRecord | undefined, after: PodRecord | undefin
  * released host port requeues (more often than kube, never less). A reservation released
  * (`charge`) names no ports: it requeues.
  */
-export const hostPortsReleased: QueueingHint = (change: ClusterChange) => {
-  switch (change.kind) {
-    case 'node':
-      return change.before === undefined && change.after !== undefined;
-    case 'pod':
-      return (
-        releasedPorts(change.before, change.after) || releasedPorts(change.replaced, undefined)
-      );
-    case 'charge':
-      return change.before.kind !== 'none' && change.after.kind === 'none';
-    case 'resync':
-      return change.removedPods.some((p) => releasedPorts(p, undefined));
-    case 'none':
-    case 'object':
-      return false;
-    default: {
-      const unreachable: never = change;
-      return unreachable;
-    }
-  }
-};
+export const hostPortsReleased: QueueingHint = queueingHint({
+  node: (c) => added(c.before, c.after),
+  ...onRelease(leftNode((r) => r.info.hostPorts.length > 0, true)),
+});
 
 /**
  * Filter: Unschedulable when a host port the pod wants (its sidecar and app containers')

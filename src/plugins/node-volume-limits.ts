@@ -1,15 +1,11 @@
 // NodeVolumeLimits: per CSI driver, a node attaches at most its CSINode's allocatable count of volumes.
+
 import type { ObjectStoreView } from '../cluster/cluster-objects.ts';
 import type { PodVolume } from '../cluster/pod-volumes.ts';
 import { claimNameOf } from '../cluster/pod-volumes.ts';
-import type {
-  ClusterChange,
-  ClusterSnapshot,
-  NodeInfo,
-  PodInfo,
-  PodRecord,
-} from '../cluster/types.ts';
+import type { ClusterSnapshot, NodeInfo, PodInfo } from '../cluster/types.ts';
 import type { CSINodeInfo, PersistentVolumeClaimInfo } from '../cluster/volume-objects.ts';
+import { added, addedOr, leftNode, onRelease, queueingHint } from '../framework/hints.ts';
 import {
   type CycleState,
   type FilterPlugin,
@@ -175,16 +171,6 @@ export function filterVolumeLimits(objects: ObjectStoreView, pod: PodInfo, node:
   return success;
 }
 
-/** A pod with countable volumes that left its node (or its nomination) for good. */
-function releasedAttachments(before: PodRecord | undefined, after: PodRecord | undefined): boolean {
-  if (before === undefined || !before.info.volumes.some(isCountable)) return false;
-  const was = before.charge;
-  if (was.kind === 'none')
-    return after === undefined && before.info.nominatedNodeName !== undefined;
-  const now = after?.charge;
-  return now === undefined || now.kind === 'none' || now.node !== was.node;
-}
-
 function limitRaised(before: CSINodeInfo, after: CSINodeInfo): boolean {
   const old = new Map(before.drivers.map((d) => [d.name, d.count ?? 0]));
   return after.drivers.some((d) => (d.count ?? 0) > (old.get(d.name) ?? 0));
@@ -197,33 +183,10 @@ function limitRaised(before: CSINodeInfo, after: CSINodeInfo): boolean {
  * deleted while nominated; a claim added. kube also requeues when a VolumeAttachment is
  * deleted: berth does not watch VolumeAttachments.
  */
-export const nodeVolumeLimitsHint: QueueingHint = (change: ClusterChange) => {
-  switch (change.kind) {
-    case 'object': {
-      const { before, after } = change;
-      if (after === undefined) return false;
-      if (change.objectKind === 'PersistentVolumeClaim') return before === undefined;
-      if (change.objectKind !== 'CSINode') return false;
-      return before === undefined || limitRaised(before as CSINodeInfo, after as CSINodeInfo);
-    }
-    case 'pod':
-      return (
-        releasedAttachments(change.before, change.after) ||
-        releasedAttachments(change.replaced, undefined)
-      );
-    case 'charge':
-      return change.before.kind !== 'none' && change.after.kind === 'none';
-    case 'resync':
-      return change.removedPods.some((p) => releasedAttachments(p, undefined));
-    case 'node':
-    case 'none':
-      return false;
-    default: {
-      const unreachable: never = change;
-      return unreachable;
-    }
-  }
-};
+export const nodeVolumeLimitsHint: QueueingHint = queueingHint({
+  ...onRelease(leftNode((r) => r.info.volumes.some(isCountable), true)),
+  objects: { PersistentVolumeClaim: added, CSINode: addedOr(limitRaised) },
+});
 
 /**
  * kube 1.34's NodeVolumeLimits (CSILimits) without VolumeAttachment counting. PreFilter

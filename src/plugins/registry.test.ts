@@ -253,7 +253,7 @@ describe('profileFromConfig', () => {
     {
       name: 'a hardPodAffinityWeight out of kube’s range',
       config: { pluginArgs: { InterPodAffinity: { hardPodAffinityWeight: 101 } } },
-      message: /InterPodAffinity: hardPodAffinityWeight must be an integer 0–100, got 101/,
+      message: /InterPodAffinity: hardPodAffinityWeight: 101 not in valid range \[0, 100\]/,
     },
     {
       name: 'bad plugin arguments',

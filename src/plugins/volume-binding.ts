@@ -1,13 +1,14 @@
 // VolumeBinding: a pod's claims must be bound, and their PVs' node affinity must allow the node.
 import { claimNameOf } from '../cluster/pod-volumes.ts';
-import type { ClusterChange, ClusterSnapshot, NodeInfo, PodInfo } from '../cluster/types.ts';
-import type {
-  CSINodeInfo,
-  PersistentVolumeClaimInfo,
-  PersistentVolumeInfo,
-  StorageClassInfo,
-} from '../cluster/volume-objects.ts';
-import { sameRecord } from '../framework/hints.ts';
+import type { ClusterSnapshot, NodeInfo, PodInfo } from '../cluster/types.ts';
+import type { PersistentVolumeClaimInfo, PersistentVolumeInfo } from '../cluster/volume-objects.ts';
+import {
+  addedOr,
+  addedOrUpdated,
+  nodeAddedOr,
+  queueingHint,
+  sameRecord,
+} from '../framework/hints.ts';
 import {
   type CycleState,
   type FilterPlugin,
@@ -185,47 +186,15 @@ export function checkBoundClaims(bound: readonly BoundClaim[], node: NodeInfo): 
  * or its migrated-plugins annotation changed. (CSIDriver and CSIStorageCapacity are not
  * watched: berth does no capacity checks.)
  */
-export const volumeBindingHint: QueueingHint = (change: ClusterChange) => {
-  switch (change.kind) {
-    case 'node':
-      return (
-        change.after !== undefined &&
-        (change.before === undefined || !sameRecord(change.before.labels, change.after.labels))
-      );
-    case 'object': {
-      const { before, after } = change;
-      if (after === undefined) return false;
-      switch (change.objectKind) {
-        case 'StorageClass':
-          return (
-            before === undefined ||
-            (before as StorageClassInfo).allowedTopologies !==
-              (after as StorageClassInfo).allowedTopologies
-          );
-        case 'PersistentVolumeClaim':
-        case 'PersistentVolume':
-          return true;
-        case 'CSINode':
-          return (
-            before === undefined ||
-            (before as CSINodeInfo).migratedPlugins.join(',') !==
-              (after as CSINodeInfo).migratedPlugins.join(',')
-          );
-        default:
-          return false;
-      }
-    }
-    case 'pod':
-    case 'charge':
-    case 'resync':
-    case 'none':
-      return false;
-    default: {
-      const unreachable: never = change;
-      return unreachable;
-    }
-  }
-};
+export const volumeBindingHint: QueueingHint = queueingHint({
+  node: nodeAddedOr((b, a) => !sameRecord(b.labels, a.labels)),
+  objects: {
+    StorageClass: addedOr((b, a) => b.allowedTopologies !== a.allowedTopologies),
+    PersistentVolumeClaim: addedOrUpdated,
+    PersistentVolume: addedOrUpdated,
+    CSINode: addedOr((b, a) => b.migratedPlugins.join(',') !== a.migratedPlugins.join(',')),
+  },
+});
 
 /**
  * kube 1.34's VolumeBinding for pods whose claims are all bound: PreFilter rejects a pod

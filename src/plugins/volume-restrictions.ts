@@ -1,12 +1,8 @@
 // VolumeRestrictions: in-tree disks two pods may not share on a node, and ReadWriteOncePod claims in use.
+
 import type { InTreeDisk, PodVolume } from '../cluster/pod-volumes.ts';
-import type {
-  ClusterChange,
-  ClusterSnapshot,
-  NodeInfo,
-  PodInfo,
-  PodRecord,
-} from '../cluster/types.ts';
+import type { ClusterSnapshot, NodeInfo, PodInfo } from '../cluster/types.ts';
+import { added, leftNode, onRelease, queueingHint } from '../framework/hints.ts';
 import {
   type CycleState,
   type FilterPlugin,
@@ -227,15 +223,6 @@ export const volumeRestrictionsExtensions: PreFilterExtensions = {
   cloneState(): void {},
 };
 
-/** A pod that used a volume on a node (or was nominated to one) and is there no more. */
-function releasedVolumes(before: PodRecord | undefined, after: PodRecord | undefined): boolean {
-  if (before === undefined || before.info.volumes.length === 0) return false;
-  const was = before.charge;
-  if (was.kind === 'none') return false;
-  const now = after?.charge;
-  return now === undefined || now.kind === 'none' || now.node !== was.node;
-}
-
 /**
  * kube's events with queueing hints on: a pod deleted (berth: a pod with such volumes left
  * its node: deleted, finished, moved, replaced, removed by a relist, or a reservation
@@ -243,32 +230,11 @@ function releasedVolumes(before: PodRecord | undefined, after: PodRecord | undef
  * namespace or without a shared disk or claim; berth's hints do not see the waiting pod,
  * so any pod with volumes leaving requeues (more often than kube, never less).
  */
-export const volumeRestrictionsHint: QueueingHint = (change: ClusterChange) => {
-  switch (change.kind) {
-    case 'node':
-      return change.before === undefined && change.after !== undefined;
-    case 'pod':
-      return (
-        releasedVolumes(change.before, change.after) || releasedVolumes(change.replaced, undefined)
-      );
-    case 'charge':
-      return change.before.kind !== 'none' && change.after.kind === 'none';
-    case 'resync':
-      return change.removedPods.some((p) => releasedVolumes(p, undefined));
-    case 'object':
-      return (
-        change.objectKind === 'PersistentVolumeClaim' &&
-        change.before === undefined &&
-        change.after !== undefined
-      );
-    case 'none':
-      return false;
-    default: {
-      const unreachable: never = change;
-      return unreachable;
-    }
-  }
-};
+export const volumeRestrictionsHint: QueueingHint = queueingHint({
+  node: (c) => added(c.before, c.after),
+  ...onRelease(leftNode((r) => r.info.volumes.length > 0)),
+  objects: { PersistentVolumeClaim: added },
+});
 
 /**
  * kube 1.34's VolumeRestrictions. PreFilter: the pod's PVCs must exist; its ReadWriteOncePod

@@ -1,8 +1,15 @@
 // VolumeZone: a pod goes only where the zone/region labels of its bound volumes allow.
-import type { ClusterChange, ClusterSnapshot, NodeInfo, PodInfo } from '../cluster/types.ts';
+import type { ClusterSnapshot, NodeInfo, PodInfo } from '../cluster/types.ts';
 import type { PersistentVolumeInfo, StorageClassInfo } from '../cluster/volume-objects.ts';
 import { volumeTopologyLabels } from '../cluster/volume-objects.ts';
-import { sameRecord } from '../framework/hints.ts';
+import {
+  added,
+  addedOr,
+  addedOrUpdated,
+  nodeAddedOr,
+  queueingHint,
+  sameRecord,
+} from '../framework/hints.ts';
 import {
   type CycleState,
   type FilterPlugin,
@@ -136,44 +143,15 @@ function sameTopologies(a: PersistentVolumeInfo, b: PersistentVolumeInfo): boole
  * added with WaitForFirstConsumer; a claim added or updated (kube: one the pod uses —
  * berth's hints do not see the pod, so any); a PV added, or updated with other topology.
  */
-export const volumeZoneHint: QueueingHint = (change: ClusterChange) => {
-  switch (change.kind) {
-    case 'node':
-      return (
-        change.after !== undefined &&
-        (change.before === undefined || !sameRecord(change.before.labels, change.after.labels))
-      );
-    case 'object': {
-      const { before, after } = change;
-      if (after === undefined) return false;
-      switch (change.objectKind) {
-        case 'StorageClass':
-          return (
-            before === undefined &&
-            (after as StorageClassInfo).volumeBindingMode === waitForFirstConsumer
-          );
-        case 'PersistentVolumeClaim':
-          return true;
-        case 'PersistentVolume':
-          return (
-            before === undefined ||
-            !sameTopologies(before as PersistentVolumeInfo, after as PersistentVolumeInfo)
-          );
-        default:
-          return false;
-      }
-    }
-    case 'pod':
-    case 'charge':
-    case 'resync':
-    case 'none':
-      return false;
-    default: {
-      const unreachable: never = change;
-      return unreachable;
-    }
-  }
-};
+export const volumeZoneHint: QueueingHint = queueingHint({
+  node: nodeAddedOr((b, a) => !sameRecord(b.labels, a.labels)),
+  objects: {
+    StorageClass: (before, after) =>
+      added(before, after) && after?.volumeBindingMode === waitForFirstConsumer,
+    PersistentVolumeClaim: addedOrUpdated,
+    PersistentVolume: addedOr((b, a) => !sameTopologies(b, a)),
+  },
+});
 
 /**
  * kube 1.34's VolumeZone. PreFilter: the topology labels of the PVs bound to the pod's

@@ -1,12 +1,29 @@
 // PodTopologySpread queueing hint: which cluster changes could undo a spread rejection.
-import type { PodRecord } from '../../cluster/types.ts';
-import { sameRecord, sameTaints } from '../../framework/hints.ts';
+import {
+  always,
+  nodeAnyOr,
+  placedPodChange,
+  queueingHint,
+  removedAnything,
+  sameRecord,
+  sameTaints,
+} from '../../framework/hints.ts';
 import type { QueueingHint } from '../../framework/types.ts';
 
-/** A pod that counts somewhere: bound or assumed (kube: `spec.nodeName` set). */
-function placed(r: PodRecord | undefined): boolean {
-  return r !== undefined && (r.charge.kind !== 'none' || r.info.nodeName !== undefined);
-}
+/** A placed pod added or deleted, or one whose place, labels or terminating state changed. */
+const placedPodChanged = placedPodChange((before, after) => {
+  const b = before.info;
+  const a = after.info;
+  return (
+    b.namespace !== a.namespace ||
+    b.terminating !== a.terminating ||
+    b.nodeName !== a.nodeName ||
+    (before.charge.kind !== 'none' &&
+      after.charge.kind !== 'none' &&
+      before.charge.node !== after.charge.node) ||
+    !sameRecord(b.labels, a.labels)
+  );
+});
 
 /**
  * kube's isSchedulableAfterPodChange/isSchedulableAfterNodeChange, widened because berth's
@@ -17,41 +34,9 @@ function placed(r: PodRecord | undefined): boolean {
  * deleted, or its labels or taints changed; a relist removing anything. The waiting pod's
  * own update (e.g. a new toleration) is the queue's business.
  */
-export const spreadQueueingHint: QueueingHint = (change) => {
-  switch (change.kind) {
-    case 'pod': {
-      const { before, after } = change;
-      if (change.replaced !== undefined && placed(change.replaced)) return true;
-      if (before === undefined || after === undefined) return placed(before) || placed(after);
-      if (!placed(before) && !placed(after)) return false;
-      if (placed(before) !== placed(after)) return true;
-      const b = before.info;
-      const a = after.info;
-      return (
-        b.namespace !== a.namespace ||
-        b.terminating !== a.terminating ||
-        b.nodeName !== a.nodeName ||
-        (before.charge.kind !== 'none' &&
-          after.charge.kind !== 'none' &&
-          before.charge.node !== after.charge.node) ||
-        !sameRecord(b.labels, a.labels)
-      );
-    }
-    case 'node': {
-      const { before, after } = change;
-      if (before === undefined || after === undefined) return true;
-      return !sameRecord(before.labels, after.labels) || !sameTaints(before.taints, after.taints);
-    }
-    case 'charge':
-      return true;
-    case 'resync':
-      return change.removedNodes.length > 0 || change.removedPods.length > 0;
-    case 'none':
-    case 'object':
-      return false;
-    default: {
-      const unreachable: never = change;
-      return unreachable;
-    }
-  }
-};
+export const spreadQueueingHint: QueueingHint = queueingHint({
+  pod: placedPodChanged,
+  node: nodeAnyOr((b, a) => !sameRecord(b.labels, a.labels) || !sameTaints(b.taints, a.taints)),
+  charge: always,
+  resync: removedAnything,
+});

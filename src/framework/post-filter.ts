@@ -1,0 +1,73 @@
+// kube's RunPostFilterPlugins and the FitError of a pod that fits no node.
+import type { ClusterSnapshot, PodInfo } from '../cluster/types.ts';
+import { type Diagnosis, fitErrorMessage } from './explain.ts';
+import type { Running } from './running.ts';
+import type { CycleUnschedulable, SchedulingContext } from './scheduling-context.ts';
+import type { CycleState, FilterPlugin, PostFilterResult } from './types.ts';
+
+/** What a failed cycle hands its PostFilters besides the diagnosis. */
+export interface FailedCycle {
+  /** False when a PreFilter stopped the PreFilter loop (see PostFilterArgs). */
+  preFiltersCompleted: boolean;
+  pod: PodInfo;
+  snapshot: ClusterSnapshot;
+  ctx: SchedulingContext;
+  state: CycleState;
+  filters: readonly FilterPlugin[];
+  running: Running;
+}
+
+/**
+ * kube's RunPostFilterPlugins: in order; the first Success (a nomination),
+ * UnschedulableAndUnresolvable or Error ends it (an Error's text becomes the PostFilter
+ * part of the message, the pod stays unschedulable, as kube does); otherwise the reasons
+ * of all of them, in order. A PostFilter that throws ends the cycle with Error naming it.
+ */
+export function runPostFilterPlugins(f: FailedCycle, diagnosis: Diagnosis): PostFilterResult {
+  const postFilters = f.ctx.profile.postFilter ?? [];
+  const reasons: string[] = [];
+  for (const pl of postFilters) {
+    f.running.plugin = pl.name;
+    f.running.filters = undefined;
+    const r = pl.postFilter(f.pod, {
+      snapshot: f.snapshot,
+      state: f.state,
+      filters: f.filters,
+      preFilters: f.ctx.profile.preFilter,
+      diagnosis,
+      preFiltersCompleted: f.preFiltersCompleted,
+      numAllNodes: f.snapshot.nodeOrder.length,
+      rng: f.ctx.rng,
+      now: f.ctx.now ?? 0,
+    });
+    // An Error ends them too: kube keeps the pod unschedulable and puts the error's text
+    // where the PostFilters' reasons go.
+    if (r.code !== 'Unschedulable') return r;
+    reasons.push(...r.reasons);
+  }
+  return { code: 'Unschedulable', reasons };
+}
+
+/**
+ * The pod fits no node: kube's FitError message, after which the PostFilters of `failed`
+ * (none when it is undefined) run; their reasons follow the message (kube's PostFilterMsg)
+ * unless one made room (a nomination).
+ */
+export function unschedulable(
+  numAllNodes: number,
+  diagnosis: Diagnosis,
+  failed?: FailedCycle,
+): CycleUnschedulable {
+  const message = fitErrorMessage(numAllNodes, diagnosis);
+  if (failed === undefined || (failed.ctx.profile.postFilter ?? []).length === 0)
+    return { kind: 'Unschedulable', message, diagnosis };
+  const post = runPostFilterPlugins(failed, diagnosis);
+  if (post.code === 'Success' && post.nomination !== undefined)
+    return { kind: 'Unschedulable', message, diagnosis, nomination: post.nomination };
+  const postMessage = post.reasons.join(', ');
+  return {
+    kind: 'Unschedulable',
+    message: postMessage === '' ? message : `${message} ${postMessage}`,
+    diagnosis,
+  };
+}
