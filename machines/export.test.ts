@@ -71,9 +71,9 @@ const sampleEvents: Record<string, AnyEventObject[]> = {
     { type: 'UNSCHEDULABLE', message: 'no fit', plugins: ['NodeResourcesFit'], now: 2 },
     { type: 'CYCLE_FAILED', message: 'boom', now: 2 },
     { type: 'PREEMPTING', node: 'n1', message: 'no fit', now: 2 },
-    { type: 'PREEMPTION_FAILED', message: 'evict failed', now: 4 },
-    { type: 'BIND_SUCCEEDED' },
-    { type: 'BIND_FAILED', message: 'conflict', now: 4 },
+    { type: 'PREEMPTION_FAILED', attempt: 1, message: 'evict failed', now: 4 },
+    { type: 'BIND_SUCCEEDED', attempt: 1 },
+    { type: 'BIND_FAILED', attempt: 1, message: 'conflict', now: 4 },
     { type: 'BOUND', node: 'n1' },
     { type: 'REQUEUE', now: 5 },
     { type: 'REQUEUE', now: 60_000 },
@@ -177,7 +177,7 @@ describe('machine exports', () => {
       '  bound --> [*]',
       '  deleted --> [*]',
     ]);
-    expect(lines).toContain('  binding --> boundUnconfirmed : BIND_SUCCEEDED');
+    expect(lines).toContain('  binding --> boundUnconfirmed : BIND_SUCCEEDED [isCurrentAttempt]');
     expect(lines).toContain('  backoff --> pending : after backoff');
     expect(lines).toContain('  waiting --> bound : BOUND');
   });

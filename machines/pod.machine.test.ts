@@ -33,6 +33,7 @@ const reserve = (node = 'n1', permit: 'allow' | 'wait' = 'allow'): PodEvent[] =>
 ];
 const bindFailed = (message: string, now: number): PodEvent => ({
   type: 'BIND_FAILED',
+  attempt: 1,
   message,
   now,
 });
@@ -53,13 +54,39 @@ describe('pod machine: the way to bound', () => {
     expect(state()).toBe('binding');
     expect(actor.getSnapshot().context.node).toBe('n1');
     // Protocol v1 ended the machine here, so a stale watch update could start a second one.
-    send({ type: 'BIND_SUCCEEDED' });
+    send({ type: 'BIND_SUCCEEDED', attempt: 1 });
     expect(state()).toBe('boundUnconfirmed');
     expect(actor.getSnapshot().status).toBe('active');
     send({ type: 'BOUND', node: 'n1' });
     expect(state()).toBe('bound');
     expect(actor.getSnapshot().status).toBe('done');
     expect(effects).toEqual(['enqueue', 'dequeue']);
+  });
+
+  it("takes a bind result only for the attempt it is binding (isCurrentAttempt): an older attempt's is ignored", () => {
+    const { send, state, clock } = start();
+    send(...reserve(), bindFailed('first', 0));
+    clock.increment(1000);
+    send({ type: 'REQUEUE', now: 1000 }, ...reserve());
+    expect(state()).toBe('binding');
+    send({ type: 'BIND_SUCCEEDED', attempt: 1 }, { ...bindFailed('stale', 1000), attempt: 1 });
+    expect(state()).toBe('binding');
+    send({ type: 'BIND_SUCCEEDED', attempt: 2 });
+    expect(state()).toBe('boundUnconfirmed');
+  });
+
+  it('leaves preempting when its victims are gone (VICTIMS_GONE), and only preempting takes it', () => {
+    const { send, state } = start();
+    send({ type: 'VICTIMS_GONE', now: 0 });
+    expect(state()).toBe('pending');
+    send(
+      { type: 'SCHEDULE' },
+      { type: 'PREEMPTING', node: 'n1', message: 'no fit', now: 0 },
+      { type: 'PREEMPTION_FAILED', attempt: 2, message: 'stale', now: 0 },
+    );
+    expect(state()).toBe('preempting');
+    send({ type: 'VICTIMS_GONE', now: 60_000 });
+    expect(state()).toBe('pending');
   });
 
   it('counts one attempt per SCHEDULE', () => {
@@ -78,7 +105,7 @@ describe('pod machine: the way to bound', () => {
     ['an ungate', { type: 'UNGATED' }],
   ])('stays boundUnconfirmed on %s', (_name, event) => {
     const { send, state, effects } = start();
-    send(...reserve(), { type: 'ALLOWED' }, { type: 'BIND_SUCCEEDED' });
+    send(...reserve(), { type: 'ALLOWED' }, { type: 'BIND_SUCCEEDED', attempt: 1 });
     send(event);
     expect(state()).toBe('boundUnconfirmed');
     expect(effects).toEqual(['enqueue', 'dequeue']);
@@ -130,7 +157,7 @@ describe('pod machine: failures and backoff', () => {
     expect(state()).toBe('backoff');
     clock.increment(1);
     expect(state()).toBe('pending');
-    send(...reserve('n2'), { type: 'ALLOWED' }, bindFailed('again', 1000));
+    send(...reserve('n2'), { type: 'ALLOWED' }, { ...bindFailed('again', 1000), attempt: 2 });
     clock.increment(1999);
     expect(state()).toBe('backoff');
     clock.increment(1);
@@ -174,7 +201,7 @@ describe('pod machine: ends', () => {
     filtering: [{ type: 'SCHEDULE' }],
     waiting: reserve('n1', 'wait'),
     binding: [...reserve(), { type: 'ALLOWED' }],
-    boundUnconfirmed: [...reserve(), { type: 'ALLOWED' }, { type: 'BIND_SUCCEEDED' }],
+    boundUnconfirmed: [...reserve(), { type: 'ALLOWED' }, { type: 'BIND_SUCCEEDED', attempt: 1 }],
     unschedulable: [{ type: 'SCHEDULE' }, unschedulable(0)],
     backoff: [...reserve(), { type: 'ALLOWED' }, bindFailed('x', 0)],
   };
@@ -211,8 +238,8 @@ describe('pod machine: ends', () => {
       unschedulable(0),
       { type: 'CYCLE_FAILED', message: 'm', now: 0 },
       { type: 'PREEMPTING', node: 'n', message: 'm', now: 0 },
-      { type: 'PREEMPTION_FAILED', message: 'm', now: 0 },
-      { type: 'BIND_SUCCEEDED' },
+      { type: 'PREEMPTION_FAILED', attempt: 1, message: 'm', now: 0 },
+      { type: 'BIND_SUCCEEDED', attempt: 1 },
       bindFailed('m', 0),
       { type: 'BOUND', node: 'n' },
       { type: 'REQUEUE', now: 0 },

@@ -32,9 +32,12 @@ export type PodEvent =
   /** No node fits; a preemption nominated the pod to `node` and chose victims there. */
   | { type: 'PREEMPTING'; node: string; message: string; now: number }
   /** Evicting a victim failed: the pod goes back to the queue after its backoff. */
-  | { type: 'PREEMPTION_FAILED'; message: string; now: number }
-  | { type: 'BIND_SUCCEEDED' }
-  | { type: 'BIND_FAILED'; message: string; now: number }
+  | { type: 'PREEMPTION_FAILED'; attempt: number; message: string; now: number }
+  /** The victims of the pod's preemption are gone: it is scheduled again (after its backoff). */
+  | { type: 'VICTIMS_GONE'; now: number }
+  /** The bind of attempt `attempt` succeeded (a result for an older attempt is ignored). */
+  | { type: 'BIND_SUCCEEDED'; attempt: number }
+  | { type: 'BIND_FAILED'; attempt: number; message: string; now: number }
   | { type: 'BOUND'; node: string }
   | { type: 'REQUEUE'; now: number }
   /** Back to the queue at once, backoff or not (members of the group holding nodes). */
@@ -108,6 +111,9 @@ export const podUpdates = {
 export const podGuards = {
   permitWaits: ({ event }: PodArgs) => event.type === 'RESERVED' && event.permit === 'wait',
   backoffExpired: ({ context, event }: PodArgs) => remainingBackoffMs(context, event) === 0,
+  /** A result (bind, eviction) names the attempt the machine is on: older attempts' results are stale. */
+  isCurrentAttempt: ({ context, event }: PodArgs) =>
+    'attempt' in event && event.attempt === context.attempts,
 };
 
 /** The pod machine's delays, by name. */
@@ -201,7 +207,12 @@ export const podMachine = setup({
       exit: 'unpark',
       on: {
         REQUEUE: [{ guard: 'backoffExpired', target: 'pending' }, { target: 'backoff' }],
-        PREEMPTION_FAILED: { target: 'backoff', actions: 'rememberPreemptionFailure' },
+        VICTIMS_GONE: [{ guard: 'backoffExpired', target: 'pending' }, { target: 'backoff' }],
+        PREEMPTION_FAILED: {
+          guard: 'isCurrentAttempt',
+          target: 'backoff',
+          actions: 'rememberPreemptionFailure',
+        },
       },
     },
     waiting: {
@@ -216,8 +227,12 @@ export const podMachine = setup({
     binding: {
       description: 'Reserved on a node and allowed by Permit; the bind command is in flight.',
       on: {
-        BIND_SUCCEEDED: { target: 'boundUnconfirmed' },
-        BIND_FAILED: { target: 'backoff', actions: 'rememberBindFailure' },
+        BIND_SUCCEEDED: { guard: 'isCurrentAttempt', target: 'boundUnconfirmed' },
+        BIND_FAILED: {
+          guard: 'isCurrentAttempt',
+          target: 'backoff',
+          actions: 'rememberBindFailure',
+        },
       },
     },
     boundUnconfirmed: {

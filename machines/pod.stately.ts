@@ -93,7 +93,17 @@ export const machine = createMachine({
             "target": "backoff"
           }
         ],
+        "VICTIMS_GONE": [
+          {
+            "guard": "backoffExpired",
+            "target": "pending"
+          },
+          {
+            "target": "backoff"
+          }
+        ],
         "PREEMPTION_FAILED": {
+          "guard": "isCurrentAttempt",
           "target": "backoff",
           "actions": "rememberPreemptionFailure"
         }
@@ -115,9 +125,11 @@ export const machine = createMachine({
       "description": "Reserved on a node and allowed by Permit; the bind command is in flight.",
       "on": {
         "BIND_SUCCEEDED": {
+          "guard": "isCurrentAttempt",
           "target": "boundUnconfirmed"
         },
         "BIND_FAILED": {
+          "guard": "isCurrentAttempt",
           "target": "backoff",
           "actions": "rememberBindFailure"
         }

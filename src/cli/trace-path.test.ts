@@ -182,7 +182,7 @@ describe('berth export-machines --trace: rendering', () => {
   it('Mermaid is the pod machine with the visited states marked and each step a numbered edge', () => {
     const lines = renderTraceMermaid(trace).split('\n');
     expect(lines[0]).toBe('stateDiagram-v2');
-    expect(lines).toContain('  binding --> boundUnconfirmed : BIND_SUCCEEDED');
+    expect(lines).toContain('  binding --> boundUnconfirmed : BIND_SUCCEEDED [isCurrentAttempt]');
     expect(lines).toContain('  [*] --> pending : 1. PodUpserted #7 at 1795469223592 uid 078d2cbb');
     expect(lines).toContain(
       '  binding --> bound : 8. PodUpserted #34 at 1795469227191 uid ea9d9bb1',

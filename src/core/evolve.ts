@@ -25,12 +25,9 @@ const handlers: Handlers = {
     core.pods.armPermit(d, core.now + d.timeoutMs);
   },
   BindRequested: (core, d) => {
-    if (core.pods.stateOf(d.uid) === 'waiting') {
-      core.pods.send(d.uid, { type: 'ALLOWED' });
-      core.pods.disarmPermit(d.uid);
-    } else {
-      core.pods.send(d.uid, { type: 'RESERVED', node: d.node, permit: 'allow' });
-    }
+    // A pod waiting at Permit is allowed (only `waiting` takes ALLOWED); else it is reserved now.
+    if (core.pods.send(d.uid, { type: 'ALLOWED' })) core.pods.disarmPermit(d.uid);
+    else core.pods.send(d.uid, { type: 'RESERVED', node: d.node, permit: 'allow' });
     core.command({
       kind: 'bind',
       attempt: { uid: d.uid, key: d.key, attempt: d.attempt },

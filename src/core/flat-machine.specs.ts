@@ -26,6 +26,8 @@ export interface MachineSpec {
 
 const now = fc.integer({ min: 0, max: 60_000 });
 const text = fc.constantFrom('', 'no fit', 'conflict');
+/** Attempt numbers around a machine's own: a result may name the current attempt or an older one. */
+const attempt = fc.integer({ min: 0, max: 3 });
 
 export const podSpec: MachineSpec = {
   name: 'pod',
@@ -38,7 +40,6 @@ export const podSpec: MachineSpec = {
       { type: 'UNGATED' },
       { type: 'SCHEDULE' },
       { type: 'ALLOWED' },
-      { type: 'BIND_SUCCEEDED' },
       { type: 'RETRY' },
       { type: 'DELETED' },
     ),
@@ -55,9 +56,11 @@ export const podSpec: MachineSpec = {
       now,
     }),
     fc.record({ type: fc.constant('PREEMPTING'), message: text, node: fc.constant('n1'), now }),
-    fc.record({ type: fc.constant('PREEMPTION_FAILED'), message: text, now }),
+    fc.record({ type: fc.constant('PREEMPTION_FAILED'), attempt, message: text, now }),
+    fc.record({ type: fc.constant('VICTIMS_GONE'), now }),
+    fc.record({ type: fc.constant('BIND_SUCCEEDED'), attempt }),
     fc.record({ type: fc.constant('CYCLE_FAILED'), message: text, now }),
-    fc.record({ type: fc.constant('BIND_FAILED'), message: text, now }),
+    fc.record({ type: fc.constant('BIND_FAILED'), attempt, message: text, now }),
     fc.record({ type: fc.constant('REQUEUE'), now }),
     fc.record({ type: fc.constant('BOUND'), node: fc.constantFrom('n1', 'n2') }),
   ),
@@ -71,10 +74,13 @@ export const podSpec: MachineSpec = {
     { type: 'UNRESERVED', reason: 'rejected', now: 5 },
     { type: 'UNSCHEDULABLE', message: 'no fit', plugins: ['NodeResourcesFit'], now: 10 },
     { type: 'PREEMPTING', message: 'no fit', node: 'n1', now: 10 },
-    { type: 'PREEMPTION_FAILED', message: 'gone', now: 20 },
+    { type: 'PREEMPTION_FAILED', attempt: 1, message: 'gone', now: 20 },
     { type: 'CYCLE_FAILED', message: 'boom', now: 3 },
-    { type: 'BIND_SUCCEEDED' },
-    { type: 'BIND_FAILED', message: 'conflict', now: 4 },
+    { type: 'BIND_SUCCEEDED', attempt: 1 },
+    { type: 'BIND_SUCCEEDED', attempt: 2 },
+    { type: 'BIND_FAILED', attempt: 1, message: 'conflict', now: 4 },
+    { type: 'VICTIMS_GONE', now: 100_000 },
+    { type: 'VICTIMS_GONE', now: 0 },
     { type: 'REQUEUE', now: 100_000 },
     { type: 'REQUEUE', now: 0 },
     { type: 'RETRY' },

@@ -29,12 +29,12 @@ describe('FlatMachine running the pod machine', () => {
     const steps: PodEvent[] = [
       { type: 'SCHEDULE' },
       { type: 'RESERVED', node: 'n1', permit: 'allow' },
-      { type: 'BIND_FAILED', message: 'conflict', now: 100 },
+      { type: 'BIND_FAILED', attempt: 1, message: 'conflict', now: 100 },
     ];
     for (const e of steps) states.push(actor.send(e) ? actor.state : 'ignored');
     expect(actor.fireDelay()).toBe(true);
     states.push(actor.state);
-    for (const e of [{ type: 'SCHEDULE' }, { type: 'BIND_SUCCEEDED' }] as PodEvent[])
+    for (const e of [{ type: 'SCHEDULE' }, { type: 'BIND_SUCCEEDED', attempt: 1 }] as PodEvent[])
       states.push(actor.send(e) ? actor.state : 'ignored');
     expect(states).toEqual(['filtering', 'binding', 'backoff', 'pending', 'filtering', 'ignored']);
     expect(log).toEqual([
@@ -52,7 +52,7 @@ describe('FlatMachine running the pod machine', () => {
   it('says what it would handle (can) without taking it, and ignores everything once done', () => {
     const actor = pod.spawn(input, recorder([]));
     expect(actor.can({ type: 'SCHEDULE' })).toBe(true);
-    expect(actor.can({ type: 'BIND_SUCCEEDED' })).toBe(false);
+    expect(actor.can({ type: 'BIND_SUCCEEDED', attempt: 1 })).toBe(false);
     expect(actor.state).toBe('pending');
     expect(actor.send({ type: 'DELETED' })).toBe(true);
     expect(actor.done).toBe(true);

@@ -42,8 +42,8 @@ describe.each<MachineRunnerKind>(['compiled', 'xstate'])('with the %s runner', (
     const pod = info('p');
     const { a, armed } = actors([pod]);
     expect(a.stateOf(pod.uid)).toBe('pending');
-    expect(a.can(pod.uid, { type: 'BIND_SUCCEEDED' })).toBe(false);
-    expect(a.send(pod.uid, { type: 'BIND_SUCCEEDED' })).toBe(false);
+    expect(a.can(pod.uid, { type: 'BIND_SUCCEEDED', attempt: 1 })).toBe(false);
+    expect(a.send(pod.uid, { type: 'BIND_SUCCEEDED', attempt: 1 })).toBe(false);
     expect(a.stateOf(pod.uid)).toBe('pending');
     expect(a.can(pod.uid, { type: 'SCHEDULE' })).toBe(true);
     expect(a.stateOf(pod.uid)).toBe('pending');

@@ -9,8 +9,7 @@ export function settlePreemption(core: CoreState, uid: string): void {
 /** Every victim of preemptor `uid` is gone: it is scheduled again (after its backoff). */
 function victimsGone(core: CoreState, uid: string): void {
   core.preemptions.forget(uid);
-  if (core.pods.stateOf(uid) === 'preempting')
-    core.pods.send(uid, { type: 'REQUEUE', now: core.now });
+  core.pods.send(uid, { type: 'VICTIMS_GONE', now: core.now });
 }
 
 /** Pod `uid` left its node or the cluster: if it was a victim, its preemptors may go on. */

@@ -1,4 +1,5 @@
 // Routes one applied input to what it concerns: pod changes, bind and eviction results, relists and timers.
+import type { PodEvent } from '../../machines/pod.machine.ts';
 import type { ClusterChange } from '../cluster/types.ts';
 import type { InputEvent } from '../events/types.ts';
 import type { CoreState } from './core-state.ts';
@@ -60,15 +61,10 @@ function onResyncDone(core: CoreState, event: Input<'ResyncDone'>, change: Clust
   }
 }
 
-function isCurrentAttempt(core: CoreState, uid: string, attempt: number, state: string): boolean {
-  const m = core.pods.inspect(uid);
-  return m !== undefined && m.attempt === attempt && m.state === state;
-}
-
 function onBindSucceeded(core: CoreState, e: Input<'BindSucceeded'>): void {
   const pod = { uid: e.uid, key: e.key };
-  if (isCurrentAttempt(core, e.uid, e.attempt, 'binding')) {
-    core.pods.send(e.uid, { type: 'BIND_SUCCEEDED' });
+  // The machine takes the result only while binding this very attempt (its guard).
+  if (core.pods.send(e.uid, { type: 'BIND_SUCCEEDED', attempt: e.attempt })) {
     core.command({ kind: 'reportScheduled', pod, node: e.node });
     return;
   }
@@ -79,8 +75,14 @@ function onBindSucceeded(core: CoreState, e: Input<'BindSucceeded'>): void {
 }
 
 function onBindFailed(core: CoreState, e: Input<'BindFailed'>): void {
-  if (!isCurrentAttempt(core, e.uid, e.attempt, 'binding')) return;
-  core.pods.send(e.uid, { type: 'BIND_FAILED', message: e.message, now: core.now });
+  const failed: PodEvent = {
+    type: 'BIND_FAILED',
+    attempt: e.attempt,
+    message: e.message,
+    now: core.now,
+  };
+  // The machine takes the failure only while binding this very attempt (its guard).
+  if (!core.pods.send(e.uid, failed)) return;
   // Refused (403, 422, 5xx, no answer): kube's SchedulerError. A Conflict or NotFound
   // means the pod is gone, recreated or bound by someone else: the watch tells.
   if (e.reason === 'Error')
@@ -89,10 +91,16 @@ function onBindFailed(core: CoreState, e: Input<'BindFailed'>): void {
 }
 
 function onPreemptionFailed(core: CoreState, e: Input<'PreemptionFailed'>): void {
-  if (!isCurrentAttempt(core, e.uid, e.attempt, 'preempting')) return;
-  core.preemptions.forget(e.uid);
   const message = `evicting ${e.victim.key} from ${e.node}: ${e.message}`;
-  core.pods.send(e.uid, { type: 'PREEMPTION_FAILED', message, now: core.now });
+  const failed: PodEvent = {
+    type: 'PREEMPTION_FAILED',
+    attempt: e.attempt,
+    message,
+    now: core.now,
+  };
+  // The machine takes the failure only while preempting for this very attempt (its guard).
+  if (!core.pods.send(e.uid, failed)) return;
+  core.preemptions.forget(e.uid);
   // Its PodScheduled=False said it waits for the victims: say that this failed. An
   // eviction the API server refused is an error, not a lack of room (kube: Error status).
   reportUnschedulable(core, e.uid, e.key, `preemption failed: ${message}`, 'SchedulerError');
