@@ -8,7 +8,7 @@ import {
   loadKubeConfig,
   makeClients,
 } from '../adapters/kube/config.ts';
-import { KubeEffects } from '../adapters/kube/effects.ts';
+import { kubeEffectPort, kubeEffects } from '../adapters/kube/effects.ts';
 import { kubeLeaseApi, LeaseElector, leaderIdentity } from '../adapters/kube/leader-election.ts';
 import { TokenBucket } from '../adapters/kube/rate-limiter.ts';
 import { nodeSource, objectSource, podSource, reflect } from '../adapters/kube/reflector.ts';
@@ -207,16 +207,18 @@ export async function runCommand(argv: string[]): Promise<void> {
     ],
     syncKinds: ['Node', 'Pod', ...objectKinds],
     effects: (ingest) =>
-      new KubeEffects({
-        clients,
-        limiter,
-        reportLimiter,
-        ingest,
-        logger,
-        reportingInstance: `berth-${hostname()}`,
-        schedulerName: config.schedulerName,
-        nodeExists: (node) => live.core.state.nodes.has(node),
-      }),
+      kubeEffectPort(
+        kubeEffects({
+          clients,
+          limiter,
+          reportLimiter,
+          ingest,
+          logger,
+          reportingInstance: `berth-${hostname()}`,
+          schedulerName: config.schedulerName,
+          nodeExists: (node) => live.core.state.nodes.has(node),
+        }),
+      ),
     ...(log === undefined ? {} : { record: log.sink }),
     ...(recordKey === undefined ? {} : { recordKey }),
     ...(segmented === undefined ? {} : { rotation: segmented }),
