@@ -1,6 +1,7 @@
 // Runs berth against the in-process simulated cluster on a virtual clock.
 import { performance } from 'node:perf_hooks';
 import { Subject } from 'rxjs';
+import { effectPortOf } from '../adapters/effect-port-bridge.ts';
 import type { ManifestObject } from '../adapters/sim/manifests.ts';
 import { SimCluster } from '../adapters/sim/sim-cluster.ts';
 import type { NodeObject, PodObject } from '../cluster/objects.ts';
@@ -99,7 +100,7 @@ export function simulate(opts: SimulationOptions): RunSummary {
     config: opts.config,
     seed: opts.seed,
     timers,
-    effects: sim,
+    effects: effectPortOf(sim, sim),
     onEnvelope,
     ...(opts.inspect === undefined
       ? {}

@@ -2,6 +2,7 @@
 import type { Logger } from 'pino';
 import type { EffectPort } from '../../core/ports.ts';
 import type { InputEvent } from '../../events/types.ts';
+import { effectPortOf } from '../effect-port-bridge.ts';
 import { KubeBinder } from './binder.ts';
 import type { KubeClients } from './config.ts';
 import type { TokenBucket } from './rate-limiter.ts';
@@ -120,27 +121,12 @@ export function kubeEffects(opts: KubeEffectsOptions): KubeEffects {
 export type DrainableEffectPort = EffectPort & { idle(): Promise<void>; stop(): void };
 
 /**
- * The core's EffectPort over the two handlers: each method call becomes its command. A
- * bridge while the core still calls EffectPort (it goes once the core returns commands).
+ * The core's EffectPort over the two handlers (see `effectPortOf`), drained and stopped as
+ * one. A bridge while the core still calls EffectPort (it goes once the core returns commands).
  */
 export function kubeEffectPort({ binder, reports }: KubeEffects): DrainableEffectPort {
   return {
-    bind: (attempt, node) => binder.execute({ kind: 'bind', attempt, node }),
-    preempt: (preemptor, schedulerName, victim, node, observedGeneration = 0) =>
-      binder.execute({
-        kind: 'preempt',
-        preemptor,
-        schedulerName,
-        victim,
-        node,
-        observedGeneration,
-      }),
-    nominate: (pod, node) => reports.execute({ kind: 'nominate', pod, node }),
-    reportUnschedulable: (pod, message, observedGeneration = 0, reason = 'Unschedulable') =>
-      reports.execute({ kind: 'reportUnschedulable', pod, message, observedGeneration, reason }),
-    reportScheduled: (pod, node) => reports.execute({ kind: 'reportScheduled', pod, node }),
-    reportGroup: (report) => reports.execute({ kind: 'reportGroup', report }),
-    forgetPod: (pod) => reports.execute({ kind: 'forgetPod', pod }),
+    ...effectPortOf(binder, reports),
     idle: () => binder.idle(),
     stop: () => {
       binder.stop();
