@@ -29,8 +29,8 @@ import { defaultConfig } from '../src/core/config.ts';
 import type { GroupReport } from '../src/core/ports.ts';
 import { Scheduler, type Step } from '../src/core/scheduler.ts';
 import type { DecisionEvent, Envelope, InputEvent } from '../src/events/types.ts';
-import { effectHandlers, executeCommands, timerHandler } from '../src/runtime/commands.ts';
-import { VirtualClock, virtualTimerPort } from '../src/runtime/virtual-clock.ts';
+import { executeCommands } from '../src/runtime/commands.ts';
+import { VirtualClock, VirtualTimers } from '../src/runtime/virtual-clock.ts';
 import { EmulatedBinds } from './support/emulated-api.ts';
 import { envInt, gc, type Latency, latency, mib } from './support/measure.ts';
 
@@ -142,7 +142,7 @@ class EmulatedApi extends EmulatedBinds {
   /** The phase of each group's last status report. */
   readonly lastPhase = new Map<string, GroupReport['phase']>();
 
-  reportGroup(report: GroupReport): void {
+  override reportGroup(report: GroupReport): void {
     this.groupReports++;
     this.lastPhase.set(report.key, report.phase);
   }
@@ -198,10 +198,10 @@ function run(s: Scenario): Result {
   };
 
   let ingest: (event: InputEvent) => void = () => {};
-  const timers = virtualTimerPort(clock, (event) => ingest(event));
+  const timers = new VirtualTimers(clock, (event) => ingest(event));
   const api = new EmulatedApi(clock, apiLatencyMs, (e) => ingest(e));
   const core = new Scheduler({ config: defaultConfig, seed: 42 });
-  const targets = { ...effectHandlers(api), timers: timerHandler(timers) };
+  const targets = { binder: api, reports: api, timers };
   /** Carries out a step's commands (binds, reports, timers); returns its decisions. */
   const run = (step: Step) => {
     executeCommands(step.commands, targets);

@@ -24,8 +24,8 @@ import type {
   InputEvent,
   PodRef,
 } from '../src/events/types.ts';
-import { effectHandlers, executeCommands, timerHandler } from '../src/runtime/commands.ts';
-import { VirtualClock, virtualTimerPort } from '../src/runtime/virtual-clock.ts';
+import { executeCommands } from '../src/runtime/commands.ts';
+import { VirtualClock, VirtualTimers } from '../src/runtime/virtual-clock.ts';
 import { EmulatedBinds } from './support/emulated-api.ts';
 import { envInt, gc, type Latency, latency, mib } from './support/measure.ts';
 
@@ -141,7 +141,12 @@ class EmulatedApi extends EmulatedBinds {
     if (attempt.uid.startsWith('high-')) this.onPreemptorBound();
   }
 
-  preempt(preemptor: AttemptRef, schedulerName: string, victim: PodRef, _node: string): void {
+  override preempt(
+    preemptor: AttemptRef,
+    schedulerName: string,
+    victim: PodRef,
+    _node: string,
+  ): void {
     if (schedulerName !== defaultConfig.schedulerName) this.badSchedulerNames.add(schedulerName);
     const calls = this.preemptCalls.get(preemptor.uid) ?? [];
     calls.push(victim.uid);
@@ -173,7 +178,7 @@ class EmulatedApi extends EmulatedBinds {
     });
   }
 
-  nominate(ref: PodRef, node: string | undefined): void {
+  override nominate(ref: PodRef, node: string | undefined): void {
     if (node === undefined) this.nominationClears++;
     else this.nominations++;
     this.later(() => {
@@ -230,11 +235,11 @@ function run(size: Size): Result {
 
   // Timers as src/runtime/simulate.ts arms them: fired timers come back as TimerFired.
   let ingest: (event: InputEvent) => void = () => {};
-  const timers = virtualTimerPort(clock, (event) => ingest(event));
+  const timers = new VirtualTimers(clock, (event) => ingest(event));
 
   const api = new EmulatedApi(clock, apiLatencyMs, (e) => ingest(e));
   const core = new Scheduler({ config: defaultConfig, seed: 42 });
-  const targets = { ...effectHandlers(api), timers: timerHandler(timers) };
+  const targets = { binder: api, reports: api, timers };
   /** Carries out a step's commands (binds, reports, timers); returns its decisions. */
   const run = (step: Step) => {
     executeCommands(step.commands, targets);

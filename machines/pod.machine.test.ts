@@ -31,9 +31,9 @@ const reserve = (node = 'n1', permit: 'allow' | 'wait' = 'allow'): PodEvent[] =>
   { type: 'SCHEDULE' },
   { type: 'RESERVED', node, permit },
 ];
-const bindFailed = (message: string, now: number): PodEvent => ({
+const bindFailed = (message: string, now: number, attempt = 1): PodEvent => ({
   type: 'BIND_FAILED',
-  attempt: 1,
+  attempt,
   message,
   now,
 });
@@ -69,7 +69,7 @@ describe('pod machine: the way to bound', () => {
     clock.increment(1000);
     send({ type: 'REQUEUE', now: 1000 }, ...reserve());
     expect(state()).toBe('binding');
-    send({ type: 'BIND_SUCCEEDED', attempt: 1 }, { ...bindFailed('stale', 1000), attempt: 1 });
+    send({ type: 'BIND_SUCCEEDED', attempt: 1 }, bindFailed('stale', 1000, 1));
     expect(state()).toBe('binding');
     send({ type: 'BIND_SUCCEEDED', attempt: 2 });
     expect(state()).toBe('boundUnconfirmed');
@@ -157,7 +157,7 @@ describe('pod machine: failures and backoff', () => {
     expect(state()).toBe('backoff');
     clock.increment(1);
     expect(state()).toBe('pending');
-    send(...reserve('n2'), { type: 'ALLOWED' }, { ...bindFailed('again', 1000), attempt: 2 });
+    send(...reserve('n2'), { type: 'ALLOWED' }, bindFailed('again', 1000, 2));
     clock.increment(1999);
     expect(state()).toBe('backoff');
     clock.increment(1);

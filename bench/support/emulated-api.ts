@@ -1,7 +1,9 @@
 // The API server's binds as src/adapters/sim emulates them, for the in-process benches that drive the core directly.
 import { trimPod } from '../../src/adapters/trim.ts';
 import type { PodObject } from '../../src/cluster/objects.ts';
-import type { AttemptRef, InputEvent } from '../../src/events/types.ts';
+import type { BinderCommand, ReportCommand } from '../../src/core/commands.ts';
+import type { GroupReport } from '../../src/core/ports.ts';
+import type { AttemptRef, InputEvent, PodRef } from '../../src/events/types.ts';
 import type { VirtualClock } from '../../src/runtime/virtual-clock.ts';
 
 /**
@@ -69,5 +71,23 @@ export class EmulatedBinds {
 
   reportUnschedulable(): void {
     this.unschedulableReports++;
+  }
+
+  /** An eviction; a bench whose workload preempts overrides it. */
+  preempt(_preemptor: AttemptRef, _schedulerName: string, _victim: PodRef, _node: string): void {}
+
+  /** A nomination; a bench whose workload nominates overrides it. */
+  nominate(_ref: PodRef, _node: string | undefined): void {}
+
+  /** A PodGroup status report; the gang bench overrides it. */
+  reportGroup(_report: GroupReport): void {}
+
+  /** Carries out one of the core's bind or report commands. */
+  execute(c: BinderCommand | ReportCommand): void {
+    if (c.kind === 'bind') this.bind(c.attempt, c.node);
+    else if (c.kind === 'preempt') this.preempt(c.preemptor, c.schedulerName, c.victim, c.node);
+    else if (c.kind === 'nominate') this.nominate(c.pod, c.node);
+    else if (c.kind === 'reportUnschedulable') this.reportUnschedulable();
+    else if (c.kind === 'reportGroup') this.reportGroup(c.report);
   }
 }

@@ -36,8 +36,13 @@ async function recordLiveRun(dir: string, maxBytes: number, retain = 0): Promise
     record: log.sink,
     rotation: log,
     effects: (ingest) => ({
-      bind: (attempt, node) =>
-        queueMicrotask(() => ingest({ type: 'BindSucceeded', ...attempt, node })),
+      binder: {
+        execute: (c) => {
+          if (c.kind !== 'bind') return;
+          const done = { type: 'BindSucceeded', ...c.attempt, node: c.node } as const;
+          queueMicrotask(() => ingest(done));
+        },
+      },
     }),
   });
   live.start();

@@ -6,7 +6,6 @@ import type {
   ReportCommand,
   TimerCommand,
 } from '../core/commands.ts';
-import type { EffectPort, TimerPort } from '../core/ports.ts';
 
 /** Where each kind of command goes. */
 export interface CommandTargets {
@@ -43,37 +42,3 @@ export const noCommandTargets: CommandTargets = {
   reports: { execute: () => {} },
   timers: { execute: () => {} },
 };
-
-/** The timer commands carried out on a TimerPort-shaped clock. */
-export function timerHandler(port: TimerPort): CommandHandler<TimerCommand> {
-  return {
-    execute: (c) => {
-      if (c.kind === 'armPodTimer') port.armPod(c.pod, c.timer, c.deadline);
-      else if (c.kind === 'disarmPodTimer') port.disarmPod(c.uid, c.timer);
-      else port.armFlush(c.deadline);
-    },
-  };
-}
-
-/** Binder and report commands carried out through an EffectPort-shaped adapter. */
-export function effectHandlers(effects: EffectPort): Pick<CommandTargets, 'binder' | 'reports'> {
-  return {
-    binder: {
-      execute: (c) => {
-        if (c.kind === 'bind') effects.bind(c.attempt, c.node);
-        else
-          effects.preempt?.(c.preemptor, c.schedulerName, c.victim, c.node, c.observedGeneration);
-      },
-    },
-    reports: {
-      execute: (c) => {
-        if (c.kind === 'reportUnschedulable')
-          effects.reportUnschedulable?.(c.pod, c.message, c.observedGeneration, c.reason);
-        else if (c.kind === 'reportScheduled') effects.reportScheduled?.(c.pod, c.node);
-        else if (c.kind === 'nominate') effects.nominate?.(c.pod, c.node);
-        else if (c.kind === 'reportGroup') effects.reportGroup?.(c.report);
-        else effects.forgetPod?.(c.pod);
-      },
-    },
-  };
-}

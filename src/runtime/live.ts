@@ -2,19 +2,23 @@
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import { merge, type Observable, Subject, type Subscription, takeUntil } from 'rxjs';
+import type { BinderCommand, CommandHandler, ReportCommand } from '../core/commands.ts';
 import type { BerthConfig } from '../core/config.ts';
-import type { EffectPort } from '../core/ports.ts';
 import { Scheduler, type Step, StepError } from '../core/scheduler.ts';
 import type { LineSink, Recorder } from '../events/recorder.ts';
 import type { SealKey } from '../events/seal.ts';
 import type { DecisionEvent, Envelope, InputEvent, ResourceKind } from '../events/types.ts';
-import { type CommandTargets, effectHandlers, executeCommands } from './commands.ts';
+import { type CommandTargets, executeCommands } from './commands.ts';
 import { connectSources } from './pipeline.ts';
 import { startRecording } from './recording.ts';
 import { WallTimers } from './wall-timers.ts';
 
-/** An effect adapter that can be drained on shutdown. */
-export interface LiveEffects extends EffectPort {
+/** Where a live run's commands go: the binder and the reports, drained and stopped as one. */
+export interface LiveAdapters {
+  /** Binds and evictions; their results must come back through `ingest`. */
+  binder: CommandHandler<BinderCommand>;
+  /** Pod conditions, Events, nominations, PodGroup status (absent: none are written). */
+  reports?: CommandHandler<ReportCommand>;
   /**
    * Resolves when every scheduling write in flight (binds, preemptions, nominations) has
    * settled, its result ingested (reports are not waited for).
@@ -49,7 +53,7 @@ export interface LiveOptions {
   /** Watches (reflectors); each emits a relist before its watch events. */
   sources: Observable<InputEvent>[];
   /** Builds the effect adapter; `ingest` is where its results must go. */
-  effects: (ingest: (event: InputEvent) => void) => LiveEffects;
+  effects: (ingest: (event: InputEvent) => void) => LiveAdapters;
   logger: Logger;
   /** Receives log lines when recording. */
   record?: LineSink;
@@ -94,7 +98,7 @@ export class LiveScheduler {
   readonly core: Scheduler;
   private readonly results = new Subject<InputEvent>();
   private readonly firings = new Subject<InputEvent>();
-  private readonly effects: LiveEffects;
+  private readonly effects: LiveAdapters;
   private readonly recorder: Recorder | undefined;
   private readonly timers: WallTimers;
   private readonly targets: CommandTargets;
@@ -131,7 +135,11 @@ export class LiveScheduler {
       (event) => this.firings.next(event),
       () => this.stopping,
     );
-    this.targets = { ...effectHandlers(this.effects), timers: this.timers };
+    this.targets = {
+      binder: this.effects.binder,
+      reports: this.effects.reports ?? { execute: () => {} },
+      timers: this.timers,
+    };
   }
 
   /** Whether nodes, the other synced kinds and the pods bound to nodes are listed (scheduling has begun). */

@@ -11,11 +11,11 @@ import type { LineSink } from '../events/recorder.ts';
 import type { SealKey } from '../events/seal.ts';
 import type { Envelope, InputEvent } from '../events/types.ts';
 import { seededRng } from '../framework/rng.ts';
-import { type CommandTargets, effectHandlers, executeCommands, timerHandler } from './commands.ts';
+import { type CommandTargets, executeCommands } from './commands.ts';
 import { connectSources } from './pipeline.ts';
 import { startRecording } from './recording.ts';
 import { type RunSummary, SummaryTracker } from './summary.ts';
-import { VirtualClock, virtualTimerPort } from './virtual-clock.ts';
+import { VirtualClock, VirtualTimers } from './virtual-clock.ts';
 
 /** A simulation's inputs. */
 export interface SimulationOptions {
@@ -80,7 +80,7 @@ export function simulate(opts: SimulationOptions): RunSummary {
     recorder?.record(env);
   };
   const firings = new Subject<InputEvent>();
-  const timers = virtualTimerPort(clock, (event) => firings.next(event));
+  const timers = new VirtualTimers(clock, (event) => firings.next(event));
   const sim = new SimCluster({
     nodes: opts.nodes,
     pods: opts.pods,
@@ -99,7 +99,7 @@ export function simulate(opts: SimulationOptions): RunSummary {
     seed: opts.seed,
     ...(opts.inspect === undefined ? {} : { inspect: opts.inspect }),
   });
-  const targets: CommandTargets = { ...effectHandlers(sim), timers: timerHandler(timers) };
+  const targets: CommandTargets = { binder: sim, reports: sim, timers };
   /** Records a step (input, then decisions), then carries out its commands. */
   const run = (step: Step): Step => {
     if (step.input !== undefined) onEnvelope(step.input);

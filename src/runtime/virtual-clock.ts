@@ -1,6 +1,6 @@
 // A discrete-event clock: timers fire in deadline order when the driver advances time.
-import type { TimerPort } from '../core/ports.ts';
-import type { InputEvent, PodTimerId } from '../events/types.ts';
+import type { CommandHandler, TimerCommand } from '../core/commands.ts';
+import type { InputEvent, PodRef, PodTimerId } from '../events/types.ts';
 
 interface Timer {
   id: number;
@@ -102,35 +102,51 @@ export class VirtualClock {
 }
 
 /**
- * The core's TimerPort on `clock`: a pod timer fires as TimerFired (keyed by pod and timer;
- * arming again replaces it), the flush as a background timer. Each firing goes to `fired`.
+ * Carries out timer commands on `clock`: a pod timer fires as TimerFired (keyed by pod and
+ * timer; arming again replaces it), the flush as a background timer (it does not keep a
+ * simulation alive). Each firing goes to `fired`.
  */
-export function virtualTimerPort(
-  clock: VirtualClock,
-  fired: (event: InputEvent) => void,
-): TimerPort {
-  const timerIds = new Map<string, number>();
-  const timerKey = (uid: string, timer: PodTimerId) => `${timer} ${uid}`;
-  return {
-    armPod: (pod, timer, deadline) => {
-      const k = timerKey(pod.uid, timer);
-      const previous = timerIds.get(k);
-      if (previous !== undefined) clock.cancel(previous);
-      const ref = { uid: pod.uid, key: pod.key };
-      const id = clock.schedule(deadline, () => {
-        timerIds.delete(k);
-        fired({ type: 'TimerFired', timer, ...ref });
-      });
-      timerIds.set(k, id);
-    },
-    disarmPod: (uid, timer) => {
-      const k = timerKey(uid, timer);
-      const id = timerIds.get(k);
-      if (id !== undefined) clock.cancel(id);
-      timerIds.delete(k);
-    },
-    armFlush: (deadline) => {
-      clock.schedule(deadline, () => fired({ type: 'TimerFired', timer: 'flush' }), true);
-    },
-  };
+export class VirtualTimers implements CommandHandler<TimerCommand> {
+  /** The clock's id of each armed pod timer, by `<timer> <uid>`. */
+  private readonly timerIds = new Map<string, number>();
+
+  constructor(
+    private readonly clock: VirtualClock,
+    private readonly fired: (event: InputEvent) => void,
+  ) {}
+
+  /** Arms or disarms the timer the command names. */
+  execute(command: TimerCommand): void {
+    if (command.kind === 'armPodTimer') this.armPod(command.pod, command.timer, command.deadline);
+    else if (command.kind === 'disarmPodTimer') this.disarmPod(command.uid, command.timer);
+    else
+      this.clock.schedule(
+        command.deadline,
+        () => this.fired({ type: 'TimerFired', timer: 'flush' }),
+        true,
+      );
+  }
+
+  private armPod(pod: PodRef, timer: PodTimerId, deadline: number): void {
+    const k = timerKey(pod.uid, timer);
+    const previous = this.timerIds.get(k);
+    if (previous !== undefined) this.clock.cancel(previous);
+    const ref = { uid: pod.uid, key: pod.key };
+    const id = this.clock.schedule(deadline, () => {
+      this.timerIds.delete(k);
+      this.fired({ type: 'TimerFired', timer, ...ref });
+    });
+    this.timerIds.set(k, id);
+  }
+
+  private disarmPod(uid: string, timer: PodTimerId): void {
+    const k = timerKey(uid, timer);
+    const id = this.timerIds.get(k);
+    if (id !== undefined) this.clock.cancel(id);
+    this.timerIds.delete(k);
+  }
+}
+
+function timerKey(uid: string, timer: PodTimerId): string {
+  return `${timer} ${uid}`;
 }

@@ -6,7 +6,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { loadKubeConfig, makeClients } from '../../src/adapters/kube/config.ts';
-import { KubeEffects } from '../../src/adapters/kube/effects.ts';
+import { kubeEffects } from '../../src/adapters/kube/effects.ts';
 import { listKind } from '../../src/adapters/kube/list-once.ts';
 import { objectSource } from '../../src/adapters/kube/list-watch.ts';
 import { TokenBucket } from '../../src/adapters/kube/rate-limiter.ts';
@@ -911,7 +911,7 @@ describe('the Helm chart helm/berth', () => {
     expect(await run.stop('SIGTERM')).toEqual({ code: 0, signal: null });
     berth = undefined;
     const logLines: Record<string, unknown>[] = [];
-    const effects = new KubeEffects({
+    const { reports } = kubeEffects({
       clients: makeClients(loadKubeConfig({ kubeconfig: saKubeconfig })),
       limiter: new TokenBucket({ qps: 10, burst: 10 }),
       reportLimiter: new TokenBucket({ qps: 10, burst: 10 }),
@@ -921,18 +921,21 @@ describe('the Helm chart helm/berth', () => {
       schedulerName: 'berth',
     });
     const startMs = Date.parse('2030-01-02T03:04:05.678Z');
-    effects.reportGroup({
-      key: `${appsNs}/train`,
-      phase: 'Scheduled',
-      scheduled: 3,
-      running: 1,
-      succeeded: 0,
-      failed: 0,
-      scheduleStartMs: startMs,
-      event: { type: 'Normal', reason: 'Scheduled', message: 'all 3 members placed' },
+    reports.execute({
+      kind: 'reportGroup',
+      report: {
+        key: `${appsNs}/train`,
+        phase: 'Scheduled',
+        scheduled: 3,
+        running: 1,
+        succeeded: 0,
+        failed: 0,
+        scheduleStartMs: startMs,
+        event: { type: 'Normal', reason: 'Scheduled', message: 'all 3 members placed' },
+      },
     });
-    effects.reportGroup(groupReport(`${appsNs}/missing`));
-    await effects.settled();
+    reports.execute({ kind: 'reportGroup', report: groupReport(`${appsNs}/missing`) });
+    await reports.settled();
     expect(logLines.filter((l) => (l.level as number) >= 40)).toEqual([]);
     expect(logLines.filter((l) => l.code === 404).map((l) => l.podGroup)).toEqual([
       `${appsNs}/missing`,
@@ -960,7 +963,7 @@ describe('the Helm chart helm/berth', () => {
         regarding: { kind: 'PodGroup', name: 'train', namespace: appsNs },
       },
     ]);
-    effects.stop();
+    reports.stop();
   });
 
   it('helm uninstall leaves nothing of the chart behind, in the namespace or cluster-wide', async () => {

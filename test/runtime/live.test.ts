@@ -43,6 +43,29 @@ function setup(config = defaultConfig, extra: Partial<LiveOptions> = {}) {
   let settle: (() => void) | undefined;
   let stopped = false;
   const lines: string[] = [];
+  let ingest: (event: InputEvent) => void = () => {};
+  const bind = (attempt: AttemptRef, target: string) => {
+    if (stopped) return;
+    inFlight++;
+    binds.push({
+      attempt,
+      node: target,
+      complete: () => {
+        ingest({ type: 'BindSucceeded', ...attempt, node: target });
+        if (--inFlight === 0) settle?.();
+      },
+      fail: () => {
+        ingest({
+          type: 'BindFailed',
+          ...attempt,
+          node: target,
+          reason: 'Error',
+          message: 'etcd timeout',
+        });
+        if (--inFlight === 0) settle?.();
+      },
+    });
+  };
   const live = new LiveScheduler({
     config,
     seed: 1,
@@ -50,34 +73,16 @@ function setup(config = defaultConfig, extra: Partial<LiveOptions> = {}) {
     logger: pino({ level: 'silent' }),
     record: (l) => lines.push(l),
     ...extra,
-    effects: (ingest) => ({
-      bind(attempt, target) {
-        if (stopped) return;
-        inFlight++;
-        binds.push({
-          attempt,
-          node: target,
-          complete: () => {
-            ingest({ type: 'BindSucceeded', ...attempt, node: target });
-            if (--inFlight === 0) settle?.();
-          },
-          fail: () => {
-            ingest({
-              type: 'BindFailed',
-              ...attempt,
-              node: target,
-              reason: 'Error',
-              message: 'etcd timeout',
-            });
-            if (--inFlight === 0) settle?.();
-          },
-        });
-      },
-      idle: () => (inFlight === 0 ? Promise.resolve() : new Promise<void>((r) => (settle = r))),
-      stop: () => {
-        stopped = true;
-      },
-    }),
+    effects: (into) => {
+      ingest = into;
+      return {
+        binder: { execute: (c) => c.kind === 'bind' && bind(c.attempt, c.node) },
+        idle: () => (inFlight === 0 ? Promise.resolve() : new Promise<void>((r) => (settle = r))),
+        stop: () => {
+          stopped = true;
+        },
+      };
+    },
   });
   return { nodes, pods, binds, live, lines, isStopped: () => stopped };
 }

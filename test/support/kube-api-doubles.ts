@@ -1,10 +1,12 @@
-// Test doubles for the Kubernetes effect adapters: API errors, a manual token bucket, promise helpers, a KubeEffects harness.
+// Test doubles for the Kubernetes effect adapters: API errors, a manual token bucket, promise helpers, the KubeBinder and KubeReports harness.
 import { ApiException } from '@kubernetes/client-node';
 import pino from 'pino';
+import type { KubeBinder } from '../../src/adapters/kube/binder.ts';
 import type { KubeClients } from '../../src/adapters/kube/config.ts';
 import type { DirectHttp } from '../../src/adapters/kube/direct-http.ts';
-import { KubeEffects, type KubeEffectsOptions } from '../../src/adapters/kube/effects.ts';
+import { type KubeEffectsOptions, kubeEffects } from '../../src/adapters/kube/effects.ts';
 import { TokenBucket } from '../../src/adapters/kube/rate-limiter.ts';
+import type { KubeReports } from '../../src/adapters/kube/reports.ts';
 import type { CallOptions } from '../../src/adapters/kube/request-options.ts';
 import type { InputEvent } from '../../src/events/types.ts';
 
@@ -76,22 +78,28 @@ export async function headersAfter(
 }
 
 /**
- * KubeEffects over fake `clients`, as the effect tests build it: generous limiters, a
- * fixed clock (2030-01-02T03:04:05.678Z), instance `berth-test`, reports sent without
- * the report delay (its own test sets it), every ingested input and every log line (debug
- * and up) captured; `over` replaces any option.
+ * KubeBinder and KubeReports over fake `clients`, as the effect tests build them: generous
+ * limiters, a fixed clock (2030-01-02T03:04:05.678Z), instance `berth-test`, reports sent
+ * without the report delay (its own test sets it), every ingested input and every log line
+ * (debug and up) captured; `over` replaces any option. `stop` stops both, as the runtime does.
  */
 export function testEffects(
   clients: KubeClients,
   over: Partial<KubeEffectsOptions> = {},
-): { effects: KubeEffects; ingested: InputEvent[]; logLines: Record<string, unknown>[] } {
+): {
+  binder: KubeBinder;
+  reports: KubeReports;
+  stop: () => void;
+  ingested: InputEvent[];
+  logLines: Record<string, unknown>[];
+} {
   const ingested: InputEvent[] = [];
   const logLines: Record<string, unknown>[] = [];
   const logger = pino(
     { level: 'debug' },
     { write: (line: string) => void logLines.push(JSON.parse(line) as Record<string, unknown>) },
   );
-  const effects = new KubeEffects({
+  const { binder, reports } = kubeEffects({
     clients,
     limiter: new TokenBucket({ qps: 1000, burst: 1000 }),
     reportLimiter: new TokenBucket({ qps: 1000, burst: 1000 }),
@@ -103,14 +111,18 @@ export function testEffects(
     reportDelayMs: 0,
     ...over,
   });
-  return { effects, ingested, logLines };
+  const stop = () => {
+    binder.stop();
+    reports.stop();
+  };
+  return { binder, reports, stop, ingested, logLines };
 }
 
 /** A bind or Event as the fake DirectHttp hands it over, shaped like client-node's parameters. */
 export type RoutedParam = Record<string, unknown>;
 
 /**
- * A fake `DirectHttp` for KubeEffects: POSTs of a pod's `binding` go to `bind` as
+ * A fake `DirectHttp` for KubeBinder and KubeReports: POSTs of a pod's `binding` go to `bind` as
  * `{ name, namespace, body }` and POSTs of events.k8s.io Events to `event` as
  * `{ namespace, body }` (bodies parsed back from JSON); anything else rejects.
  */

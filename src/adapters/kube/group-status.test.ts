@@ -1,4 +1,4 @@
-// Tests KubeEffects.reportGroup: PodGroup status patches and Events, coalesced, on the report budget.
+// Tests KubeReports' reportGroup: PodGroup status patches and Events, coalesced, on the report budget.
 import { describe, expect, it } from 'vitest';
 import {
   apiError,
@@ -48,33 +48,36 @@ function setup(over: Partial<KubeEffectsOptions> = {}) {
       },
     },
   } as unknown as KubeClients;
-  const { effects, ingested, logLines } = testEffects(clients, over);
+  const { binder, reports, stop, ingested, logLines } = testEffects(clients, over);
   /** What each status patch wrote: `name phase scheduled/running`. */
   const written = () =>
     calls.status.map((c) => {
       const s = (c.param.body as { status: Record<string, unknown> }).status;
       return `${String(c.param.name)} ${String(s.phase)} ${String(s.scheduled)}/${String(s.running)}`;
     });
-  return { effects, calls, behaviour, ingested, logLines, written };
+  return { binder, reports, stop, calls, behaviour, ingested, logLines, written };
 }
 
 function report(key: string, phase: GroupReport['phase'], scheduled = 0, running = 0): GroupReport {
   return { key, phase, scheduled, running, succeeded: 0, failed: 0 };
 }
 
-describe('KubeEffects.reportGroup status', () => {
+describe('KubeReports reportGroup status', () => {
   it('merge-patches the PodGroup status subresource with the phase, counts and start time', async () => {
     const t = setup();
-    t.effects.reportGroup({
-      key: 'ml/train',
-      phase: 'Scheduled',
-      scheduled: 3,
-      running: 1,
-      succeeded: 0,
-      failed: 0,
-      scheduleStartMs: Date.parse('2030-01-02T03:04:05.678Z'),
+    t.reports.execute({
+      kind: 'reportGroup',
+      report: {
+        key: 'ml/train',
+        phase: 'Scheduled',
+        scheduled: 3,
+        running: 1,
+        succeeded: 0,
+        failed: 0,
+        scheduleStartMs: Date.parse('2030-01-02T03:04:05.678Z'),
+      },
     });
-    await t.effects.settled();
+    await t.reports.settled();
     expect(t.calls.status.map((c) => c.param)).toEqual([
       {
         group: 'scheduling.x-k8s.io',
@@ -102,8 +105,8 @@ describe('KubeEffects.reportGroup status', () => {
 
   it('leaves scheduleStartTime out before scheduling began', async () => {
     const t = setup();
-    t.effects.reportGroup(report('ml/train', 'Pending'));
-    await t.effects.settled();
+    t.reports.execute({ kind: 'reportGroup', report: report('ml/train', 'Pending') });
+    await t.reports.settled();
     expect(t.calls.status[0]?.param.body).toEqual({
       status: { phase: 'Pending', scheduled: 0, running: 0, succeeded: 0, failed: 0 },
     });
@@ -112,18 +115,18 @@ describe('KubeEffects.reportGroup status', () => {
   it('sends only the latest of the reports that waited for a token, per group', async () => {
     const reports = manualBucket(1);
     const t = setup({ reportLimiter: reports.bucket });
-    t.effects.reportGroup(report('ml/a', 'Pending'));
+    t.reports.execute({ kind: 'reportGroup', report: report('ml/a', 'Pending') });
     await flush(); // sent: it took the one token
-    t.effects.reportGroup(report('ml/a', 'Scheduling'));
-    t.effects.reportGroup(report('ml/b', 'Pending'));
-    t.effects.reportGroup(report('ml/a', 'Scheduled', 2));
+    t.reports.execute({ kind: 'reportGroup', report: report('ml/a', 'Scheduling') });
+    t.reports.execute({ kind: 'reportGroup', report: report('ml/b', 'Pending') });
+    t.reports.execute({ kind: 'reportGroup', report: report('ml/a', 'Scheduled', 2) });
     await flush();
     expect(t.written()).toEqual(['a Pending 0/0']);
-    expect(t.effects.queuedReports).toBe(2);
+    expect(t.reports.queuedReports).toBe(2);
     await reports.tick();
     await reports.tick();
     await reports.tick();
-    await t.effects.settled();
+    await t.reports.settled();
     // a's newest report took the place of the one it replaced, ahead of b.
     expect(t.written()).toEqual(['a Pending 0/0', 'a Scheduled 2/0', 'b Pending 0/0']);
   });
@@ -139,8 +142,8 @@ describe('KubeEffects.reportGroup status', () => {
       report('ml/a', 'Scheduled', 2),
     ];
     for (const r of steps) {
-      t.effects.reportGroup(r);
-      await t.effects.settled();
+      t.reports.execute({ kind: 'reportGroup', report: r });
+      await t.reports.settled();
     }
     expect(t.written()).toEqual([
       'a Scheduled 2/0',
@@ -153,8 +156,8 @@ describe('KubeEffects.reportGroup status', () => {
   it('remembers the last status of at most maxRemembered groups, forgetting the oldest', async () => {
     const t = setup({ maxRemembered: 2 });
     for (const key of ['ml/a', 'ml/b', 'ml/c', 'ml/a', 'ml/c']) {
-      t.effects.reportGroup(report(key, 'Pending'));
-      await t.effects.settled();
+      t.reports.execute({ kind: 'reportGroup', report: report(key, 'Pending') });
+      await t.reports.settled();
     }
     expect(t.written()).toEqual([
       'a Pending 0/0',
@@ -167,13 +170,13 @@ describe('KubeEffects.reportGroup status', () => {
   it('withdraws a waiting write when the group is reported back to what is written', async () => {
     const reports = manualBucket(1);
     const t = setup({ reportLimiter: reports.bucket });
-    t.effects.reportGroup(report('ml/a', 'Scheduled', 2));
-    await t.effects.settled();
-    t.effects.reportGroup(report('ml/a', 'Running', 2, 2));
-    t.effects.reportGroup(report('ml/a', 'Scheduled', 2));
-    expect(t.effects.queuedReports).toBe(0);
+    t.reports.execute({ kind: 'reportGroup', report: report('ml/a', 'Scheduled', 2) });
+    await t.reports.settled();
+    t.reports.execute({ kind: 'reportGroup', report: report('ml/a', 'Running', 2, 2) });
+    t.reports.execute({ kind: 'reportGroup', report: report('ml/a', 'Scheduled', 2) });
+    expect(t.reports.queuedReports).toBe(0);
     await reports.tick();
-    await t.effects.settled();
+    await t.reports.settled();
     expect(t.written()).toEqual(['a Scheduled 2/0']);
   });
 
@@ -181,16 +184,16 @@ describe('KubeEffects.reportGroup status', () => {
     const t = setup();
     const first = deferred();
     t.behaviour.status = () => first.promise;
-    t.effects.reportGroup(report('ml/a', 'Scheduling'));
+    t.reports.execute({ kind: 'reportGroup', report: report('ml/a', 'Scheduling') });
     await flush();
     t.behaviour.status = async () => ({});
-    t.effects.reportGroup(report('ml/a', 'Scheduled', 1));
-    t.effects.reportGroup(report('ml/a', 'Scheduled', 2));
-    t.effects.reportGroup(report('ml/b', 'Pending'));
+    t.reports.execute({ kind: 'reportGroup', report: report('ml/a', 'Scheduled', 1) });
+    t.reports.execute({ kind: 'reportGroup', report: report('ml/a', 'Scheduled', 2) });
+    t.reports.execute({ kind: 'reportGroup', report: report('ml/b', 'Pending') });
     await flush();
     expect(t.written()).toEqual(['a Scheduling 0/0', 'b Pending 0/0']);
     first.resolve();
-    await t.effects.settled();
+    await t.reports.settled();
     expect(t.written()).toEqual(['a Scheduling 0/0', 'b Pending 0/0', 'a Scheduled 2/0']);
   });
 
@@ -198,32 +201,32 @@ describe('KubeEffects.reportGroup status', () => {
     const t = setup();
     const first = deferred();
     t.behaviour.status = () => first.promise;
-    t.effects.reportGroup(report('ml/a', 'Scheduling'));
+    t.reports.execute({ kind: 'reportGroup', report: report('ml/a', 'Scheduling') });
     await flush();
-    t.effects.reportGroup(report('ml/a', 'Scheduled', 1));
-    t.effects.reportGroup(report('ml/a', 'Scheduling'));
+    t.reports.execute({ kind: 'reportGroup', report: report('ml/a', 'Scheduled', 1) });
+    t.reports.execute({ kind: 'reportGroup', report: report('ml/a', 'Scheduling') });
     first.resolve();
-    await t.effects.settled();
+    await t.reports.settled();
     expect(t.written()).toEqual(['a Scheduling 0/0']);
   });
 
   it('drops the oldest write when the backlog is full, and queues the dropped group again next time', async () => {
     const reports = manualBucket(1);
     const t = setup({ reportLimiter: reports.bucket, maxQueuedReports: 1 });
-    t.effects.reportGroup(report('ml/x', 'Pending'));
+    t.reports.execute({ kind: 'reportGroup', report: report('ml/x', 'Pending') });
     await flush(); // sent: it took the one token
-    t.effects.reportGroup(report('ml/a', 'Pending'));
-    t.effects.reportGroup(report('ml/b', 'Pending')); // pushes a's write out
-    expect(t.effects.droppedReports).toBe(1);
-    t.effects.reportGroup(report('ml/a', 'Scheduling')); // pushes b's out
-    expect(t.effects.droppedReports).toBe(2);
+    t.reports.execute({ kind: 'reportGroup', report: report('ml/a', 'Pending') });
+    t.reports.execute({ kind: 'reportGroup', report: report('ml/b', 'Pending') }); // pushes a's write out
+    expect(t.reports.droppedReports).toBe(1);
+    t.reports.execute({ kind: 'reportGroup', report: report('ml/a', 'Scheduling') }); // pushes b's out
+    expect(t.reports.droppedReports).toBe(2);
     for (let i = 0; i < 3; i++) await reports.tick();
-    await t.effects.settled();
+    await t.reports.settled();
     expect(t.written()).toEqual(['x Pending 0/0', 'a Scheduling 0/0']);
   });
 });
 
-describe('KubeEffects.reportGroup events and failures', () => {
+describe('KubeReports reportGroup events and failures', () => {
   it('creates an events.k8s.io/v1 Event regarding the PodGroup, even when the status is unchanged', async () => {
     const t = setup();
     const timeout: GroupReport = {
@@ -234,10 +237,10 @@ describe('KubeEffects.reportGroup events and failures', () => {
         message: `waited 60s; ${'member ml/train-0 not placed; '.repeat(80)}`,
       },
     };
-    t.effects.reportGroup(report('ml/train', 'Pending'));
-    await t.effects.settled();
-    t.effects.reportGroup(timeout);
-    await t.effects.settled();
+    t.reports.execute({ kind: 'reportGroup', report: report('ml/train', 'Pending') });
+    await t.reports.settled();
+    t.reports.execute({ kind: 'reportGroup', report: timeout });
+    await t.reports.settled();
     expect(t.calls.status).toHaveLength(1);
     expect(t.calls.event).toHaveLength(1);
     const param = t.calls.event[0]?.param as { namespace: string; body: Record<string, unknown> };
@@ -271,16 +274,16 @@ describe('KubeEffects.reportGroup events and failures', () => {
 
   it('logs a 404 (PodGroup or CRD gone) at debug, drops it, and forgets what it had written there', async () => {
     const t = setup();
-    t.effects.reportGroup(report('ml/a', 'Pending'));
-    await t.effects.settled();
+    t.reports.execute({ kind: 'reportGroup', report: report('ml/a', 'Pending') });
+    await t.reports.settled();
     t.behaviour.status = () =>
       Promise.reject(apiError(404, 'NotFound', 'podgroups.scheduling.x-k8s.io "a" not found'));
-    t.effects.reportGroup(report('ml/a', 'Scheduling'));
-    await t.effects.settled();
+    t.reports.execute({ kind: 'reportGroup', report: report('ml/a', 'Scheduling') });
+    await t.reports.settled();
     // Recreated under its name: its status is empty, so Pending must be written again.
     t.behaviour.status = async () => ({});
-    t.effects.reportGroup(report('ml/a', 'Pending'));
-    await t.effects.settled();
+    t.reports.execute({ kind: 'reportGroup', report: report('ml/a', 'Pending') });
+    await t.reports.settled();
     expect(t.written()).toEqual(['a Pending 0/0', 'a Scheduling 0/0', 'a Pending 0/0']);
     expect(t.logLines.filter((l) => (l.level as number) >= 40)).toEqual([]);
     expect(t.logLines.find((l) => l.podGroup === 'ml/a')).toMatchObject({
@@ -296,11 +299,14 @@ describe('KubeEffects.reportGroup events and failures', () => {
     const t = setup({ reportRetry: { tries: 1, firstDelayMs: 100 } });
     t.behaviour.status = () => Promise.reject(apiError(500, 'InternalError', 'etcd timeout'));
     t.behaviour.event = () => Promise.reject(apiError(403, 'Forbidden', 'events is forbidden'));
-    t.effects.reportGroup({
-      ...report('ml/a', 'Failed'),
-      event: { type: 'Warning', reason: 'GangFailed', message: 'a member failed' },
+    t.reports.execute({
+      kind: 'reportGroup',
+      report: {
+        ...report('ml/a', 'Failed'),
+        event: { type: 'Warning', reason: 'GangFailed', message: 'a member failed' },
+      },
     });
-    await t.effects.settled();
+    await t.reports.settled();
     expect(t.calls.status).toHaveLength(1);
     expect(t.calls.event).toHaveLength(1);
     const warnings = t.logLines.filter((l) => l.level === 40);
@@ -320,8 +326,8 @@ describe('KubeEffects.reportGroup events and failures', () => {
     ]);
     // Not written, so not remembered: the same status is sent when reported again.
     t.behaviour.status = async () => ({});
-    t.effects.reportGroup(report('ml/a', 'Failed'));
-    await t.effects.settled();
+    t.reports.execute({ kind: 'reportGroup', report: report('ml/a', 'Failed') });
+    await t.reports.settled();
     expect(t.calls.status).toHaveLength(2);
     expect(t.ingested).toEqual([]);
   });
@@ -330,36 +336,38 @@ describe('KubeEffects.reportGroup events and failures', () => {
     const binds = manualBucket(1);
     const reports = manualBucket(1);
     const t = setup({ limiter: binds.bucket, reportLimiter: reports.bucket });
-    for (let i = 0; i < 50; i++) t.effects.reportGroup(report(`ml/g${i}`, 'Pending'));
+    for (let i = 0; i < 50; i++)
+      t.reports.execute({ kind: 'reportGroup', report: report(`ml/g${i}`, 'Pending') });
     await flush();
-    t.effects.bind({ uid: 'u', key: 'ml/p', attempt: 1 }, 'n');
-    await t.effects.idle();
+    t.binder.execute({ kind: 'bind', attempt: { uid: 'u', key: 'ml/p', attempt: 1 }, node: 'n' });
+    await t.binder.idle();
     expect(t.calls.bind).toHaveLength(1);
     expect(t.ingested).toEqual([
       { type: 'BindSucceeded', uid: 'u', key: 'ml/p', attempt: 1, node: 'n' },
     ]);
     expect(t.calls.status).toHaveLength(1);
-    expect(t.effects.queuedReports).toBe(49);
+    expect(t.reports.queuedReports).toBe(49);
   });
 
   it('stop() drops the queued group writes and ignores later reports', async () => {
     const reports = manualBucket(1);
     const t = setup({ reportLimiter: reports.bucket });
-    for (let i = 0; i < 4; i++) t.effects.reportGroup(report(`ml/g${i}`, 'Pending'));
+    for (let i = 0; i < 4; i++)
+      t.reports.execute({ kind: 'reportGroup', report: report(`ml/g${i}`, 'Pending') });
     await flush();
-    t.effects.stop();
-    t.effects.reportGroup(report('ml/late', 'Pending'));
-    expect(t.effects.queuedReports).toBe(0);
+    t.stop();
+    t.reports.execute({ kind: 'reportGroup', report: report('ml/late', 'Pending') });
+    expect(t.reports.queuedReports).toBe(0);
     expect(t.logLines.find((l) => l.msg === 'stopped; queued reports dropped')).toMatchObject({
       dropped: 3,
     });
     for (let i = 0; i < 4; i++) await reports.tick();
-    await t.effects.settled();
+    await t.reports.settled();
     expect(t.written()).toEqual(['g0 Pending 0/0']);
   });
 });
 
-describe('KubeEffects.reportGroup retries', () => {
+describe('KubeReports reportGroup retries', () => {
   /** Retry timers that fire only when told. */
   function retryClock() {
     const timers: { ms: number; fire: () => void }[] = [];
@@ -387,9 +395,12 @@ describe('KubeEffects.reportGroup retries', () => {
       Promise.reject(apiError(503, 'ServiceUnavailable', 'etcd leader changed'));
     t.behaviour.status = unavailable;
     t.behaviour.event = unavailable;
-    t.effects.reportGroup({
-      ...report('ml/a', 'Scheduling', 2),
-      event: { type: 'Normal', reason: 'GangScheduling', message: 'placing 2 members' },
+    t.reports.execute({
+      kind: 'reportGroup',
+      report: {
+        ...report('ml/a', 'Scheduling', 2),
+        event: { type: 'Normal', reason: 'GangScheduling', message: 'placing 2 members' },
+      },
     });
     await flush();
     expect([t.calls.status.length, t.calls.event.length]).toEqual([1, 1]);
@@ -409,15 +420,15 @@ describe('KubeEffects.reportGroup retries', () => {
     const time = retryClock();
     const t = setup({ retryClock: time.clock });
     t.behaviour.status = () => Promise.reject(apiError(500, 'InternalError', 'x'));
-    t.effects.reportGroup(report('ml/a', 'Scheduling', 1));
+    t.reports.execute({ kind: 'reportGroup', report: report('ml/a', 'Scheduling', 1) });
     await flush();
     t.behaviour.status = async () => ({});
-    t.effects.reportGroup(report('ml/a', 'Scheduled', 2));
+    t.reports.execute({ kind: 'reportGroup', report: report('ml/a', 'Scheduled', 2) });
     await flush();
     // The newer report waits for the retry instead of overtaking it.
     expect(t.written()).toEqual(['a Scheduling 1/0']);
     await time.fire();
-    await t.effects.settled();
+    await t.reports.settled();
     expect(t.written()).toEqual(['a Scheduling 1/0', 'a Scheduled 2/0']);
   });
 
@@ -427,9 +438,12 @@ describe('KubeEffects.reportGroup retries', () => {
     t.behaviour.status = () =>
       Promise.reject(Object.assign(new Error('aborted'), { name: 'AbortError' }));
     t.behaviour.event = () => Promise.reject(apiError(422, 'Invalid', 'note: Too long'));
-    t.effects.reportGroup({
-      ...report('ml/a', 'Failed'),
-      event: { type: 'Warning', reason: 'GangFailed', message: 'a member failed' },
+    t.reports.execute({
+      kind: 'reportGroup',
+      report: {
+        ...report('ml/a', 'Failed'),
+        event: { type: 'Warning', reason: 'GangFailed', message: 'a member failed' },
+      },
     });
     await flush();
     const waits: number[] = [];
@@ -437,7 +451,7 @@ describe('KubeEffects.reportGroup retries', () => {
     expect(waits).toEqual([100, 200, 400]);
     expect(t.calls.status).toHaveLength(4);
     expect(t.calls.event).toHaveLength(1);
-    await t.effects.settled();
-    expect(t.effects.queuedReports).toBe(0);
+    await t.reports.settled();
+    expect(t.reports.queuedReports).toBe(0);
   });
 });

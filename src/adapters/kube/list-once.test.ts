@@ -8,7 +8,7 @@ import type { KubeClients } from './config.ts';
 import { DirectHttp } from './direct-http.ts';
 import { ListError, listKind } from './list-once.ts';
 import { objectSource } from './list-watch.ts';
-import type { ListWatchSource } from './reflector.ts';
+import type { ListWatchSource } from './watch-source.ts';
 
 function failing(error: unknown, resource?: string): ListWatchSource {
   return {

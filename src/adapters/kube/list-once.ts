@@ -5,7 +5,7 @@ import { trimNode, trimObject, trimPod } from '../trim.ts';
 import { describeApiError } from './api-error.ts';
 import type { KubeClients } from './config.ts';
 import { nodeSource, objectSource, podSource } from './list-watch.ts';
-import { isNotServed, type ListWatchSource, notServedMessage } from './reflector.ts';
+import { isNotServed, type ListWatchSource, notServedMessage } from './watch-source.ts';
 
 /** A list that failed: which kind, and why in one line. */
 export class ListError extends Error {

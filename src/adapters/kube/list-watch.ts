@@ -5,7 +5,7 @@ import { describeApiError } from './api-error.ts';
 import type { KubeClients } from './config.ts';
 import { ProtoFormatError } from './protobuf/decode.ts';
 import { decodeNodeItem, decodePodItem, type ProtoItemDecoder } from './protobuf/items.ts';
-import type { ListWatchSource, WatchHandlers } from './reflector.ts';
+import type { ListWatchSource, WatchHandlers } from './watch-source.ts';
 
 /** Tuning of a list/watch source. */
 export interface SourceOptions {

@@ -1,4 +1,4 @@
-// Tests KubeEffects.preempt and .nominate against fake API clients that fail as client-node 1.4 does.
+// Tests KubeBinder's preempt and KubeReports' nominate against fake API clients that fail as client-node 1.4 does.
 
 import { describe, expect, it } from 'vitest';
 import {
@@ -49,9 +49,9 @@ function setup(over: Partial<KubeEffectsOptions> = {}) {
       deleteNamespacedPod: fake('delete'),
     },
   } as unknown as KubeClients;
-  const { effects, ingested, logLines } = testEffects(clients, over);
+  const { binder, reports, stop, ingested, logLines } = testEffects(clients, over);
   const of = (kind: Kind) => calls.filter((c) => c.kind === kind);
-  return { effects, calls, of, behaviour, ingested, logLines };
+  return { binder, reports, stop, calls, of, behaviour, ingested, logLines };
 }
 
 /** The pods/status patch of the victim (carrying its uid) that sets `condition`. */
@@ -63,11 +63,18 @@ function victimStatusPatch(condition: Record<string, unknown>) {
   };
 }
 
-describe('KubeEffects.preempt', () => {
+describe('KubeBinder preempt', () => {
   it('sets DisruptionTarget, deletes with the uid precondition, then records Preempted, in that order', async () => {
     const t = setup();
-    t.effects.preempt(preemptor, 'my-scheduler', victim, 'node-a');
-    await t.effects.settled();
+    t.binder.execute({
+      kind: 'preempt',
+      preemptor,
+      schedulerName: 'my-scheduler',
+      victim,
+      node: 'node-a',
+      observedGeneration: 0,
+    });
+    await t.reports.settled();
     expect(t.calls.map((c) => c.kind)).toEqual(['patch', 'delete', 'event']);
     expect(t.of('patch')[0]?.param).toEqual(
       victimStatusPatch({
@@ -120,8 +127,15 @@ describe('KubeEffects.preempt', () => {
   ])('counts a delete answered %s as success, without an Event', async (_name, error) => {
     const t = setup();
     t.behaviour.delete = () => Promise.reject(error);
-    t.effects.preempt(preemptor, 'berth', victim, 'node-a');
-    await t.effects.settled();
+    t.binder.execute({
+      kind: 'preempt',
+      preemptor,
+      schedulerName: 'berth',
+      victim,
+      node: 'node-a',
+      observedGeneration: 0,
+    });
+    await t.reports.settled();
     expect(t.calls.map((c) => c.kind)).toEqual(['patch', 'delete']);
     expect(t.ingested).toEqual([]);
   });
@@ -139,8 +153,15 @@ describe('KubeEffects.preempt', () => {
   ])('counts a condition patch answered %s as success: no delete', async (_name, error) => {
     const t = setup();
     t.behaviour.patch = () => Promise.reject(error);
-    t.effects.preempt(preemptor, 'berth', victim, 'node-a');
-    await t.effects.settled();
+    t.binder.execute({
+      kind: 'preempt',
+      preemptor,
+      schedulerName: 'berth',
+      victim,
+      node: 'node-a',
+      observedGeneration: 0,
+    });
+    await t.reports.settled();
     expect(t.calls.map((c) => c.kind)).toEqual(['patch']);
     expect(t.ingested).toEqual([]);
   });
@@ -179,8 +200,15 @@ describe('KubeEffects.preempt', () => {
     async (_name, kind, error, message, sent) => {
       const t = setup();
       t.behaviour[kind] = () => Promise.reject(error);
-      t.effects.preempt(preemptor, 'berth', victim, 'node-a');
-      await t.effects.idle();
+      t.binder.execute({
+        kind: 'preempt',
+        preemptor,
+        schedulerName: 'berth',
+        victim,
+        node: 'node-a',
+        observedGeneration: 0,
+      });
+      await t.binder.idle();
       expect(t.ingested).toEqual([
         {
           type: 'PreemptionFailed',
@@ -192,7 +220,7 @@ describe('KubeEffects.preempt', () => {
           message,
         },
       ]);
-      await t.effects.settled();
+      await t.reports.settled();
       expect(t.calls.map((c) => c.kind)).toEqual(sent);
       const warn = t.logLines.find((l) => String(l.msg).startsWith('preemption failed'));
       expect(warn).toMatchObject({
@@ -215,8 +243,15 @@ describe('KubeEffects.preempt', () => {
       if (t.of('patch').length === 2) expect(t.ingested).toEqual([]);
       return Promise.resolve({ metadata: { resourceVersion: '42' } });
     };
-    t.effects.preempt(preemptor, 'my-scheduler', victim, 'node-a', 7);
-    await t.effects.settled();
+    t.binder.execute({
+      kind: 'preempt',
+      preemptor,
+      schedulerName: 'my-scheduler',
+      victim,
+      node: 'node-a',
+      observedGeneration: 7,
+    });
+    await t.reports.settled();
     expect(t.calls.map((c) => c.kind)).toEqual(['patch', 'delete', 'patch']);
     const undo = t.of('patch')[1];
     // A refused delete deleted nothing: no resourceVersion precondition, only the uid.
@@ -251,8 +286,15 @@ describe('KubeEffects.preempt', () => {
       const t = setup();
       t.behaviour.delete = () => Promise.reject(error);
       t.behaviour.patch = async () => ({ metadata: { resourceVersion: '42' } });
-      t.effects.preempt(preemptor, 'berth', victim, 'node-a');
-      await t.effects.settled();
+      t.binder.execute({
+        kind: 'preempt',
+        preemptor,
+        schedulerName: 'berth',
+        victim,
+        node: 'node-a',
+        observedGeneration: 0,
+      });
+      await t.reports.settled();
       expect(t.calls.map((c) => c.kind)).toEqual(['patch', 'delete', 'patch']);
       expect(t.of('patch')[1]?.param).toMatchObject({
         body: {
@@ -267,8 +309,15 @@ describe('KubeEffects.preempt', () => {
   it('leaves the condition when the delete may have landed and no version came back', async () => {
     const t = setup();
     t.behaviour.delete = () => Promise.reject(timeout());
-    t.effects.preempt(preemptor, 'berth', victim, 'node-a');
-    await t.effects.settled();
+    t.binder.execute({
+      kind: 'preempt',
+      preemptor,
+      schedulerName: 'berth',
+      victim,
+      node: 'node-a',
+      observedGeneration: 0,
+    });
+    await t.reports.settled();
     expect(t.calls.map((c) => c.kind)).toEqual(['patch', 'delete']);
     expect(t.logLines.map((l) => l.msg)).toContain(
       'DisruptionTarget left on the victim: its delete may have landed',
@@ -283,8 +332,15 @@ describe('KubeEffects.preempt', () => {
       if (t.of('patch').length === 1) return { metadata: { resourceVersion: '42' } };
       throw apiError(409, 'Conflict', 'the object has been modified');
     };
-    t.effects.preempt(preemptor, 'berth', victim, 'node-a');
-    await t.effects.settled();
+    t.binder.execute({
+      kind: 'preempt',
+      preemptor,
+      schedulerName: 'berth',
+      victim,
+      node: 'node-a',
+      observedGeneration: 0,
+    });
+    await t.reports.settled();
     expect(t.calls.map((c) => c.kind)).toEqual(['patch', 'delete', 'patch']);
     expect(
       t.logLines.find((l) => l.msg === 'could not take DisruptionTarget back from the victim'),
@@ -300,8 +356,15 @@ describe('KubeEffects.preempt', () => {
     const t = setup();
     t.behaviour.patch = () => Promise.reject(apiError(500, 'InternalError', 'x'));
     const loose = { ...preemptor, type: 'VictimPreempted', node: 'n', victim } as AttemptRef;
-    t.effects.preempt(loose, 'berth', { ...victim, extra: 1 } as PodRef, 'node-a');
-    await t.effects.idle();
+    t.binder.execute({
+      kind: 'preempt',
+      preemptor: loose,
+      schedulerName: 'berth',
+      victim: { ...victim, extra: 1 } as PodRef,
+      node: 'node-a',
+      observedGeneration: 0,
+    });
+    await t.binder.idle();
     expect(t.ingested[0]).toEqual({
       type: 'PreemptionFailed',
       uid: 'uid-hi',
@@ -317,9 +380,21 @@ describe('KubeEffects.preempt', () => {
     const binds = manualBucket(1);
     const reports = manualBucket(1);
     const t = setup({ limiter: binds.bucket, reportLimiter: reports.bucket });
-    for (let i = 0; i < 50; i++) t.effects.reportScheduled({ uid: `u${i}`, key: `ns/r${i}` }, 'n');
+    for (let i = 0; i < 50; i++)
+      t.reports.execute({
+        kind: 'reportScheduled',
+        pod: { uid: `u${i}`, key: `ns/r${i}` },
+        node: 'n',
+      });
     await flush();
-    t.effects.preempt(preemptor, 'berth', victim, 'node-a');
+    t.binder.execute({
+      kind: 'preempt',
+      preemptor,
+      schedulerName: 'berth',
+      victim,
+      node: 'node-a',
+      observedGeneration: 0,
+    });
     await flush();
     expect(t.of('patch')).toHaveLength(1);
     expect(t.of('delete')).toHaveLength(0);
@@ -328,7 +403,7 @@ describe('KubeEffects.preempt', () => {
     // The Event is a report: it queues behind the other reports, on the report bucket.
     const reasons = () => t.of('event').map((c) => (c.param.body as { reason: string }).reason);
     expect(reasons()).toEqual(['Scheduled']);
-    expect(t.effects.queuedReports).toBe(50);
+    expect(t.reports.queuedReports).toBe(50);
     for (let i = 0; i < 50; i++) await reports.tick();
     expect(reasons().at(-1)).toBe('Preempted');
   });
@@ -337,11 +412,18 @@ describe('KubeEffects.preempt', () => {
     const t = setup();
     const del = deferred();
     t.behaviour.delete = () => del.promise.then(() => Promise.reject(apiError(500, 'X', 'boom')));
-    t.effects.preempt(preemptor, 'berth', victim, 'node-a');
+    t.binder.execute({
+      kind: 'preempt',
+      preemptor,
+      schedulerName: 'berth',
+      victim,
+      node: 'node-a',
+      observedGeneration: 0,
+    });
     await flush();
-    expect(await within(t.effects.idle(), 20)).toBe('pending');
+    expect(await within(t.binder.idle(), 20)).toBe('pending');
     del.resolve();
-    expect(await within(t.effects.idle(), 200)).toBe('settled');
+    expect(await within(t.binder.idle(), 200)).toBe('settled');
     expect(t.ingested.map((e) => e.type)).toEqual(['PreemptionFailed']);
   });
 
@@ -350,26 +432,47 @@ describe('KubeEffects.preempt', () => {
     const t = setup({ limiter: binds.bucket });
     const patch = deferred();
     t.behaviour.patch = () => patch.promise;
-    t.effects.preempt(preemptor, 'berth', victim, 'node-a'); // patch sent, answer pending
-    t.effects.preempt(preemptor, 'berth', { uid: 'uid-2', key: 'batch/two' }, 'node-a'); // waits
+    t.binder.execute({
+      kind: 'preempt',
+      preemptor,
+      schedulerName: 'berth',
+      victim,
+      node: 'node-a',
+      observedGeneration: 0,
+    }); // patch sent, answer pending
+    t.binder.execute({
+      kind: 'preempt',
+      preemptor,
+      schedulerName: 'berth',
+      victim: { uid: 'uid-2', key: 'batch/two' },
+      node: 'node-a',
+      observedGeneration: 0,
+    }); // waits
     await flush();
-    t.effects.stop();
+    t.stop();
     patch.resolve();
-    t.effects.preempt(preemptor, 'berth', { uid: 'uid-3', key: 'batch/three' }, 'node-a');
-    t.effects.nominate({ uid: 'uid-hi', key: 'prod/hi' }, 'node-a');
+    t.binder.execute({
+      kind: 'preempt',
+      preemptor,
+      schedulerName: 'berth',
+      victim: { uid: 'uid-3', key: 'batch/three' },
+      node: 'node-a',
+      observedGeneration: 0,
+    });
+    t.reports.execute({ kind: 'nominate', pod: { uid: 'uid-hi', key: 'prod/hi' }, node: 'node-a' });
     await binds.tick();
     await binds.tick();
-    await t.effects.settled();
+    await t.reports.settled();
     expect(t.calls.map((c) => `${c.kind} ${String(c.param.name)}`)).toEqual(['patch lo']);
     expect(t.ingested).toEqual([]);
   });
 });
 
-describe('KubeEffects.nominate', () => {
+describe('KubeReports nominate', () => {
   it('sets status.nominatedNodeName with a merge patch carrying the uid', async () => {
     const t = setup();
-    t.effects.nominate({ uid: 'uid-hi', key: 'prod/hi' }, 'node-a');
-    await t.effects.settled();
+    t.reports.execute({ kind: 'nominate', pod: { uid: 'uid-hi', key: 'prod/hi' }, node: 'node-a' });
+    await t.reports.settled();
     expect(t.calls.map((c) => c.param)).toEqual([
       {
         name: 'hi',
@@ -383,8 +486,8 @@ describe('KubeEffects.nominate', () => {
 
   it('clears it with null', async () => {
     const t = setup();
-    t.effects.nominate({ uid: 'uid-x', key: 'x' }, undefined);
-    await t.effects.settled();
+    t.reports.execute({ kind: 'nominate', pod: { uid: 'uid-x', key: 'x' }, node: undefined });
+    await t.reports.settled();
     expect(t.calls.map((c) => c.param)).toEqual([
       {
         name: 'x',
@@ -397,9 +500,9 @@ describe('KubeEffects.nominate', () => {
   it('only logs a failure (nothing is ingested)', async () => {
     const t = setup();
     t.behaviour.patch = () => Promise.reject(apiError(500, 'InternalError', 'boom'));
-    t.effects.nominate({ uid: 'uid-x', key: 'ns/x' }, undefined);
-    t.effects.nominate({ uid: 'uid-y', key: 'ns/y' }, 'node-b');
-    await t.effects.settled();
+    t.reports.execute({ kind: 'nominate', pod: { uid: 'uid-x', key: 'ns/x' }, node: undefined });
+    t.reports.execute({ kind: 'nominate', pod: { uid: 'uid-y', key: 'ns/y' }, node: 'node-b' });
+    await t.reports.settled();
     expect(t.ingested).toEqual([]);
     expect(t.logLines.filter((l) => l.level === 40)).toMatchObject([
       { msg: "Cannot clear 'NominatedNodeName' field", pod: 'ns/x', code: 500, err: 'boom' },
@@ -410,13 +513,17 @@ describe('KubeEffects.nominate', () => {
   it('takes its token from the bind limiter', async () => {
     const binds = manualBucket(1);
     const t = setup({ limiter: binds.bucket });
-    t.effects.bind({ uid: 'uid-a', key: 'ns/a', attempt: 1 }, 'n');
-    t.effects.nominate({ uid: 'uid-x', key: 'ns/x' }, 'n');
+    t.binder.execute({
+      kind: 'bind',
+      attempt: { uid: 'uid-a', key: 'ns/a', attempt: 1 },
+      node: 'n',
+    });
+    t.reports.execute({ kind: 'nominate', pod: { uid: 'uid-x', key: 'ns/x' }, node: 'n' });
     await flush();
     expect(t.calls.map((c) => c.kind)).toEqual(['bind']);
-    expect(await within(t.effects.idle(), 20)).toBe('pending');
+    expect(await within(t.binder.idle(), 20)).toBe('pending');
     await binds.tick();
     expect(t.calls.map((c) => c.kind)).toEqual(['bind', 'patch']);
-    expect(await within(t.effects.idle(), 200)).toBe('settled');
+    expect(await within(t.binder.idle(), 200)).toBe('settled');
   });
 });

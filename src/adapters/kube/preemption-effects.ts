@@ -39,6 +39,12 @@ function podGone(f: ApiFailure): boolean {
   return (f.code === 409 || f.code === 422) && /\buid\b/i.test(f.message);
 }
 
+/** What a nomination needs: the bind limiter, the client and the log, and whether to stop. */
+export type NominationWriter = Pick<
+  PreemptionWriter,
+  'clients' | 'limiter' | 'log' | 'timeoutMs' | 'stopped'
+>;
+
 /** What `write` answers when berth stopped while it waited for a token: nothing was sent. */
 const notSent = 'not sent';
 
@@ -47,7 +53,7 @@ const notSent = 'not sent';
  * undefined on success, `notSent`, or what went wrong. Never rejects.
  */
 async function write(
-  w: PreemptionWriter,
+  w: Pick<PreemptionWriter, 'limiter' | 'stopped'>,
   call: () => Promise<unknown>,
 ): Promise<ApiFailure | undefined | typeof notSent> {
   await w.limiter.take();
@@ -233,7 +239,7 @@ function fail(
  * shows the outcome). Never rejects.
  */
 export async function runNominate(
-  w: PreemptionWriter,
+  w: NominationWriter,
   pod: PodRef,
   node: string | undefined,
 ): Promise<void> {

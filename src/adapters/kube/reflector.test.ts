@@ -3,12 +3,9 @@ import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { apiError } from '../../../test/support/kube-api-doubles.ts';
 import type { InputEvent, ResourceKind } from '../../events/types.ts';
-import {
-  type ListWatchSource,
-  type ReflectorOptions,
-  reflect,
-  type WatchHandlers,
-} from './reflector.ts';
+import { reflect } from './reflector.ts';
+import type { ReflectorOptions } from './reflector-options.ts';
+import type { ListWatchSource, WatchHandlers } from './watch-source.ts';
 
 /** A scripted list: its items, its resourceVersion, and a failure after the items, if any. */
 type ListResult = {

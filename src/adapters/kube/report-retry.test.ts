@@ -51,7 +51,7 @@ const refused = new FetchError(
   Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' }),
 );
 
-/** KubeEffects whose pod status patches and Events fail as `failures` says, one entry per call. */
+/** KubeReports whose pod status patches and Events fail as `failures` says, one entry per call. */
 function setup(over: Partial<KubeEffectsOptions> = {}) {
   const failures = { patch: [] as unknown[], event: [] as unknown[] };
   const calls = { patch: 0, event: 0, bind: 0 };
@@ -134,31 +134,37 @@ describe('RetryTimers', () => {
   });
 });
 
-describe('KubeEffects report retries', () => {
+describe('KubeReports retries', () => {
   it('a PodScheduled patch and its Event refused with 503 are sent again 100 ms later and written', async () => {
     const t = setup();
     t.failures.patch.push(apiError(503, 'ServiceUnavailable', 'etcd leader changed'));
     t.failures.event.push(apiError(500, 'InternalError', 'etcdserver: request timed out'));
-    t.effects.reportUnschedulable(pod('ns/p'), 'no fit');
+    t.reports.execute({
+      kind: 'reportUnschedulable',
+      pod: pod('ns/p'),
+      message: 'no fit',
+      observedGeneration: 0,
+      reason: 'Unschedulable',
+    });
     await flush();
     expect(t.calls).toMatchObject({ patch: 1, event: 1 });
     expect(t.retries()).toMatchObject([
       { write: 'patch PodScheduled', code: 503, tries: 1, retryInMs: 100 },
       { write: 'event FailedScheduling', code: 500, tries: 1, retryInMs: 100 },
     ]);
-    expect(t.effects.queuedReports).toBe(2);
+    expect(t.reports.queuedReports).toBe(2);
     await t.time.advance(99);
     expect(t.calls).toMatchObject({ patch: 1, event: 1 });
     await t.time.advance(1);
     expect(t.calls).toMatchObject({ patch: 2, event: 2 });
-    expect(t.effects.queuedReports).toBe(0);
+    expect(t.reports.queuedReports).toBe(0);
     expect(t.drops()).toEqual([]);
   });
 
   it('an Event that keeps timing out is tried 4 times, 100, 200 and 400 ms apart, then dropped', async () => {
     const t = setup();
     t.failures.event.push(timeout, refused, timeout, timeout, timeout);
-    t.effects.reportScheduled(pod('ns/p'), 'n1');
+    t.reports.execute({ kind: 'reportScheduled', pod: pod('ns/p'), node: 'n1' });
     await flush();
     for (const wait of [100, 200, 400]) {
       expect(t.time.armed()).toEqual([wait]);
@@ -180,7 +186,13 @@ describe('KubeEffects report retries', () => {
     const t = setup();
     t.failures.patch.push(error);
     t.failures.event.push(error);
-    t.effects.reportUnschedulable(pod('ns/p'), 'no fit');
+    t.reports.execute({
+      kind: 'reportUnschedulable',
+      pod: pod('ns/p'),
+      message: 'no fit',
+      observedGeneration: 0,
+      reason: 'Unschedulable',
+    });
     await flush();
     await t.time.advance(10_000);
     expect(t.calls).toMatchObject({ patch: 1, event: 1 });
@@ -193,13 +205,13 @@ describe('KubeEffects report retries', () => {
     const binds = manualBucket(1);
     const t = setup({ reportLimiter: reports.bucket, limiter: binds.bucket });
     t.failures.event.push(apiError(503, 'ServiceUnavailable', 'x'));
-    t.effects.reportScheduled(pod('ns/p'), 'n1');
+    t.reports.execute({ kind: 'reportScheduled', pod: pod('ns/p'), node: 'n1' });
     await flush();
     expect(t.calls.event).toBe(1);
     await t.time.advance(100);
     // The retry is queued again and waits for a token of the report bucket (now empty).
     expect(t.calls.event).toBe(1);
-    t.effects.bind({ ...pod('ns/q'), attempt: 1 }, 'n1');
+    t.binder.execute({ kind: 'bind', attempt: { ...pod('ns/q'), attempt: 1 }, node: 'n1' });
     await flush();
     expect(t.calls.bind).toBe(1);
     await reports.tick();
@@ -210,14 +222,38 @@ describe('KubeEffects report retries', () => {
     const unavailable = () => apiError(503, 'ServiceUnavailable', 'x');
     const t = setup();
     t.failures.patch.push(unavailable(), unavailable(), unavailable());
-    t.effects.reportUnschedulable(pod('ns/gone'), 'no fit');
-    t.effects.reportUnschedulable(pod('ns/bound'), 'no fit');
-    t.effects.reportUnschedulable(pod('ns/newer'), 'A');
+    t.reports.execute({
+      kind: 'reportUnschedulable',
+      pod: pod('ns/gone'),
+      message: 'no fit',
+      observedGeneration: 0,
+      reason: 'Unschedulable',
+    });
+    t.reports.execute({
+      kind: 'reportUnschedulable',
+      pod: pod('ns/bound'),
+      message: 'no fit',
+      observedGeneration: 0,
+      reason: 'Unschedulable',
+    });
+    t.reports.execute({
+      kind: 'reportUnschedulable',
+      pod: pod('ns/newer'),
+      message: 'A',
+      observedGeneration: 0,
+      reason: 'Unschedulable',
+    });
     await flush();
     expect(t.calls.patch).toBe(3);
-    t.effects.forgetPod(pod('ns/gone'));
-    t.effects.reportScheduled(pod('ns/bound'), 'n1');
-    t.effects.reportUnschedulable(pod('ns/newer'), 'B');
+    t.reports.execute({ kind: 'forgetPod', pod: pod('ns/gone') });
+    t.reports.execute({ kind: 'reportScheduled', pod: pod('ns/bound'), node: 'n1' });
+    t.reports.execute({
+      kind: 'reportUnschedulable',
+      pod: pod('ns/newer'),
+      message: 'B',
+      observedGeneration: 0,
+      reason: 'Unschedulable',
+    });
     await flush();
     // Only B's patch went out (and the Events, which are records, not state).
     expect(t.calls.patch).toBe(4);
@@ -228,14 +264,14 @@ describe('KubeEffects report retries', () => {
   it('stop() cancels the retries waiting and counts them as dropped', async () => {
     const t = setup();
     t.failures.event.push(timeout);
-    t.effects.reportScheduled(pod('ns/p'), 'n1');
+    t.reports.execute({ kind: 'reportScheduled', pod: pod('ns/p'), node: 'n1' });
     await flush();
-    t.effects.stop();
+    t.stop();
     expect(t.logLines.find((l) => l.msg === 'stopped; queued reports dropped')).toMatchObject({
       dropped: 1,
     });
     await t.time.advance(1_000);
     expect(t.calls.event).toBe(1);
-    await t.effects.settled();
+    await t.reports.settled();
   });
 });

@@ -96,7 +96,14 @@ describe('SimCluster.preempt', () => {
   it('after the bind latency, emits the victim terminating then deleted, and forgets it', () => {
     const t = simWith([lo(), lo('other')]);
     const uid = t.uidOf('lo');
-    t.sim.preempt(preemptor, 'berth', { uid, key: 'ns/lo' }, 'n1');
+    t.sim.execute({
+      kind: 'preempt',
+      preemptor,
+      schedulerName: 'berth',
+      victim: { uid, key: 'ns/lo' },
+      node: 'n1',
+      observedGeneration: 0,
+    });
     t.advance(4);
     expect(t.seen).toEqual([]);
     t.advance(1);
@@ -115,8 +122,22 @@ describe('SimCluster.preempt', () => {
   it('evicts several victims in the order it was asked to', () => {
     const t = simWith([lo('a'), lo('b')]);
     const [a, b] = [t.uidOf('a'), t.uidOf('b')];
-    t.sim.preempt(preemptor, 'berth', { uid: b, key: 'ns/b' }, 'n1');
-    t.sim.preempt(preemptor, 'berth', { uid: a, key: 'ns/a' }, 'n1');
+    t.sim.execute({
+      kind: 'preempt',
+      preemptor,
+      schedulerName: 'berth',
+      victim: { uid: b, key: 'ns/b' },
+      node: 'n1',
+      observedGeneration: 0,
+    });
+    t.sim.execute({
+      kind: 'preempt',
+      preemptor,
+      schedulerName: 'berth',
+      victim: { uid: a, key: 'ns/a' },
+      node: 'n1',
+      observedGeneration: 0,
+    });
     t.advance(5);
     expect(t.seen.map((e) => `${e.type} ${'uid' in e ? e.uid : ''}`.trim())).toEqual([
       'PodUpserted',
@@ -131,8 +152,22 @@ describe('SimCluster.preempt', () => {
     const old = t.uidOf('lo');
     t.sim.createPod(lo()); // recreated: deleted, then a new pod of the same name
     t.seen.length = 0;
-    t.sim.preempt(preemptor, 'berth', { uid: old, key: 'ns/lo' }, 'n1');
-    t.sim.preempt(preemptor, 'berth', { uid: 'uid-none', key: 'ns/none' }, 'n1');
+    t.sim.execute({
+      kind: 'preempt',
+      preemptor,
+      schedulerName: 'berth',
+      victim: { uid: old, key: 'ns/lo' },
+      node: 'n1',
+      observedGeneration: 0,
+    });
+    t.sim.execute({
+      kind: 'preempt',
+      preemptor,
+      schedulerName: 'berth',
+      victim: { uid: 'uid-none', key: 'ns/none' },
+      node: 'n1',
+      observedGeneration: 0,
+    });
     t.advance(5);
     expect(t.seen).toEqual([]);
     expect(t.sim.podObjects()).toHaveLength(1);
@@ -146,16 +181,16 @@ describe('SimCluster.nominate', () => {
   it('sets and clears status.nominatedNodeName after the latency, emitting each change once', () => {
     const t = simWith([pending('hi')]);
     const ref = { uid: t.uidOf('hi'), key: 'ns/hi' };
-    t.sim.nominate(ref, 'n2');
+    t.sim.execute({ kind: 'nominate', pod: ref, node: 'n2' });
     t.advance(5);
-    t.sim.nominate(ref, 'n2'); // no change: no watch event
+    t.sim.execute({ kind: 'nominate', pod: ref, node: 'n2' }); // no change: no watch event
     t.advance(5);
     expect(t.seen).toHaveLength(1);
     expect((t.seen[0] as { pod: PodObject }).pod.status?.nominatedNodeName).toBe('n2');
     expect(t.sim.podObjects()[0]?.status?.nominatedNodeName).toBe('n2');
-    t.sim.nominate(ref, undefined);
+    t.sim.execute({ kind: 'nominate', pod: ref, node: undefined });
     t.advance(5);
-    t.sim.nominate(ref, undefined);
+    t.sim.execute({ kind: 'nominate', pod: ref, node: undefined });
     t.advance(5);
     expect(t.seen).toHaveLength(2);
     expect((t.seen[1] as { pod: PodObject }).pod.status?.nominatedNodeName).toBeUndefined();
@@ -167,9 +202,13 @@ describe('SimCluster.nominate', () => {
     const old = t.uidOf('p');
     t.sim.createPod(pending('p'));
     t.seen.length = 0;
-    t.sim.nominate({ uid: t.uidOf('bound'), key: 'ns/bound' }, 'n2');
-    t.sim.nominate({ uid: old, key: 'ns/p' }, 'n2');
-    t.sim.nominate({ uid: 'uid-none', key: 'ns/none' }, 'n2');
+    t.sim.execute({
+      kind: 'nominate',
+      pod: { uid: t.uidOf('bound'), key: 'ns/bound' },
+      node: 'n2',
+    });
+    t.sim.execute({ kind: 'nominate', pod: { uid: old, key: 'ns/p' }, node: 'n2' });
+    t.sim.execute({ kind: 'nominate', pod: { uid: 'uid-none', key: 'ns/none' }, node: 'n2' });
     t.advance(5);
     expect(t.seen).toEqual([]);
   });
@@ -218,17 +257,20 @@ describe('SimCluster PodGroups', () => {
   it('keeps the latest report per group and its Events, and emits nothing for them', () => {
     const t = simWith([]);
     const base = { scheduled: 0, running: 0, succeeded: 0, failed: 0 };
-    t.sim.reportGroup({ key: 'ml/train', phase: 'Pending', ...base });
+    t.sim.execute({ kind: 'reportGroup', report: { key: 'ml/train', phase: 'Pending', ...base } });
     t.advance(7);
-    t.sim.reportGroup({
-      key: 'ml/train',
-      phase: 'Scheduled',
-      ...base,
-      scheduled: 2,
-      scheduleStartMs: 1_000_000,
-      event: { type: 'Normal', reason: 'Scheduled', message: 'all 2 members bound' },
+    t.sim.execute({
+      kind: 'reportGroup',
+      report: {
+        key: 'ml/train',
+        phase: 'Scheduled',
+        ...base,
+        scheduled: 2,
+        scheduleStartMs: 1_000_000,
+        event: { type: 'Normal', reason: 'Scheduled', message: 'all 2 members bound' },
+      },
     });
-    t.sim.reportGroup({ key: 'ml/other', phase: 'Pending', ...base });
+    t.sim.execute({ kind: 'reportGroup', report: { key: 'ml/other', phase: 'Pending', ...base } });
     t.advance(100);
     expect(t.seen).toEqual([]);
     expect(t.sim.groupStatus('ml/train')).toEqual({

@@ -2,6 +2,7 @@
 import { type Observable, Subject } from 'rxjs';
 import { objectKinds } from '../../cluster/cluster-objects.ts';
 import type { NodeObject, PodObject } from '../../cluster/objects.ts';
+import type { BinderCommand, CommandHandler, ReportCommand } from '../../core/commands.ts';
 import type { GroupReport } from '../../core/ports.ts';
 import type { AttemptRef, InputEvent, PodRef } from '../../events/types.ts';
 import type { Rng } from '../../framework/rng.ts';
@@ -62,7 +63,7 @@ export interface SimGroupEvent {
  * (Conflict), a Binding of a gated pod (Conflict) or of a missing pod (NotFound). Preemption's
  * writes (a victim's eviction, a nomination) land after the same latency as binds.
  */
-export class SimCluster {
+export class SimCluster implements CommandHandler<BinderCommand | ReportCommand> {
   private readonly subject = new Subject<InputEvent>();
   private readonly pods = new Map<string, PodObject>();
   private readonly nodes = new Map<string, NodeObject>();
@@ -164,8 +165,20 @@ export class SimCluster {
     return [...this.nodes.values()];
   }
 
+  /**
+   * Carries out a command as the API server would: a bind, an eviction or a nomination lands
+   * after the bind latency (see `bind`, `preempt`, `nominate`); a PodGroup report is kept
+   * (see `groupStatus`). Pod conditions and Events are not kept: nothing reads them back.
+   */
+  execute(command: BinderCommand | ReportCommand): void {
+    if (command.kind === 'bind') this.bind(command.attempt, command.node);
+    else if (command.kind === 'preempt') this.preempt(command.schedulerName, command.victim);
+    else if (command.kind === 'nominate') this.nominate(command.pod, command.node);
+    else if (command.kind === 'reportGroup') this.reportGroup(command.report);
+  }
+
   /** Binds after the configured latency; the outcome arrives on `events$`. */
-  bind(attempt: AttemptRef, node: string): void {
+  private bind(attempt: AttemptRef, node: string): void {
     const { timers, bindLatencyMs } = this.opts;
     timers.schedule(timers.now() + bindLatencyMs, () => this.completeBind(attempt, node));
   }
@@ -176,7 +189,7 @@ export class SimCluster {
    * then its deletion. A victim already gone (or replaced under its name) is success: nothing
    * is emitted. Never fails.
    */
-  preempt(_preemptor: AttemptRef, schedulerName: string, victim: PodRef, _node: string): void {
+  private preempt(schedulerName: string, victim: PodRef): void {
     const { timers, bindLatencyMs } = this.opts;
     const ref = { uid: victim.uid, key: victim.key };
     timers.schedule(timers.now() + bindLatencyMs, () => this.evict(ref, schedulerName));
@@ -187,7 +200,7 @@ export class SimCluster {
    * bind latency, and emits its update, if the pod of that uid still exists, is unbound and
    * the value changes (the API sends no watch event for a patch that changes nothing).
    */
-  nominate(pod: PodRef, node: string | undefined): void {
+  private nominate(pod: PodRef, node: string | undefined): void {
     const { timers, bindLatencyMs } = this.opts;
     const ref = { uid: pod.uid, key: pod.key };
     timers.schedule(timers.now() + bindLatencyMs, () => this.setNomination(ref, node));
@@ -198,7 +211,7 @@ export class SimCluster {
    * one it writes only the status subresource, which berth does not read back: no watch
    * event is emitted.
    */
-  reportGroup(report: GroupReport): void {
+  private reportGroup(report: GroupReport): void {
     const { event, ...status } = report;
     this.groupReports.set(report.key, Object.freeze(status));
     if (event !== undefined)

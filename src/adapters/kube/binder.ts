@@ -1,0 +1,163 @@
+// The Kubernetes binder: carries out binds and preemptions against the API server, fenced.
+import type { Logger } from 'pino';
+import type { BinderCommand, CommandHandler } from '../../core/commands.ts';
+import type { AttemptRef, BindFailureReason, InputEvent, PodRef } from '../../events/types.ts';
+import { describeApiError } from './api-error.ts';
+import type { KubeClients } from './config.ts';
+import { type PreemptionWriter, runPreempt, splitKey } from './preemption-effects.ts';
+import type { TokenBucket } from './rate-limiter.ts';
+import type { SchedulingWrites } from './scheduling-writes.ts';
+import { isFencedWrite } from './write-fence.ts';
+
+/** What a KubeBinder is built with (see `kubeEffects`, which builds it beside KubeReports). */
+export interface KubeBinderOptions {
+  clients: KubeClients;
+  /** Binds and a victim's condition and delete wait for a token here (reports never do). */
+  limiter: TokenBucket;
+  /** Where results go (BindSucceeded/BindFailed, PreemptionFailed in the log). */
+  ingest: (event: InputEvent) => void;
+  log: Logger;
+  /** Tracks every bind and preemption until it settles; reports yield to them. */
+  writes: SchedulingWrites;
+  /** Timeout of each API write. */
+  timeoutMs: number;
+  /** Wall clock for the DisruptionTarget condition's timestamp. */
+  now: () => Date;
+  /**
+   * Whether the node is still in the cluster as last watched. Asked after a bind has its
+   * token, immediately before it is sent: the API server accepts a Binding to a node that no
+   * longer exists, so a bind decided before its node was deleted fails here instead.
+   */
+  nodeExists?: (node: string) => boolean;
+  /** Records the `Preempted` Event on `victim` (a report: KubeReports.recordPreempted). */
+  recordPreempted: (victim: PodRef, preemptor: PodRef, node: string) => void;
+}
+
+/** The BindFailed reason of an API status code. */
+function bindFailureReason(code: number | undefined): BindFailureReason {
+  // 409 also covers a uid mismatch: the pod was recreated under its name since the decision.
+  if (code === 409) return 'Conflict';
+  if (code === 404) return 'NotFound';
+  return 'Error';
+}
+
+/**
+ * Carries out binds and preemptions against the API server. A bind reports its outcome
+ * through `ingest`, naming the attempt it answers, and so does a failed preemption. Each
+ * write takes a token from `limiter`; a write refused by the fence (leadership gone) is
+ * never sent and reports nothing. `execute` never throws or leaves a rejected promise behind.
+ */
+export class KubeBinder implements CommandHandler<BinderCommand> {
+  private readonly preemption: PreemptionWriter;
+  private stopped = false;
+
+  constructor(private readonly opts: KubeBinderOptions) {
+    this.preemption = {
+      clients: opts.clients,
+      limiter: opts.limiter,
+      ingest: opts.ingest,
+      log: opts.log,
+      timeoutMs: opts.timeoutMs,
+      now: opts.now,
+      stopped: () => this.stopped,
+      recordPreempted: opts.recordPreempted,
+    };
+  }
+
+  /**
+   * `bind`: POST pods/binding with the pod's uid (so the API server refuses it with a 409 if
+   * the name now belongs to another pod); the result comes back through `ingest`. `preempt`:
+   * DisruptionTarget condition, delete with the victim's uid as precondition, then the
+   * `Preempted` Event (a report); a victim already gone is success, any other failure comes
+   * back as PreemptionFailed. A no-op once stopped.
+   */
+  execute(command: BinderCommand): void {
+    if (this.stopped) return;
+    if (command.kind === 'bind') {
+      const { uid, key, attempt: n } = command.attempt;
+      this.opts.writes.track('bind', this.runBind({ uid, key, attempt: n }, command.node));
+      return;
+    }
+    const { preemptor, schedulerName, victim, node, observedGeneration } = command;
+    const ref = { uid: preemptor.uid, key: preemptor.key, attempt: preemptor.attempt };
+    const pod = { uid: victim.uid, key: victim.key };
+    this.opts.writes.track(
+      'preemption',
+      runPreempt(this.preemption, ref, schedulerName, pod, node, observedGeneration),
+    );
+  }
+
+  /** Resolves when every scheduling write issued so far has settled, its result ingested. */
+  idle(): Promise<void> {
+    return this.opts.writes.idle();
+  }
+
+  /**
+   * Makes later commands no-ops; writes still waiting for a token are not sent (nor the rest
+   * of a preemption). Writes already sent are left to finish.
+   */
+  stop(): void {
+    this.stopped = true;
+  }
+
+  private async runBind(attempt: AttemptRef, node: string): Promise<void> {
+    const { uid, key } = attempt;
+    const { namespace, name } = splitKey(key);
+    await this.opts.limiter.take();
+    // Stopped while waiting: not sent; the pod stays pending for the next berth.
+    if (this.stopped) return;
+    const log = this.opts.log;
+    if (this.opts.nodeExists?.(node) === false) {
+      const message = `node ${node} was deleted before the bind was sent`;
+      log.warn({ pod: key, uid, attempt: attempt.attempt, node }, message);
+      this.ingestResult({ type: 'BindFailed', ...attempt, node, reason: 'NotFound', message });
+      return;
+    }
+    let result: InputEvent & { key: string };
+    try {
+      const body = {
+        apiVersion: 'v1',
+        kind: 'Binding',
+        metadata: { name, namespace, uid },
+        target: { apiVersion: 'v1', kind: 'Node', name: node },
+      };
+      await this.opts.clients.http.request(
+        'POST',
+        `/api/v1/namespaces/${encodeURIComponent(namespace)}/pods/${encodeURIComponent(name)}/binding`,
+        JSON.stringify(body),
+        { timeoutMs: this.opts.timeoutMs },
+      );
+      result = { type: 'BindSucceeded', ...attempt, node };
+    } catch (err) {
+      if (isFencedWrite(err)) {
+        // Never sent: leadership is gone (the elector has said so), the next leader binds it.
+        log.warn(
+          { pod: key, uid, attempt: attempt.attempt, node, err: err.message },
+          'bind fenced',
+        );
+        return;
+      }
+      const f = describeApiError(err);
+      const reason = bindFailureReason(f.code);
+      log.warn(
+        { pod: key, uid, attempt: attempt.attempt, node, reason, code: f.code, err: f.message },
+        'bind failed',
+      );
+      const code = f.code === undefined ? {} : { code: f.code };
+      result = { type: 'BindFailed', ...attempt, node, reason, message: f.message, ...code };
+    }
+    this.ingestResult(result);
+  }
+
+  /** Hands a bind result to the core; a failure there is logged, never thrown. */
+  private ingestResult(result: InputEvent & { key: string }): void {
+    try {
+      this.opts.ingest(result);
+    } catch (err) {
+      this.opts.log.error(
+        { pod: result.key, err: describeApiError(err).message },
+        'ingesting a bind result failed',
+      );
+    }
+  }
+}
