@@ -1,7 +1,7 @@
 // The API server's binds as src/adapters/sim emulates them, for the in-process benches that drive the core directly.
 import { trimPod } from '../../src/adapters/trim.ts';
-import type { PodObject } from '../../src/cluster/objects.ts';
 import type { AttemptRef, InputEvent } from '../../src/events/types.ts';
+import type { PodObject } from '../../src/model/objects.ts';
 import type { VirtualClock } from '../../src/runtime/virtual-clock.ts';
 
 /**

@@ -1,8 +1,13 @@
 // The parsed cluster model that the reducer maintains and the plugins read.
 
+import type {
+  NodeSelectorTerm,
+  PreferredSchedulingTerm,
+  Taint,
+  Toleration,
+} from '../model/objects.ts';
 import type { Amount } from './amount.ts';
 import type { ObjectKind, ObjectStore, ObjectStoreView, ObjectTypes } from './cluster-objects.ts';
-import type { NodeSelectorTerm, PreferredSchedulingTerm, Taint, Toleration } from './objects.ts';
 import type { ControllerRef } from './owner-ref.ts';
 import type { PodAffinityTerms } from './pod-affinity.ts';
 import type { PodAffinityIndex, PodAffinityIndexView } from './pod-affinity-index.ts';

@@ -1,4 +1,5 @@
 // The pod groups the core knows: members by group, each group's machine while it has members in flight, and their status reports.
+
 import {
   type GroupContext,
   type GroupEvent,
@@ -10,6 +11,7 @@ import {
 } from '../../machines/pod-group.machine.ts';
 import { podGroupKeyOf } from '../cluster/pod-groups.ts';
 import type { ClusterState, PodInfo } from '../cluster/types.ts';
+import { isTerminal } from '../model/phase.ts';
 import { type FlatActor, FlatMachine } from './flat-machine.ts';
 import type { GroupPhase, GroupReport } from './ports.ts';
 import { SnapshotError } from './snapshot.ts';
@@ -165,7 +167,7 @@ export class Gangs {
       else if (info.phase === 'Failed') c.failed++;
       else if (info.phase === 'Running') c.running++;
       if (info.nodeName !== undefined) c.scheduled++;
-      if (info.phase === 'Succeeded' || info.phase === 'Failed' || info.terminating) continue;
+      if (isTerminal(info.phase) || info.terminating) continue;
       c.present++;
       if (info.schedulingGates.length > 0) c.gated++;
       if (charge.kind !== 'none') c.placed++;

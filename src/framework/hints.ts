@@ -1,7 +1,7 @@
 // Queueing-hint building blocks: which cluster changes could undo which kind of rejection.
 import { amountsJson } from '../cluster/amount.ts';
-import type { Taint } from '../cluster/objects.ts';
 import type { NodeFacts, NodeInfo } from '../cluster/types.ts';
+import type { Taint } from '../model/objects.ts';
 import type { QueueingHint } from './types.ts';
 
 /** True when two records hold the same keys with the same values. */

@@ -2,8 +2,8 @@
 import pino from 'pino';
 import { Observable } from 'rxjs';
 import { isObjectKind, objectKeyOf } from '../../cluster/cluster-objects.ts';
-import type { NodeObject, PodObject } from '../../cluster/objects.ts';
 import type { InputEvent, ResourceKind } from '../../events/types.ts';
+import type { NodeObject, PodObject } from '../../model/objects.ts';
 import { trimNode, trimObject, trimPod } from '../trim.ts';
 import { type ApiFailure, describeApiError, describeStatus } from './api-error.ts';
 
