@@ -1,9 +1,9 @@
 // Scheduler configuration: what a run is configured with, recorded in the log header.
 
+import { type BackoffConfig, defaultBackoff } from '../../machines/backoff.ts';
 import type { Profile } from '../framework/types.ts';
 import { isRecord } from '../model/record.ts';
 import { defaultPostFilters, profileFromConfig, type ScoreConfig } from '../plugins/registry.ts';
-import { type BackoffConfig, defaultBackoff } from '../queue/backoff.ts';
 
 /**
  * One scheduling profile (a KubeSchedulerConfiguration profile, resolved): the pods whose

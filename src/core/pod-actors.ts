@@ -1,4 +1,6 @@
 // The live pod machines, keyed by uid, with their queue, pool and log-driven timers (and their snapshot).
+
+import type { BackoffConfig } from '../../machines/backoff.ts';
 import {
   type PodContext,
   type PodEvent,
@@ -11,7 +13,6 @@ import {
 import type { PodInfo } from '../cluster/types.ts';
 import type { PodRef } from '../events/types.ts';
 import { ActiveQueue } from '../queue/active-queue.ts';
-import type { BackoffConfig } from '../queue/backoff.ts';
 import { UnschedulablePool } from '../queue/unschedulable-pool.ts';
 import { type FlatActor, type FlatHooks, FlatMachine } from './flat-machine.ts';
 import type { TimerPort } from './ports.ts';
