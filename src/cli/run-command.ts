@@ -10,8 +10,9 @@ import {
 } from '../adapters/kube/config.ts';
 import { KubeEffects } from '../adapters/kube/effects.ts';
 import { kubeLeaseApi, LeaseElector, leaderIdentity } from '../adapters/kube/leader-election.ts';
+import { nodeSource, objectSource, podSource } from '../adapters/kube/list-watch.ts';
 import { TokenBucket } from '../adapters/kube/rate-limiter.ts';
-import { nodeSource, objectSource, podSource, reflect } from '../adapters/kube/reflector.ts';
+import { reflect } from '../adapters/kube/reflector.ts';
 import type { WriteFence } from '../adapters/kube/write-fence.ts';
 import { BindHealth } from '../adapters/metrics/bind-health.ts';
 import { SchedulerMetrics } from '../adapters/metrics/scheduler-metrics.ts';

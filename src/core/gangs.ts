@@ -14,7 +14,7 @@ import type { ClusterState, PodInfo } from '../cluster/types.ts';
 import { isTerminal } from '../model/phase.ts';
 import { type FlatActor, FlatMachine } from './flat-machine.ts';
 import type { GroupPhase, GroupReport } from './ports.ts';
-import { SnapshotError } from './snapshot.ts';
+import { SnapshotError } from './snapshot-error.ts';
 
 type GroupActor = FlatActor<GroupContext, GroupEvent>;
 

@@ -7,8 +7,6 @@ import type { NodeObject, PodObject } from '../../model/objects.ts';
 import { trimNode, trimObject, trimPod } from '../trim.ts';
 import { type ApiFailure, describeApiError, describeStatus } from './api-error.ts';
 
-export { nodeSource, objectSource, podSource } from './list-watch.ts';
-
 /** Callbacks of one watch connection. */
 export interface WatchHandlers {
   /** One watch event: `type` is ADDED, MODIFIED, DELETED, BOOKMARK or ERROR. */
