@@ -14,7 +14,6 @@
 // (bind, eviction, nomination); 0 answers at the same logical time, after the cycle.
 import { performance } from 'node:perf_hooks';
 import { trimNode, trimPod } from '../src/adapters/trim.ts';
-import type { NodeObject, PodObject } from '../src/cluster/objects.ts';
 import { defaultConfig } from '../src/core/config.ts';
 import { Scheduler, type Step } from '../src/core/scheduler.ts';
 import type {
@@ -24,6 +23,7 @@ import type {
   InputEvent,
   PodRef,
 } from '../src/events/types.ts';
+import type { NodeObject, PodObject } from '../src/model/objects.ts';
 import { executeCommands } from '../src/runtime/commands.ts';
 import { VirtualClock, VirtualTimers } from '../src/runtime/virtual-clock.ts';
 import { EmulatedBinds } from './support/emulated-api.ts';

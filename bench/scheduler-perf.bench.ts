@@ -8,9 +8,9 @@ import { execFileSync } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import type { ManifestObject } from '../src/adapters/sim/manifests.ts';
-import type { NodeObject, PodObject } from '../src/cluster/objects.ts';
 import { defaultConfig } from '../src/core/config.ts';
 import type { Envelope } from '../src/events/types.ts';
+import type { NodeObject, PodObject } from '../src/model/objects.ts';
 import { simulate } from '../src/runtime/simulate.ts';
 
 type Json = Record<string, unknown>;

@@ -9,9 +9,9 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { generateWorkload } from '../src/adapters/sim/workload.ts';
-import type { PodObject } from '../src/cluster/objects.ts';
 import { defaultConfig } from '../src/core/config.ts';
 import type { Envelope } from '../src/events/types.ts';
+import type { PodObject } from '../src/model/objects.ts';
 import { simulate } from '../src/runtime/simulate.ts';
 
 interface Scenario {

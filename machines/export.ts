@@ -1,6 +1,6 @@
 // Exports machines for people and tools: their config as JSON and as createMachine() code, and Mermaid.
 import type { AnyStateMachine } from 'xstate';
-import { defaultBackoff } from '../src/queue/backoff.ts';
+import { defaultBackoff } from './backoff.ts';
 import { toMermaid } from './export-mermaid.ts';
 import { podMachine } from './pod.machine.ts';
 import { podGroupMachine } from './pod-group.machine.ts';

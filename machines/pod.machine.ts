@@ -1,6 +1,6 @@
 // The per-pod lifecycle: pending (or gated) → filtering → (waiting) → binding → bound, with backoff and preempting.
 import { assign, type StateValueFrom, setup } from 'xstate';
-import { type BackoffConfig, backoffDelayMs } from '../src/queue/backoff.ts';
+import { type BackoffConfig, backoffDelayMs } from './backoff.ts';
 
 /** Per-pod machine context. */
 export interface PodContext {

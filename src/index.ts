@@ -1,6 +1,7 @@
 // berth's public surface, stage by stage in the order events flow through them.
 // biome-ignore-all assist/source/organizeImports: the exports follow the pipeline stages, not the alphabet
 
+export * from './model/index.ts';
 export * from './events/index.ts';
 export * from './cluster/index.ts';
 export * from './framework/index.ts';

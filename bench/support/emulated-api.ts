@@ -1,9 +1,9 @@
 // The API server's binds as src/adapters/sim emulates them, for the in-process benches that drive the core directly.
 import { trimPod } from '../../src/adapters/trim.ts';
-import type { PodObject } from '../../src/cluster/objects.ts';
 import type { BinderCommand, ReportCommand } from '../../src/core/commands.ts';
 import type { GroupReport } from '../../src/core/ports.ts';
 import type { AttemptRef, InputEvent, PodRef } from '../../src/events/types.ts';
+import type { PodObject } from '../../src/model/objects.ts';
 import type { VirtualClock } from '../../src/runtime/virtual-clock.ts';
 
 /**

@@ -1,7 +1,8 @@
 // Projects full Kubernetes objects onto the fields kube-scheduler 1.34 reads, before they enter the log.
 
 import type { ObjectKind } from '../cluster/cluster-objects.ts';
-import type { NodeObject, PodObject } from '../cluster/objects.ts';
+import type { NodeObject, PodObject } from '../model/objects.ts';
+import { isRecord } from '../model/record.ts';
 
 // What is kept, and who reads it (kube-scheduler 1.34 default plugins, queue, preemption,
 // binder). Everything else is representation noise: managedFields, annotations, env, command,
@@ -22,13 +23,9 @@ export type Shape = { readonly [key: string]: true | Shape | Projection };
  */
 export type Projection = ((value: unknown) => unknown) & { readonly element?: Shape };
 
-function isObject(value: unknown): value is Loose {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** Objects keep the listed keys (each projected by its rule); other values pass through. */
 function project(value: unknown, shape: Shape): unknown {
-  if (!isObject(value)) return value;
+  if (!isRecord(value)) return value;
   const out: Loose = {};
   // Walk the object's own keys (a handful) rather than the shape's (dozens): this runs
   // for every watch event.
@@ -113,7 +110,7 @@ function readConditions(value: unknown): unknown {
   if (!Array.isArray(value)) return value;
   const kept: unknown[] = [];
   for (const c of value) {
-    if (!isObject(c) || typeof c.type !== 'string' || !Object.hasOwn(conditionShapes, c.type))
+    if (!isRecord(c) || typeof c.type !== 'string' || !Object.hasOwn(conditionShapes, c.type))
       continue;
     kept.push(project(c, conditionShapes[c.type] as Shape));
   }

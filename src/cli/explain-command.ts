@@ -1,6 +1,8 @@
 // `berth explain NS/POD`: why a pod is where it is, or why it fits nowhere, from manifests, a log or a cluster.
+
 import { restoreClusterState } from '../cluster/serialize.ts';
 import type { BerthConfig } from '../core/config.ts';
+import { podKey } from '../model/keys.ts';
 import { type LogPart, memoryPart, podHistory, replayTo } from '../runtime/explain-log.ts';
 import { simulate } from '../runtime/simulate.ts';
 import { intFlag, parseFlags } from './args.ts';
@@ -23,9 +25,7 @@ function explainSimulated(
     seed,
     schedulerName: config.schedulerName,
   });
-  const manifest = pods.find(
-    (p) => `${p.metadata.namespace ?? 'default'}/${p.metadata.name}` === key,
-  );
+  const manifest = pods.find((p) => podKey(p.metadata.namespace, p.metadata.name) === key);
   if (manifest === undefined) throw new CliError(`unknown pod ${key}: not in ${files.join(', ')}`);
   const lines: string[] = [];
   // As `berth simulate` runs them (its default bind latency, no failures, its horizon).

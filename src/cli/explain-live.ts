@@ -7,11 +7,11 @@ import {
   makeClients,
 } from '../adapters/kube/config.ts';
 import { ListError, listClusterOnce } from '../adapters/kube/list-once.ts';
-import type { PodObject } from '../cluster/objects.ts';
 import { getPodByKey, initialState, reduce } from '../cluster/reducer.ts';
 import type { ClusterState } from '../cluster/types.ts';
 import type { BerthConfig } from '../core/config.ts';
 import type { InputEvent } from '../events/types.ts';
+import type { PodObject } from '../model/objects.ts';
 import { CliError } from './errors.ts';
 import { explainCycle, podNotes, profileFor } from './explain-inputs.ts';
 import type { ExplainDocument } from './explain-render.ts';

@@ -1,9 +1,9 @@
 // The text form of an explanation: header lines, the filter table's marks, the score table, warnings.
 import { describe, expect, it } from 'vitest';
 import { nodeObject, podObject } from '../../test/support/objects.ts';
-import type { NodeObject, PodObject } from '../cluster/objects.ts';
 import { getPodByKey, initialState, reduce } from '../cluster/reducer.ts';
 import { explainPod } from '../framework/explain-pod.ts';
+import type { NodeObject, PodObject } from '../model/objects.ts';
 import { defaultProfile } from '../plugins/registry.ts';
 import { type ExplainDocument, renderExplanation } from './explain-render.ts';
 

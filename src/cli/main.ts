@@ -1,5 +1,5 @@
 // The `berth` command: dispatches subcommands and turns every failure into one line.
-import { berthVersion } from '../runtime/version.ts';
+import { berthVersion } from '../adapters/version.ts';
 import { CliError, describeSystemError, ExitNowError, FlagError } from './errors.ts';
 import { explainCommand } from './explain-command.ts';
 import { exportMachinesCommand } from './export-command.ts';

@@ -1,4 +1,5 @@
 // `berth run`'s process options (leader election, status server) from flags over the config file.
+import { isRecord } from '../model/record.ts';
 import { CliError } from './errors.ts';
 
 /** How this process takes part in leader election (kube-scheduler's flags and defaults). */
@@ -89,10 +90,6 @@ export function parseDuration(value: string, what: string): number {
   return ms;
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** Reads a boolean flag value the way Go's flag package does (`true`/`false`, `1`/`0`, …). */
 function parseBool(value: string, what: string): boolean {
   const v = value.trim().toLowerCase();
@@ -133,7 +130,7 @@ function fileValue(
 
 function fileSection(raw: unknown): { top: Record<string, unknown>; le: Record<string, unknown> } {
   if (raw === undefined || raw === null) return { top: {}, le: {} };
-  if (!isObject(raw)) throw new CliError('config must be a mapping of keys to values');
+  if (!isRecord(raw)) throw new CliError('config must be a mapping of keys to values');
   for (const key of Object.keys(raw)) {
     if (!configFileKeys.includes(key))
       throw new CliError(
@@ -141,7 +138,7 @@ function fileSection(raw: unknown): { top: Record<string, unknown>; le: Record<s
       );
   }
   const le = raw.leaderElection ?? {};
-  if (!isObject(le)) throw new CliError('config leaderElection must be a mapping');
+  if (!isRecord(le)) throw new CliError('config leaderElection must be a mapping');
   for (const key of Object.keys(le)) {
     if (!(key in leaderElectionKeys))
       throw new CliError(

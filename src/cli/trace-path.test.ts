@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { podKeyOfObject } from '../cluster/pod-info.ts';
+import { podKeyOfObject } from '../model/keys.ts';
 import { CliError } from './errors.ts';
 import { type PodTrace, tracePodPath } from './trace-path.ts';
 import { renderTraceJson, renderTraceMermaid, renderTraceText } from './trace-render.ts';

@@ -1,10 +1,11 @@
 // The path one pod's machine took in a recorded log, observed while berth's own core replays it.
-import { podKeyOfObject } from '../cluster/pod-info.ts';
+
 import type { ClusterState } from '../cluster/types.ts';
 import type { LogHeader } from '../events/log-format.ts';
 import { isEnvelope, LogError, LogReader, type LogRecord } from '../events/reader.ts';
 import type { SealKey } from '../events/seal.ts';
 import type { Envelope } from '../events/types.ts';
+import { podKeyOfObject } from '../model/keys.ts';
 import { type LogPart, logParts, podHistory } from '../runtime/explain-log.ts';
 import { LogFileError } from '../runtime/log-lines.ts';
 import { ReplaySession } from '../runtime/replay.ts';

@@ -1,4 +1,5 @@
 // The other API objects berth reads (namespaces, workloads, volumes, disruption budgets, pod groups): kinds, keys, parsed views.
+import { type ObjectKind, objectKinds } from '../model/kinds.ts';
 import { type DisruptionBudget, parseDisruptionBudget } from './disruption-budgets.ts';
 import { isRecord, nonEmptyString, stringEntries } from './fields.ts';
 import { type PodGroupInfo, parsePodGroup } from './pod-groups.ts';
@@ -14,77 +15,14 @@ import {
   type StorageClassInfo,
 } from './volume-objects.ts';
 
-/**
- * The kinds besides Node and Pod that berth lists, watches and logs, each trimmed to what
- * a plugin reads. They enter the log as `ObjectUpserted` / `ObjectDeleted`.
- */
-export type ObjectKind =
-  | 'Namespace'
-  | 'Service'
-  | 'ReplicaSet'
-  | 'StatefulSet'
-  | 'ReplicationController'
-  | 'PersistentVolumeClaim'
-  | 'PersistentVolume'
-  | 'StorageClass'
-  | 'CSINode'
-  | 'PodDisruptionBudget'
-  | 'PodGroup';
-
-/** Every object kind, in the order the live runtime starts their watches. */
-export const objectKinds: readonly ObjectKind[] = Object.freeze([
-  'Namespace',
-  'Service',
-  'ReplicaSet',
-  'StatefulSet',
-  'ReplicationController',
-  'PersistentVolumeClaim',
-  'PersistentVolume',
-  'StorageClass',
-  'CSINode',
-  'PodDisruptionBudget',
-  'PodGroup',
-]);
-
-const namespaced: ReadonlySet<ObjectKind> = new Set<ObjectKind>([
-  'Service',
-  'ReplicaSet',
-  'StatefulSet',
-  'ReplicationController',
-  'PersistentVolumeClaim',
-  'PodDisruptionBudget',
-  'PodGroup',
-]);
-
-/**
- * The kinds served by a CustomResourceDefinition that may not be installed: berth runs
- * without them (their relist ends `unavailable`) and says what that holds up.
- */
-export const optionalObjectKinds: ReadonlySet<ObjectKind> = new Set<ObjectKind>(['PodGroup']);
-
-/** True for the object kinds that live in a namespace (their key is `namespace/name`). */
-export function isNamespacedKind(kind: ObjectKind): boolean {
-  return namespaced.has(kind);
-}
-
-const kindSet: ReadonlySet<string> = new Set(objectKinds);
-
-/** True when `v` names an object kind. */
-export function isObjectKind(v: unknown): v is ObjectKind {
-  return typeof v === 'string' && kindSet.has(v);
-}
-
-/**
- * The key of a raw object of `kind`: `namespace/name` (namespace defaulting to `default`)
- * for namespaced kinds, `name` for cluster-scoped ones; undefined when it has no name.
- */
-export function objectKeyOf(kind: ObjectKind, raw: unknown): string | undefined {
-  if (!isRecord(raw) || !isRecord(raw.metadata)) return undefined;
-  const name = nonEmptyString(raw.metadata.name);
-  if (name === undefined) return undefined;
-  if (!isNamespacedKind(kind)) return name;
-  return `${nonEmptyString(raw.metadata.namespace) ?? 'default'}/${name}`;
-}
+export {
+  isNamespacedKind,
+  isObjectKind,
+  type ObjectKind,
+  objectKeyOf,
+  objectKinds,
+  optionalObjectKinds,
+} from '../model/kinds.ts';
 
 /** A Namespace: its labels (InterPodAffinity's `namespaceSelector` reads them). */
 export interface NamespaceInfo {

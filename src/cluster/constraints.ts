@@ -1,12 +1,13 @@
 // Total parsers for placement constraints: tolerations, taints, node selector, node affinity.
-import { emptyRecord, isRecord, type JsonRecord, noEntries } from './fields.ts';
+
 import type {
   NodeSelectorRequirement,
   NodeSelectorTerm,
   PreferredSchedulingTerm,
   Taint,
   Toleration,
-} from './objects.ts';
+} from '../model/objects.ts';
+import { emptyRecord, isRecord, type JsonRecord, noEntries } from './fields.ts';
 
 /** A parse result that either holds a value or names the field that made it unusable. */
 export type ParsedField<T> = { ok: true; value: T } | { ok: false; error: string };

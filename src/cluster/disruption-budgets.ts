@@ -1,12 +1,12 @@
 // PodDisruptionBudgets as preemption reads them: the parsed view, its snapshot form, and kube's PDB-violation split.
 import { isRecord, nonEmptyString } from './fields.ts';
+import type { LabeledPod } from './labeled-pod.ts';
 import {
   type PodLabelSelector,
   parseLabelSelector,
   selectorIsEmpty,
   selectorMatches,
 } from './spread-constraints.ts';
-import type { ClusterSnapshot, PodInfo } from './types.ts';
 
 /**
  * A policy/v1 PodDisruptionBudget, reduced to what DefaultPreemption reads. Not quite plain
@@ -110,15 +110,20 @@ export function restoreDisruptionBudget(data: unknown): DisruptionBudget | undef
   };
 }
 
+/** What `budgetsOf` reads of a snapshot (a ClusterSnapshot is one). */
+export interface BudgetSource {
+  readonly objects: { readonly PodDisruptionBudget: ReadonlyMap<string, DisruptionBudget> };
+}
+
 /** Every PodDisruptionBudget of the snapshot, ordered by key (kube lists them in cache order). */
-export function budgetsOf(snapshot: ClusterSnapshot): readonly DisruptionBudget[] {
+export function budgetsOf(snapshot: BudgetSource): readonly DisruptionBudget[] {
   const store = snapshot.objects.PodDisruptionBudget;
   const keys = [...store.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   return keys.map((k) => store.get(k) as DisruptionBudget);
 }
 
 /** Whether `budget` covers `pod` (its namespace, a valid non-empty selector that matches). */
-function covers(budget: DisruptionBudget, pod: PodInfo): boolean {
+function covers(budget: DisruptionBudget, pod: LabeledPod): boolean {
   return (
     budget.namespace === pod.namespace &&
     budget.selector !== undefined &&
@@ -134,13 +139,13 @@ function covers(budget: DisruptionBudget, pod: PodInfo): boolean {
  * without labels matches no budget. Both lists keep the input order. The budgets' order
  * does not matter (each allowance is its own).
  */
-export function splitByBudgetViolation(
-  pods: readonly PodInfo[],
+export function splitByBudgetViolation<P extends LabeledPod & { readonly name: string }>(
+  pods: readonly P[],
   budgets: readonly DisruptionBudget[],
-): { violating: PodInfo[]; nonViolating: PodInfo[] } {
+): { violating: P[]; nonViolating: P[] } {
   const allowed = budgets.map((b) => b.disruptionsAllowed);
-  const violating: PodInfo[] = [];
-  const nonViolating: PodInfo[] = [];
+  const violating: P[] = [];
+  const nonViolating: P[] = [];
   for (const pod of pods) {
     let violates = false;
     if (Object.keys(pod.labels).length !== 0) {

@@ -1,12 +1,8 @@
 // Total readers for untrusted manifest fields: they never throw and never trust a type.
 
-/** A plain JSON object (not null, not an array). */
-export type JsonRecord = Record<string, unknown>;
+import { isRecord } from '../model/record.ts';
 
-/** True for a non-null, non-array object. */
-export function isRecord(v: unknown): v is JsonRecord {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
+export { isRecord, type JsonRecord } from '../model/record.ts';
 
 /**
  * The class of `emptyRecord`'s maps: its prototype is a frozen object without properties or

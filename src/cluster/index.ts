@@ -3,7 +3,6 @@
 export * from './constraints.ts';
 export { checkClusterInvariants } from './invariants.ts';
 export * from './node-info.ts';
-export type * from './objects.ts';
 export * from './pod-fields.ts';
 export * from './pod-info.ts';
 export * from './quantity.ts';

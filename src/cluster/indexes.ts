@@ -1,4 +1,5 @@
 // The snapshot's incremental indexes: node topology labels, node images and nominated pods.
+import { isTerminal } from '../model/phase.ts';
 import type { ClusterState, NodeInfo, PodRecord } from './types.ts';
 
 /** Adds `node`'s labels to the topology index. */
@@ -67,8 +68,7 @@ function isNominated(record: PodRecord): boolean {
     info.nominatedNodeName !== undefined &&
     info.nodeName === undefined &&
     charge.kind === 'none' &&
-    info.phase !== 'Succeeded' &&
-    info.phase !== 'Failed'
+    !isTerminal(info.phase)
   );
 }
 

@@ -1,5 +1,6 @@
 // Consistency checks of a ClusterState: what the reducer must keep true after every event.
 
+import { isTerminal } from '../model/phase.ts';
 import { amountsJson, subAmounts } from './amount.ts';
 import { absentNodes } from './charges.ts';
 import { checkPodAffinity } from './pod-affinity-invariants.ts';
@@ -88,7 +89,7 @@ export function checkClusterInvariants(state: ClusterState): string[] {
   }
   for (const [key, { info, charge }] of state.pods) {
     if (info.uid !== key) out.push(`pod stored under ${key} has uid ${info.uid}`);
-    const finished = info.phase === 'Succeeded' || info.phase === 'Failed';
+    const finished = isTerminal(info.phase);
     if (charge.kind === 'none') {
       if (info.nodeName !== undefined && !finished) out.push(`bound pod ${key} is not charged`);
       continue;
@@ -143,7 +144,7 @@ function checkIndexes(state: ClusterState, out: string[]): void {
   for (const { info, charge } of state.pods.values()) {
     const target = info.nominatedNodeName;
     if (target === undefined || info.nodeName !== undefined || charge.kind !== 'none') continue;
-    if (info.phase === 'Succeeded' || info.phase === 'Failed') continue;
+    if (isTerminal(info.phase)) continue;
     nominated++;
     if (state.nominated.get(target)?.get(info.uid) !== info)
       out.push(`pod ${info.key} nominated to ${target} is not indexed`);

@@ -2,8 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { nodeObject, podObject } from '../../test/support/objects.ts';
 import type { BerthEvent } from '../events/types.ts';
+import type { PodObject } from '../model/objects.ts';
 import { checkClusterInvariants } from './invariants.ts';
-import type { PodObject } from './objects.ts';
 import { currentPodAffinityIndex } from './pod-affinity-index.ts';
 import { matchingPairs } from './pod-affinity-matches.ts';
 import { podInfoFromObject } from './pod-info.ts';

@@ -2,15 +2,20 @@
 import {
   type AffinityTerm,
   hasPodAffinityTerms,
-  type PodAffinityTerms,
   termKey,
   type WeightedAffinityTerm,
 } from './pod-affinity.ts';
 import { adjustPair, nodeMatchesCounted, podMatchCounted } from './pod-affinity-matches.ts';
-import type { ClusterState, NodeInfo, PodInfo } from './types.ts';
+import type {
+  ClusterState,
+  NodeInfo,
+  PodAffinityIndex,
+  PodAffinityIndexView,
+  PodInfo,
+  TermKind,
+} from './types.ts';
 
-/** The four term lists of a pod, by their field names in `PodAffinityTerms`. */
-export type TermKind = keyof PodAffinityTerms;
+export type { PodAffinityIndex, PodAffinityIndexView, TermGroup, TermKind } from './types.ts';
 
 /** The term kinds, in a fixed order. */
 export const termKinds: readonly TermKind[] = Object.freeze([
@@ -19,49 +24,6 @@ export const termKinds: readonly TermKind[] = Object.freeze([
   'preferredAffinityTerms',
   'preferredAntiAffinityTerms',
 ] as const);
-
-/**
- * Equal terms of one kind held by pods on live nodes (kube walks them pod by pod; berth
- * matches the incoming pod once per group), with their topology pairs counted.
- */
-export interface TermGroup {
-  /** One member's term; every member's term is equal to it field by field (and weight). */
-  readonly term: AffinityTerm;
-  /** 1 for a required term; the weight of a preferred one (part of the group's identity). */
-  readonly weight: number;
-  /** Value of the node label `term.topologyKey` → members on live nodes with that value. */
-  readonly pairs: Map<string, number>;
-  /** Members (one per pod and term) on live nodes, with or without the key; 0: the group goes. */
-  members: number;
-}
-
-/**
- * What the charges keep about pod (anti-)affinity: the nodes holding pods with terms, by
- * node name (kube's HavePodsWithAffinity and HavePodsWithRequiredAntiAffinity lists;
- * entries may be absent nodes: readers check `nodes`), and the terms of the pods on live
- * nodes, grouped by kind and content. Rebuilt from nodes and pods by `buildPodAffinityIndex`.
- */
-export interface PodAffinityIndex {
-  /** Nodes with a non-empty `podsWithAffinity`. */
-  readonly withAffinity: Map<string, NodeInfo>;
-  /** Nodes with a non-empty `podsWithRequiredAntiAffinity`. */
-  readonly withRequiredAntiAffinity: Map<string, NodeInfo>;
-  /** By kind: `termKey` → the group of the equal terms of pods on live nodes. */
-  readonly groups: Record<TermKind, Map<string, TermGroup>>;
-  /** Each live node's labels as its pods were counted under them, by node name. */
-  readonly liveLabels: Map<string, Record<string, string>>;
-  /** The state's `generation` when the index was last brought up to date. */
-  generation: number;
-}
-
-/** Read-only view of the index, as plugins see it in the snapshot. */
-export interface PodAffinityIndexView {
-  readonly withAffinity: ReadonlyMap<string, NodeInfo>;
-  readonly withRequiredAntiAffinity: ReadonlyMap<string, NodeInfo>;
-  readonly groups: Readonly<Record<TermKind, ReadonlyMap<string, Readonly<TermGroup>>>>;
-  readonly liveLabels: ReadonlyMap<string, Readonly<Record<string, string>>>;
-  readonly generation: number;
-}
 
 function emptyIndex(generation: number): PodAffinityIndex {
   return {

@@ -1,7 +1,12 @@
 // A memo of the pods matching an incoming pod's terms, counted per topology pair, kept current by the charges.
 import { type AffinityTerm, matchesAllTerms, matchKey } from './pod-affinity.ts';
-import type { PodAffinityIndex, PodAffinityIndexView } from './pod-affinity-index.ts';
-import type { ClusterSnapshot, NodeInfo, PodInfo } from './types.ts';
+import type {
+  ClusterSnapshot,
+  NodeInfo,
+  PodAffinityIndex,
+  PodAffinityIndexView,
+  PodInfo,
+} from './types.ts';
 
 /** How many (terms, topology key) counts an index keeps; the least recently asked goes first. */
 export const matchMemoCapacity = 32;

@@ -2,9 +2,9 @@
 import { describe, expect, it } from 'vitest';
 import { nodeObject, podObject } from '../../test/support/objects.ts';
 import type { BerthEvent } from '../events/types.ts';
+import type { PodObject } from '../model/objects.ts';
 import { buildPodAffinityIndex } from './charges.ts';
 import { checkClusterInvariants } from './invariants.ts';
-import type { PodObject } from './objects.ts';
 import { noPodAffinity, type PodAffinityTerms, parsePodAffinity } from './pod-affinity.ts';
 import { podInfoFromObject } from './pod-info.ts';
 import { evolve, initialState } from './reducer.ts';

@@ -1,6 +1,7 @@
 // A pod's `spec.affinity.podAffinity` / `podAntiAffinity` terms (kube's AffinityTerm): total parser, matching, identity keys.
 import type { ParsedField } from './constraints.ts';
 import { isRecord } from './fields.ts';
+import type { LabeledPod } from './labeled-pod.ts';
 import {
   type LabelRequirement,
   nothingSelector,
@@ -8,7 +9,6 @@ import {
   parseLabelSelector,
   selectorMatches,
 } from './spread-constraints.ts';
-import type { PodInfo } from './types.ts';
 
 /**
  * One pod (anti-)affinity term, as kube's framework.AffinityTerm holds it: a pod matches
@@ -88,7 +88,7 @@ const noNsLabels: Record<string, string> = Object.freeze(Object.create(null));
  */
 export function termMatches(
   term: AffinityTerm,
-  pod: PodInfo,
+  pod: LabeledPod,
   nsLabels: Record<string, string> = noNsLabels,
 ): boolean {
   if (
@@ -100,7 +100,7 @@ export function termMatches(
 }
 
 /** kube's podMatchesAllAffinityTerms: false without terms; else every term matches `pod`. */
-export function matchesAllTerms(terms: readonly AffinityTerm[], pod: PodInfo): boolean {
+export function matchesAllTerms(terms: readonly AffinityTerm[], pod: LabeledPod): boolean {
   if (terms.length === 0) return false;
   for (let i = 0; i < terms.length; i++) {
     if (!termMatches(terms[i] as AffinityTerm, pod)) return false;

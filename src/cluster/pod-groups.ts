@@ -1,9 +1,9 @@
 // PodGroups (scheduler-plugins' scheduling.x-k8s.io/v1alpha1) as berth's group model reads them, and pod membership.
 import { isRecord, nonEmptyString } from './fields.ts';
+import type { LabeledPod } from './labeled-pod.ts';
 import { parseQuantityAt, toMilli, toUnits } from './quantity.ts';
-import { RESOURCE_FIELDS, zeroResources } from './resources.ts';
+import { RESOURCE_FIELDS, type Resources, zeroResources } from './resources.ts';
 import { parseTimestampMs } from './timestamps.ts';
-import type { PodInfo, Resources } from './types.ts';
 
 /** The label a pod joins a PodGroup of its namespace with (Kubeflow's operators set it). */
 export const podGroupLabel = 'scheduling.x-k8s.io/pod-group';
@@ -105,7 +105,7 @@ export function parsePodGroup(raw: unknown): { value: PodGroupInfo } | { rejecte
 }
 
 /** The id (`namespace/name`) of the PodGroup pod `pod` joins by label, or undefined. */
-export function podGroupKeyOf(pod: PodInfo): string | undefined {
+export function podGroupKeyOf(pod: LabeledPod): string | undefined {
   const name = pod.labels[podGroupLabel];
   return name === undefined || name === '' ? undefined : `${pod.namespace}/${name}`;
 }

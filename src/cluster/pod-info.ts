@@ -1,4 +1,5 @@
 // Builds the scheduling view of a Pod (PodInfo) from an untrusted object, totally.
+import { podKey } from '../model/keys.ts';
 import type { Amount } from './amount.ts';
 import { parseNodeAffinity, parseNodeSelector, parseTolerations } from './constraints.ts';
 import { emptyRecord, isRecord, nonEmptyString, stringEntries } from './fields.ts';
@@ -34,19 +35,6 @@ export function preemptedBySchedulerCondition(conditions: unknown): boolean {
       return c.status === 'True' && c.reason === PREEMPTION_BY_SCHEDULER;
   }
   return false;
-}
-
-/** The `namespace/name` key of a pod. */
-export function podKey(namespace: string, name: string): string {
-  return `${namespace}/${name}`;
-}
-
-/** The `namespace/name` key of a raw Pod object, or undefined when it has no name. Never throws. */
-export function podKeyOfObject(obj: unknown): string | undefined {
-  if (!isRecord(obj) || !isRecord(obj.metadata)) return undefined;
-  const name = nonEmptyString(obj.metadata.name);
-  if (name === undefined) return undefined;
-  return podKey(nonEmptyString(obj.metadata.namespace) ?? 'default', name);
 }
 
 const noScalarNames: readonly string[] = Object.freeze([]);

@@ -1,5 +1,7 @@
 // The cluster-state reducer: folds the event log into nodes, pods and their charges, in place.
+
 import type { BerthEvent, Envelope, ResourceKind } from '../events/types.ts';
+import { isTerminal } from '../model/phase.ts';
 import { finishIndexUpdate, reindexNode } from './capacity-index.ts';
 import {
   applyCharge,
@@ -158,15 +160,12 @@ function deleteNode(state: ClusterState, name: string): ClusterChange {
   return { kind: 'node', name, before: factsOf(node), after: undefined };
 }
 
-const isTerminal = (info: PodInfo): boolean =>
-  info.phase === 'Succeeded' || info.phase === 'Failed';
-
 /**
  * Where an upserted pod is charged: on its node while bound and not finished (terminating
  * pods still count); on its assumed node while the binding is in flight; else nowhere.
  */
 function chargeFor(info: PodInfo, current: Charge | undefined): Charge {
-  if (isTerminal(info)) return NO_CHARGE;
+  if (isTerminal(info.phase)) return NO_CHARGE;
   if (info.nodeName !== undefined) return { kind: 'bound', node: info.nodeName };
   if (current?.kind === 'assumed') return current;
   return NO_CHARGE;
@@ -258,7 +257,7 @@ function deletePod(state: ClusterState, uid: string): ClusterChange {
 /** Reserve: charges an unbound, unfinished pod to a live node as assumed by `attempt`. */
 function assume(state: ClusterState, uid: string, node: string, attempt: number): ClusterChange {
   const record = state.pods.get(uid);
-  if (record === undefined || record.info.nodeName !== undefined || isTerminal(record.info)) {
+  if (record === undefined || record.info.nodeName !== undefined || isTerminal(record.info.phase)) {
     return NO_CHANGE;
   }
   if (!state.nodes.has(node)) return NO_CHANGE;

@@ -1,4 +1,5 @@
 // Resource amounts as JSON holds them exactly: bigints (amounts past 2^53) as decimal strings.
+import { isRecord } from '../model/record.ts';
 import { type Amount, type AmountData, amountData, amountFromData } from './amount.ts';
 import { emptyRecord } from './fields.ts';
 import type { PodGroupInfo } from './pod-groups.ts';
@@ -52,14 +53,10 @@ function amount(d: unknown, what: string, fail: Fail): Amount {
   return a === undefined ? fail(`${what} is not an amount`) : a;
 }
 
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 /** A resource vector from its data form (scalar map without a prototype); `fail` on junk. */
 export function resourcesFromData(r: unknown, what: string, fail: Fail): Resources {
-  if (!isObject(r)) return fail(`${what} is not an object`);
-  if (!isObject(r.scalar)) return fail(`${what}.scalar is not an object`);
+  if (!isRecord(r)) return fail(`${what} is not an object`);
+  if (!isRecord(r.scalar)) return fail(`${what}.scalar is not an object`);
   const scalar = emptyRecord<Amount>();
   for (const key of Object.keys(r.scalar))
     scalar[key] = amount(r.scalar[key], `${what}.scalar.${key}`, fail);
@@ -73,7 +70,7 @@ export function resourcesFromData(r: unknown, what: string, fail: Fail): Resourc
 
 /** Non-zero requests from their data form; `fail` on junk. */
 export function nonZeroFromData(r: unknown, what: string, fail: Fail): NonZeroRequests {
-  if (!isObject(r)) return fail(`${what} is not an object`);
+  if (!isRecord(r)) return fail(`${what} is not an object`);
   return {
     milliCPU: amount(r.milliCPU, `${what}.milliCPU`, fail),
     memory: amount(r.memory, `${what}.memory`, fail),
@@ -90,7 +87,7 @@ export function podGroupData(g: PodGroupInfo): unknown {
 
 /** A pod group's parsed view from its data form (see podGroupData). */
 export function podGroupFromData(data: unknown, what: string, fail: Fail): unknown {
-  if (!isObject(data) || data.minResources === undefined || data.minResources === null) return data;
+  if (!isRecord(data) || data.minResources === undefined || data.minResources === null) return data;
   return {
     ...data,
     minResources: resourcesFromData(data.minResources, `${what}.minResources`, fail),

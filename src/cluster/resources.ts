@@ -1,7 +1,19 @@
 // Small helpers for resource vectors: zero values, in-place add/subtract, equality.
 import { type Amount, addAmounts, subAmounts } from './amount.ts';
 import { emptyRecord } from './fields.ts';
-import type { Resources } from './types.ts';
+
+/**
+ * A vector of resource amounts in integer base units: CPU in millicores, memory and
+ * ephemeral storage in bytes (rounded up, as Kubernetes' `Value()` does), extended
+ * resources (e.g. `nvidia.com/gpu`, `hugepages-2Mi`) in their own integer units.
+ */
+export interface Resources {
+  milliCPU: Amount;
+  memory: Amount;
+  ephemeralStorage: Amount;
+  /** Extended/scalar resources by name. Empty object when there are none. */
+  scalar: Record<string, Amount>;
+}
 
 /** The fixed fields of {@link Resources} (everything else lives in `scalar`). */
 export type ResourceField = 'milliCPU' | 'memory' | 'ephemeralStorage';

@@ -2,8 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { nodeObject, podObject } from '../../test/support/objects.ts';
 import type { BerthEvent } from '../events/types.ts';
+import type { ContainerImage } from '../model/objects.ts';
 import { checkClusterInvariants } from './invariants.ts';
-import type { ContainerImage } from './objects.ts';
 import { evolve, initialState } from './reducer.ts';
 import {
   type ClusterStateData,

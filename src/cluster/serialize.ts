@@ -1,5 +1,6 @@
 // ClusterState to and from plain JSON data, for the core's snapshot (log rotation).
 import type { ResourceKind } from '../events/types.ts';
+import type { Taint } from '../model/objects.ts';
 import { buildPodAffinityIndex, indexAffinityPod } from './charges.ts';
 import { isObjectKind, type ObjectKind, objectKinds } from './cluster-objects.ts';
 import { disruptionBudgetData, restoreDisruptionBudget } from './disruption-budgets.ts';
@@ -7,7 +8,6 @@ import { emptyRecord, isRecord } from './fields.ts';
 import { NO_IMAGES } from './images.ts';
 import { indexNodeImages, indexNodeLabels, indexNomination } from './indexes.ts';
 import { newNodeInfo, refreshHeadroom } from './node-info.ts';
-import type { Taint } from './objects.ts';
 import { restoredPodAffinity } from './pod-affinity.ts';
 import { noVolumes } from './pod-volumes.ts';
 import { initialState } from './reducer.ts';

@@ -1,26 +1,21 @@
 // The parsed cluster model that the reducer maintains and the plugins read.
 
+import type {
+  NodeSelectorTerm,
+  PreferredSchedulingTerm,
+  Taint,
+  Toleration,
+} from '../model/objects.ts';
 import type { Amount } from './amount.ts';
+import type { Resources } from './resources.ts';
+
+export type { Resources } from './resources.ts';
+
 import type { ObjectKind, ObjectStore, ObjectStoreView, ObjectTypes } from './cluster-objects.ts';
-import type { NodeSelectorTerm, PreferredSchedulingTerm, Taint, Toleration } from './objects.ts';
 import type { ControllerRef } from './owner-ref.ts';
-import type { PodAffinityTerms } from './pod-affinity.ts';
-import type { PodAffinityIndex, PodAffinityIndexView } from './pod-affinity-index.ts';
+import type { AffinityTerm, PodAffinityTerms } from './pod-affinity.ts';
 import type { PodVolume } from './pod-volumes.ts';
 import type { SpreadConstraints } from './spread-constraints.ts';
-
-/**
- * A vector of resource amounts in integer base units: CPU in millicores, memory and
- * ephemeral storage in bytes (rounded up, as Kubernetes' `Value()` does), extended
- * resources (e.g. `nvidia.com/gpu`, `hugepages-2Mi`) in their own integer units.
- */
-export interface Resources {
-  milliCPU: Amount;
-  memory: Amount;
-  ephemeralStorage: Amount;
-  /** Extended/scalar resources by name. Empty object when there are none. */
-  scalar: Record<string, Amount>;
-}
 
 /** Node allocatable: a resource vector plus the number of pods the node accepts. */
 export interface Allocatable extends Resources {
@@ -317,3 +312,49 @@ export type ClusterChange =
     }
   /** A pod's charge moved without its object changing (reserve, unreserve, bind failure). */
   | { kind: 'charge'; uid: string; before: Charge; after: Charge };
+
+/** The four term lists of a pod, by their field names in `PodAffinityTerms`. */
+export type TermKind = keyof PodAffinityTerms;
+
+/**
+ * Equal terms of one kind held by pods on live nodes (kube walks them pod by pod; berth
+ * matches the incoming pod once per group), with their topology pairs counted.
+ */
+export interface TermGroup {
+  /** One member's term; every member's term is equal to it field by field (and weight). */
+  readonly term: AffinityTerm;
+  /** 1 for a required term; the weight of a preferred one (part of the group's identity). */
+  readonly weight: number;
+  /** Value of the node label `term.topologyKey` → members on live nodes with that value. */
+  readonly pairs: Map<string, number>;
+  /** Members (one per pod and term) on live nodes, with or without the key; 0: the group goes. */
+  members: number;
+}
+
+/**
+ * What the charges keep about pod (anti-)affinity: the nodes holding pods with terms, by
+ * node name (kube's HavePodsWithAffinity and HavePodsWithRequiredAntiAffinity lists;
+ * entries may be absent nodes: readers check `nodes`), and the terms of the pods on live
+ * nodes, grouped by kind and content. Rebuilt from nodes and pods by `buildPodAffinityIndex`.
+ */
+export interface PodAffinityIndex {
+  /** Nodes with a non-empty `podsWithAffinity`. */
+  readonly withAffinity: Map<string, NodeInfo>;
+  /** Nodes with a non-empty `podsWithRequiredAntiAffinity`. */
+  readonly withRequiredAntiAffinity: Map<string, NodeInfo>;
+  /** By kind: `termKey` → the group of the equal terms of pods on live nodes. */
+  readonly groups: Record<TermKind, Map<string, TermGroup>>;
+  /** Each live node's labels as its pods were counted under them, by node name. */
+  readonly liveLabels: Map<string, Record<string, string>>;
+  /** The state's `generation` when the index was last brought up to date. */
+  generation: number;
+}
+
+/** Read-only view of the index, as plugins see it in the snapshot. */
+export interface PodAffinityIndexView {
+  readonly withAffinity: ReadonlyMap<string, NodeInfo>;
+  readonly withRequiredAntiAffinity: ReadonlyMap<string, NodeInfo>;
+  readonly groups: Readonly<Record<TermKind, ReadonlyMap<string, Readonly<TermGroup>>>>;
+  readonly liveLabels: ReadonlyMap<string, Readonly<Record<string, string>>>;
+  readonly generation: number;
+}

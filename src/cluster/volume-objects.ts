@@ -1,8 +1,8 @@
 // Parsed views of PersistentVolumeClaim, PersistentVolume, StorageClass and CSINode, built totally.
 
+import type { NodeSelectorTerm } from '../model/objects.ts';
 import { parseTerm } from './constraints.ts';
 import { isRecord, type JsonRecord, nonEmptyString } from './fields.ts';
-import type { NodeSelectorTerm } from './objects.ts';
 import { type InTreeDisk, parseInTreeDisk } from './pod-volumes.ts';
 
 /** PVC and PV annotation naming the storage class (read before `spec.storageClassName`). */

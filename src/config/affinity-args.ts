@@ -3,7 +3,7 @@ import type {
   NodeSelectorRequirement,
   NodeSelectorTerm,
   PreferredSchedulingTerm,
-} from '../cluster/objects.ts';
+} from '../model/objects.ts';
 import type { NodeAffinityArgs } from '../plugins/node-affinity.ts';
 import { parseInt64 } from '../plugins/node-selector.ts';
 import { labelValueProblem, qualifiedNameProblem } from './names.ts';

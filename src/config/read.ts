@@ -1,4 +1,5 @@
 // Reading untyped config data field by field: every refusal names the field's path.
+import { isRecord } from '../model/record.ts';
 
 /**
  * A configuration value berth refuses: the message is `config PATH: PROBLEM`, one line,
@@ -37,7 +38,7 @@ export function shown(value: unknown): string {
 
 /** True for a plain mapping (not null, not an array). */
 export function isFields(value: unknown): value is Fields {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+  return isRecord(value);
 }
 
 /** `value` as a mapping; null and undefined read as an empty one (as kube's decoder does). */

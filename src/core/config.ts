@@ -1,7 +1,9 @@
 // Scheduler configuration: what a run is configured with, recorded in the log header.
+
+import { type BackoffConfig, defaultBackoff } from '../../machines/backoff.ts';
 import type { Profile } from '../framework/types.ts';
+import { isRecord } from '../model/record.ts';
 import { defaultPostFilters, profileFromConfig, type ScoreConfig } from '../plugins/registry.ts';
-import { type BackoffConfig, defaultBackoff } from '../queue/backoff.ts';
 
 /**
  * One scheduling profile (a KubeSchedulerConfiguration profile, resolved): the pods whose
@@ -92,10 +94,6 @@ export function withFreshRunDefaults(config: BerthConfig): BerthConfig {
   return { ...config, ...postFilters, ...gangs };
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 function positive(value: unknown, fallback: number, field: string): number {
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
@@ -111,7 +109,7 @@ function stringList(value: unknown, field: string): string[] {
 }
 
 function parseProfile(raw: unknown, field: string): SchedulingProfile {
-  if (!isObject(raw) || !isObject(raw.plugins))
+  if (!isRecord(raw) || !isRecord(raw.plugins))
     throw new Error(`config ${field} must be an object with schedulerName and plugins`);
   const name = raw.schedulerName;
   if (typeof name !== 'string' || name === '')
@@ -124,10 +122,10 @@ function parseProfile(raw: unknown, field: string): SchedulingProfile {
     throw new Error(`config ${field}.percentageOfNodesToScore must be an integer 0–100`);
   const p = raw.plugins;
   const scores = p.scores;
-  if (!Array.isArray(scores) || !scores.every((s) => isObject(s) && typeof s.name === 'string'))
+  if (!Array.isArray(scores) || !scores.every((s) => isRecord(s) && typeof s.name === 'string'))
     throw new Error(`config ${field}.plugins.scores must be a list of {name, weight}`);
   const pluginArgs = p.pluginArgs ?? {};
-  if (!isObject(pluginArgs))
+  if (!isRecord(pluginArgs))
     throw new Error(`config ${field}.plugins.pluginArgs must be an object`);
   const profile: SchedulingProfile = {
     schedulerName: name,
@@ -202,8 +200,8 @@ export function profilesOf(config: BerthConfig): ProfileInUse[] {
  */
 export function parseConfig(raw: unknown): BerthConfig {
   if (raw === undefined) return defaultConfig;
-  if (!isObject(raw)) throw new Error('config must be an object');
-  const backoff = isObject(raw.backoff) ? raw.backoff : {};
+  if (!isRecord(raw)) throw new Error('config must be an object');
+  const backoff = isRecord(raw.backoff) ? raw.backoff : {};
   const pct = raw.percentageOfNodesToScore ?? defaultConfig.percentageOfNodesToScore;
   if (typeof pct !== 'number' || !Number.isInteger(pct) || pct < 0 || pct > 100) {
     throw new Error(
@@ -251,7 +249,7 @@ export function parseConfig(raw: unknown): BerthConfig {
 
 function parseGangs(raw: unknown): GangConfig | undefined {
   if (raw === undefined) return undefined;
-  if (!isObject(raw)) throw new Error('config gangs must be an object');
+  if (!isRecord(raw)) throw new Error('config gangs must be an object');
   return {
     scheduleTimeoutMs: positive(
       raw.scheduleTimeoutMs,

@@ -2,8 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { nodeObject, podObject } from '../../test/support/objects.ts';
 import { checkClusterInvariants } from '../cluster/invariants.ts';
-import type { PodObject } from '../cluster/objects.ts';
 import type { AttemptRef, DecisionEvent, InputEvent, PodRef, PodTimerId } from '../events/types.ts';
+import type { PodObject } from '../model/objects.ts';
 import type { BinderCommand, Command, ReportCommand } from './commands.ts';
 import { type BerthConfig, defaultConfig } from './config.ts';
 import type { GroupReport } from './ports.ts';

@@ -2,10 +2,11 @@
 import type { GroupContext, GroupEvent, GroupStateName } from '../../machines/pod-group.machine.ts';
 import { podGroupKeyOf } from '../cluster/pod-groups.ts';
 import type { ClusterState, PodInfo } from '../cluster/types.ts';
+import { isTerminal } from '../model/phase.ts';
 import { type GroupRunner, groupRunner } from './core-machines.ts';
 import type { MachineActor } from './machine-runner.ts';
 import type { GroupPhase, GroupReport } from './ports.ts';
-import { SnapshotError } from './snapshot.ts';
+import { SnapshotError } from './snapshot-error.ts';
 
 type GroupActor = MachineActor<GroupContext, GroupEvent, GroupStateName>;
 
@@ -152,7 +153,7 @@ export class Gangs {
       else if (info.phase === 'Failed') c.failed++;
       else if (info.phase === 'Running') c.running++;
       if (info.nodeName !== undefined) c.scheduled++;
-      if (info.phase === 'Succeeded' || info.phase === 'Failed' || info.terminating) continue;
+      if (isTerminal(info.phase) || info.terminating) continue;
       c.present++;
       if (info.schedulingGates.length > 0) c.gated++;
       if (charge.kind !== 'none') c.placed++;

@@ -1,9 +1,10 @@
 // The live pod machines, keyed by uid, with their queue, pool and log-driven timers (and their snapshot).
+
+import type { BackoffConfig } from '../../machines/backoff.ts';
 import type { PodContext, PodEvent, PodStateName, podEffects } from '../../machines/pod.machine.ts';
 import type { PodInfo } from '../cluster/types.ts';
 import type { PodRef } from '../events/types.ts';
 import { ActiveQueue } from '../queue/active-queue.ts';
-import type { BackoffConfig } from '../queue/backoff.ts';
 import { UnschedulablePool } from '../queue/unschedulable-pool.ts';
 import { type PodRunner, podRunner } from './core-machines.ts';
 import type { MachineActor, MachineHooks } from './machine-runner.ts';

@@ -1,5 +1,6 @@
 // A pod was added, updated, replaced or deleted: its machine is spawned, moved or stopped, and victims and groups kept current.
 import type { ClusterChange, PodInfo } from '../cluster/types.ts';
+import { isTerminal } from '../model/phase.ts';
 import type { CoreState } from './core-state.ts';
 import { memberBound, noteGroupMembers } from './gang-members.ts';
 import { noteVictimGone } from './preemption-waits.ts';
@@ -24,7 +25,7 @@ export function onPodChange(core: CoreState, change: PodChange): void {
     memberBound(core, info);
     return;
   }
-  if (info.terminating || info.phase === 'Succeeded' || info.phase === 'Failed') {
+  if (info.terminating || isTerminal(info.phase)) {
     core.pods.send(uid, { type: 'DELETED' });
     return;
   }

@@ -5,6 +5,8 @@ import type { QueuedPod } from '../queue/active-queue.ts';
 import type { GroupData, GroupHoldData } from './gangs.ts';
 import type { PreemptionData } from './preemptions.ts';
 
+export { SnapshotError } from './snapshot-error.ts';
+
 /** The snapshot format's version; bumped on any incompatible change. */
 export const snapshotVersion = 1;
 
@@ -76,14 +78,6 @@ export interface CoreSnapshot extends PodActorsData {
   groups?: GroupData[];
   /** The gang fairness hold and cooling groups (absent in snapshots from before gangs). */
   groupHold?: GroupHoldData;
-}
-
-/** Why a snapshot cannot be restored. */
-export class SnapshotError extends Error {
-  constructor(message: string) {
-    super(`snapshot: ${message}`);
-    this.name = 'SnapshotError';
-  }
 }
 
 /**

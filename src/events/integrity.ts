@@ -1,13 +1,10 @@
 // Well-formedness of one logged event, by type: the fields the core reads, with their types.
 
-import { isObjectKind, objectKinds } from '../cluster/cluster-objects.ts';
+import { isObjectKind, objectKinds } from '../model/kinds.ts';
+import { isRecord } from '../model/record.ts';
 import type { BerthEvent } from './types.ts';
 
 type Fields = Record<string, unknown>;
-
-function isObject(value: unknown): value is Fields {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function nonEmptyString(value: unknown): boolean {
   return typeof value === 'string' && value !== '';
@@ -62,9 +59,9 @@ function nodeField(e: Fields): string | undefined {
 /** An object of the API with a named `metadata`; `uid`, when given, a string. */
 function objectProblem(e: Fields, field: 'pod' | 'node' | 'object'): string | undefined {
   const obj = e[field];
-  if (!isObject(obj)) return missing(field, 'an object', obj);
+  if (!isRecord(obj)) return missing(field, 'an object', obj);
   const meta = obj.metadata;
-  if (!isObject(meta)) return missing(`${field}.metadata`, 'an object', meta);
+  if (!isRecord(meta)) return missing(`${field}.metadata`, 'an object', meta);
   if (!nonEmptyString(meta.name)) return missing(`${field}.metadata.name`, 'a name', meta.name);
   if (meta.uid !== undefined && typeof meta.uid !== 'string')
     return missing(`${field}.metadata.uid`, 'a string', meta.uid);

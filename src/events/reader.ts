@@ -1,4 +1,5 @@
 // Reads a JSONL log line by line, checking its integrity; a bad line is reported by number.
+import { isRecord } from '../model/record.ts';
 import { BindLedger } from './bind-ledger.ts';
 import { LineDigest } from './digest.ts';
 import { eventProblem } from './integrity.ts';
@@ -52,10 +53,6 @@ export interface ParsedLog extends LogEnd {
 const eventTypes: ReadonlySet<string> = new Set([...inputEventTypes, ...decisionEventTypes]);
 const decisionTypes: ReadonlySet<string> = new Set(decisionEventTypes);
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 function isCount(value: unknown): value is number {
   return typeof value === 'number' && Number.isInteger(value) && value >= 0;
 }
@@ -65,7 +62,7 @@ function isHex(value: unknown): value is string {
 }
 
 function checkHeader(value: unknown): LogHeader {
-  if (!isObject(value) || value.kind !== 'header') {
+  if (!isRecord(value) || value.kind !== 'header') {
     throw new LogError(1, 'the first line is not a berth log header');
   }
   const format = value.format;
@@ -82,7 +79,7 @@ function checkHeader(value: unknown): LogHeader {
   if (typeof value.seed !== 'number' || !Number.isInteger(value.seed)) {
     throw new LogError(1, 'header has no integer seed');
   }
-  if (!isObject(value.config)) throw new LogError(1, 'header has no config object');
+  if (!isRecord(value.config)) throw new LogError(1, 'header has no config object');
   const segment = value.segment;
   if (segment !== undefined && (!isCount(segment) || segment < 1))
     throw new LogError(1, `header "segment" must be a positive integer, got ${String(segment)}`);
@@ -91,7 +88,7 @@ function checkHeader(value: unknown): LogHeader {
 
 function isOpenBind(value: unknown): boolean {
   return (
-    isObject(value) &&
+    isRecord(value) &&
     typeof value.uid === 'string' &&
     typeof value.key === 'string' &&
     typeof value.node === 'string' &&
@@ -100,14 +97,14 @@ function isOpenBind(value: unknown): boolean {
 }
 
 function checkSnapshot(value: unknown, line: number): SnapshotLine {
-  if (!isObject(value) || value.kind !== 'snapshot')
+  if (!isRecord(value) || value.kind !== 'snapshot')
     throw new LogError(line, 'a segment after the first must have its snapshot line here');
   if (!isCount(value.seq)) throw new LogError(line, 'snapshot has no integer "seq"');
   if (typeof value.time !== 'number' || !Number.isFinite(value.time))
     throw new LogError(line, 'snapshot has no numeric "time"');
   if (!Array.isArray(value.openBinds) || !value.openBinds.every(isOpenBind))
     throw new LogError(line, 'snapshot "openBinds" must list {uid, key, attempt, node}');
-  if (!isObject(value.state)) throw new LogError(line, 'snapshot has no "state" object');
+  if (!isRecord(value.state)) throw new LogError(line, 'snapshot has no "state" object');
   return value as unknown as SnapshotLine;
 }
 
@@ -241,7 +238,7 @@ export class LogReader {
       this.lines.add(text);
       return snapshot;
     }
-    if (isObject(value) && typeof value.kind === 'string') return this.closingRecord(value, lineNo);
+    if (isRecord(value) && typeof value.kind === 'string') return this.closingRecord(value, lineNo);
     const env = this.envelope(value, lineNo);
     this.lines.add(text);
     return env;
@@ -276,7 +273,7 @@ export class LogReader {
   }
 
   private envelope(value: unknown, line: number): Envelope {
-    if (!isObject(value)) throw new LogError(line, 'not a JSON object');
+    if (!isRecord(value)) throw new LogError(line, 'not a JSON object');
     const { seq, time, event } = value;
     if (typeof seq !== 'number' || !Number.isInteger(seq))
       throw new LogError(line, 'missing integer "seq"');
@@ -292,7 +289,7 @@ export class LogReader {
         line,
         `time ${time} goes back (seq ${previous} was at ${this.previousTime})`,
       );
-    if (!isObject(event) || typeof event.type !== 'string')
+    if (!isRecord(event) || typeof event.type !== 'string')
       throw new LogError(line, 'missing "event"');
     const type = event.type;
     if (!eventTypes.has(type))

@@ -1,6 +1,6 @@
 // The event vocabulary: everything that can influence a decision, and the decisions themselves.
-import type { ObjectKind } from '../cluster/cluster-objects.ts';
-import type { NodeObject, PodObject } from '../cluster/objects.ts';
+import type { ObjectKind } from '../model/kinds.ts';
+import type { NodeObject, PodObject } from '../model/objects.ts';
 
 /** The kinds of object berth lists and watches: nodes, pods, and the other kinds plugins read. */
 export type ResourceKind = 'Node' | 'Pod' | ObjectKind;

@@ -1,10 +1,10 @@
 // Tests for explainPod: verdicts, stop at the first rejection, sampling, narrowing, scores and choice.
 import { describe, expect, it } from 'vitest';
 import { nodeObject, podObject } from '../../test/support/objects.ts';
-import type { NodeObject, PodObject } from '../cluster/objects.ts';
 import { getPodByKey, initialState, reduce } from '../cluster/reducer.ts';
 import type { ClusterState, PodInfo } from '../cluster/types.ts';
 import type { BerthEvent } from '../events/types.ts';
+import type { NodeObject, PodObject } from '../model/objects.ts';
 import { defaultProfile } from '../plugins/registry.ts';
 import { scheduleOne } from './cycle.ts';
 import { type ExplainInput, explainPod } from './explain-pod.ts';

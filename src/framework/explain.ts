@@ -1,31 +1,10 @@
 // Why a pod did not fit: the Diagnosis of a failed cycle and kube's FitError message for it.
-import type { Status } from './types.ts';
+import type { Diagnosis, Status } from './types.ts';
+
+export type { Diagnosis } from './types.ts';
 
 /** kube's ErrNoNodesAvailable text: the snapshot had no nodes at all. */
 export const ErrNoNodesAvailable = 'no nodes available to schedule pods';
-
-/** What a failed scheduling cycle learned (kube's framework.Diagnosis, trimmed). */
-export interface Diagnosis {
-  /** Reason → number of nodes whose failing status carried it (a node counts once per reason). */
-  reasons: Map<string, number>;
-  /**
-   * Failing status per node name (kube's NodeToStatus) of the nodes the cycle visited.
-   * Empty when a PreFilter rejected; without the `summarizedNodes` when there are some.
-   */
-  nodeToStatus: Map<string, Status>;
-  /**
-   * Nodes proved to fail from the capacity index without being visited (see
-   * `proveInfeasible`): counted in `reasons`, `unresolvableNodes` and
-   * `unschedulablePlugins` exactly as a visit would have, but absent from `nodeToStatus`.
-   */
-  summarizedNodes: number;
-  /** Nodes whose status was UnschedulableAndUnresolvable: preemption cannot help there. */
-  unresolvableNodes: number;
-  /** Plugins that rejected the pod somewhere (kube's UnschedulablePlugins), for requeueing. */
-  unschedulablePlugins: Set<string>;
-  /** The rejecting PreFilter's message (its reasons joined by ", "), if a PreFilter rejected. */
-  preFilterMsg: string | undefined;
-}
 
 /** An empty diagnosis, to be filled by `recordNodeStatus` or `recordPreFilterStatus`. */
 export function newDiagnosis(): Diagnosis {

@@ -1,8 +1,8 @@
 // Queueing hints: one declarative builder for which cluster changes could undo a rejection.
 import { amountsJson } from '../cluster/amount.ts';
 import type { ObjectKind, ObjectTypes } from '../cluster/cluster-objects.ts';
-import type { Taint } from '../cluster/objects.ts';
 import type { ClusterChange, NodeFacts, NodeInfo, PodRecord } from '../cluster/types.ts';
+import type { Taint } from '../model/objects.ts';
 import type { QueueingHint } from './types.ts';
 
 /** The change of one kind. */

@@ -1,6 +1,5 @@
 // Plugin interfaces and Status, named after kube-scheduler's extension points.
 import type { ClusterChange, ClusterSnapshot, NodeInfo, PodInfo } from '../cluster/types.ts';
-import type { Diagnosis } from './explain.ts';
 import type { Rng } from './rng.ts';
 
 /**
@@ -226,4 +225,27 @@ export function status(
   ...reasons: string[]
 ): Status {
   return { code, reasons, plugin };
+}
+
+/** What a failed scheduling cycle learned (kube's framework.Diagnosis, trimmed). */
+export interface Diagnosis {
+  /** Reason → number of nodes whose failing status carried it (a node counts once per reason). */
+  reasons: Map<string, number>;
+  /**
+   * Failing status per node name (kube's NodeToStatus) of the nodes the cycle visited.
+   * Empty when a PreFilter rejected; without the `summarizedNodes` when there are some.
+   */
+  nodeToStatus: Map<string, Status>;
+  /**
+   * Nodes proved to fail from the capacity index without being visited (see
+   * `proveInfeasible`): counted in `reasons`, `unresolvableNodes` and
+   * `unschedulablePlugins` exactly as a visit would have, but absent from `nodeToStatus`.
+   */
+  summarizedNodes: number;
+  /** Nodes whose status was UnschedulableAndUnresolvable: preemption cannot help there. */
+  unresolvableNodes: number;
+  /** Plugins that rejected the pod somewhere (kube's UnschedulablePlugins), for requeueing. */
+  unschedulablePlugins: Set<string>;
+  /** The rejecting PreFilter's message (its reasons joined by ", "), if a PreFilter rejected. */
+  preFilterMsg: string | undefined;
 }

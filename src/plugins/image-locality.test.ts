@@ -2,13 +2,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { nodeObject, podObject } from '../../test/support/objects.ts';
-import type { ContainerImage } from '../cluster/objects.ts';
 import { podInfoFromObject } from '../cluster/pod-info.ts';
 import { evolve, initialState } from '../cluster/reducer.ts';
 import type { ClusterState, NodeInfo, PodInfo } from '../cluster/types.ts';
 import { scheduleOne } from '../framework/cycle.ts';
 import { seededRng } from '../framework/rng.ts';
 import type { CycleState, Profile } from '../framework/types.ts';
+import type { ContainerImage } from '../model/objects.ts';
 import {
   calculatePriority,
   imageLocality,

@@ -3,13 +3,13 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { nodeObject, podObject } from '../../test/support/objects.ts';
 import { checkClusterInvariants } from '../cluster/invariants.ts';
-import type { PodObject } from '../cluster/objects.ts';
 import { currentPodAffinityIndex } from '../cluster/pod-affinity-index.ts';
 import { matchMemoCapacity, matchMemoEntries } from '../cluster/pod-affinity-matches.ts';
 import { podInfoFromObject } from '../cluster/pod-info.ts';
 import { evolve, initialState } from '../cluster/reducer.ts';
 import type { ClusterSnapshot, ClusterState, PodInfo } from '../cluster/types.ts';
 import type { BerthEvent } from '../events/types.ts';
+import type { PodObject } from '../model/objects.ts';
 import { computePreFilterState, filterNode } from './inter-pod-affinity/filtering.ts';
 import {
   computePreScoreState,

@@ -1,7 +1,6 @@
 // Table tests for InterPodAffinity, ported from kube's filtering_test.go and scoring_test.go (namespace "" is "default" here).
 import { describe, expect, it } from 'vitest';
 import { nodeObject, podObject } from '../../test/support/objects.ts';
-import type { PodObject } from '../cluster/objects.ts';
 import { podInfoFromObject } from '../cluster/pod-info.ts';
 import { evolve, initialState } from '../cluster/reducer.ts';
 import type {
@@ -14,6 +13,7 @@ import type {
 import { scheduleOne } from '../framework/cycle.ts';
 import { seededRng } from '../framework/rng.ts';
 import type { CycleState, Status } from '../framework/types.ts';
+import type { PodObject } from '../model/objects.ts';
 import {
   ErrReasonAffinityRulesNotMatch,
   ErrReasonAntiAffinityRulesNotMatch,

@@ -1,8 +1,8 @@
 // Table tests for NodeAffinity and node selector terms, after kube's TestNodeAffinity.
 import { describe, expect, it } from 'vitest';
 import { makeNode, makePod } from '../../test/support/builders.ts';
-import type { NodeSelectorTerm, PreferredSchedulingTerm } from '../cluster/objects.ts';
 import { success } from '../framework/types.ts';
+import type { NodeSelectorTerm, PreferredSchedulingTerm } from '../model/objects.ts';
 import {
   ErrReasonConflict,
   ErrReasonEnforced,

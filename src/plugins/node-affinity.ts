@@ -1,10 +1,5 @@
 // NodeAffinity: filter on nodeSelector plus required node affinity; score on preferred terms.
 
-import type {
-  NodeAffinity,
-  NodeSelectorTerm,
-  PreferredSchedulingTerm,
-} from '../cluster/objects.ts';
 import type { NodeInfo, PodInfo } from '../cluster/types.ts';
 import { nodeLabelsChanged } from '../framework/hints.ts';
 import {
@@ -16,6 +11,8 @@ import {
   status,
   success,
 } from '../framework/types.ts';
+import type { NodeAffinity, NodeSelectorTerm, PreferredSchedulingTerm } from '../model/objects.ts';
+import { isRecord } from '../model/record.ts';
 import { isEmptyTerm, matchesAnyTerm, matchesNodeSelector, matchesTerm } from './node-selector.ts';
 import { defaultNormalizeScore } from './normalize-score.ts';
 
@@ -153,10 +150,6 @@ interface Added {
   required: readonly NodeSelectorTerm[] | undefined;
   /** Preferred terms that can score (weight ≠ 0, non-empty), as kube keeps them. */
   preferred: readonly PreferredSchedulingTerm[];
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 /** Reads the args (already checked by the config layer); throws on a wrong shape. */

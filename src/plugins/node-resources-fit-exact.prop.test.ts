@@ -3,11 +3,11 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { nodeObject, podObject } from '../../test/support/objects.ts';
 import { propertySeed } from '../../test/support/property-seed.ts';
-import type { RawResourceList } from '../cluster/objects.ts';
 import { podInfoFromObject } from '../cluster/pod-info.ts';
 import { evolve, initialState } from '../cluster/reducer.ts';
 import type { NodeInfo, PodInfo } from '../cluster/types.ts';
 import type { BerthEvent } from '../events/types.ts';
+import type { RawResourceList } from '../model/objects.ts';
 import { fitsRequest, nodeResourcesFit } from './node-resources-fit.ts';
 
 const RUNS = { numRuns: 400, seed: propertySeed(20261128).seed };

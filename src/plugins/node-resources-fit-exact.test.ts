@@ -1,12 +1,12 @@
 // NodeResourcesFit on amounts past 2^53 and at kube's int64 caps: the reducer's sums and the filter stay exact.
 import { describe, expect, it } from 'vitest';
 import { nodeObject, podObject } from '../../test/support/objects.ts';
-import type { RawResourceList } from '../cluster/objects.ts';
 import { podInfoFromObject } from '../cluster/pod-info.ts';
 import { evolve, initialState } from '../cluster/reducer.ts';
 import type { NodeInfo, PodInfo } from '../cluster/types.ts';
 import type { BerthEvent } from '../events/types.ts';
 import { type Status, success } from '../framework/types.ts';
+import type { RawResourceList } from '../model/objects.ts';
 import { nodeResourcesBalancedAllocation } from './node-resources-balanced-allocation.ts';
 import { fitsRequest, insufficientReason, name, nodeResourcesFit } from './node-resources-fit.ts';
 

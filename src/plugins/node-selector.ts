@@ -1,6 +1,7 @@
 // Node selector term matching as kube's component-helpers/scheduling/corev1/nodeaffinity does it.
-import type { NodeSelectorRequirement, NodeSelectorTerm } from '../cluster/objects.ts';
+
 import type { NodeInfo } from '../cluster/types.ts';
+import type { NodeSelectorRequirement, NodeSelectorTerm } from '../model/objects.ts';
 
 // Go's strconv.ParseInt(s, 10, 64): optional sign, ASCII digits, no spaces or underscores.
 const int64Pattern = /^[+-]?[0-9]+$/;

@@ -1,9 +1,9 @@
 // NodeUnschedulable filter: keeps pods off cordoned nodes (spec.unschedulable) unless tolerated.
 
-import type { Taint } from '../cluster/objects.ts';
 import type { NodeInfo, PodInfo } from '../cluster/types.ts';
 import { nodeCordonChanged } from '../framework/hints.ts';
 import { type FilterPlugin, type Status, status, success } from '../framework/types.ts';
+import type { Taint } from '../model/objects.ts';
 import { tolerationsTolerateTaint } from './taint-toleration.ts';
 
 /** Name of the plugin in the registry and in profiles. */

@@ -3,12 +3,12 @@
 import { describe, expect, it } from 'vitest';
 import { makeNodeWith, makePod, type PodInput } from '../../test/support/builders.ts';
 import { emptyObjectStore } from '../cluster/cluster-objects.ts';
-import type { Taint } from '../cluster/objects.ts';
 import { parseSpreadConstraints } from '../cluster/spread-constraints.ts';
 import type { ClusterSnapshot, NodeInfo, PodInfo, PodRecord } from '../cluster/types.ts';
 import { scheduleOne } from '../framework/cycle.ts';
 import { seededRng } from '../framework/rng.ts';
 import type { Code, CycleState, Profile } from '../framework/types.ts';
+import type { Taint } from '../model/objects.ts';
 import { computePreFilterState } from './pod-topology-spread/filtering.ts';
 import { spreadQueueingHint } from './pod-topology-spread/hints.ts';
 import {

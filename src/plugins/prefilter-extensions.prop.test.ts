@@ -4,12 +4,12 @@ import { describe, expect, it } from 'vitest';
 import { nodeObject, podObject } from '../../test/support/objects.ts';
 import { claimObject } from '../../test/support/volumes.ts';
 import { addPodToCopy, copyNode, removePodFromCopy } from '../cluster/node-what-if.ts';
-import type { PodObject } from '../cluster/objects.ts';
 import { podInfoFromObject } from '../cluster/pod-info.ts';
 import { evolve, initialState } from '../cluster/reducer.ts';
 import type { ClusterSnapshot, ClusterState, NodeInfo, PodInfo } from '../cluster/types.ts';
 import type { BerthEvent } from '../events/types.ts';
 import type { CycleState, FilterPlugin, PreFilterPlugin } from '../framework/types.ts';
+import type { PodObject } from '../model/objects.ts';
 import {
   type PreFilterState as AffinityState,
   preFilterStateKey as affinityKey,

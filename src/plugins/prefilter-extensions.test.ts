@@ -2,12 +2,12 @@
 import { describe, expect, it } from 'vitest';
 import { nodeObject, podObject } from '../../test/support/objects.ts';
 import { claimObject } from '../../test/support/volumes.ts';
-import type { PodObject } from '../cluster/objects.ts';
 import { podInfoFromObject } from '../cluster/pod-info.ts';
 import { evolve, initialState } from '../cluster/reducer.ts';
 import type { ClusterSnapshot, NodeInfo, PodInfo } from '../cluster/types.ts';
 import type { BerthEvent } from '../events/types.ts';
 import type { CycleState, FilterPlugin, PreFilterPlugin } from '../framework/types.ts';
+import type { PodObject } from '../model/objects.ts';
 import { preFilterStateKey as affinityKey, skipped } from './inter-pod-affinity/filtering.ts';
 import { interPodAffinity } from './inter-pod-affinity.ts';
 import { newCriticalPaths, updateCriticalPaths } from './pod-topology-spread/critical-paths.ts';

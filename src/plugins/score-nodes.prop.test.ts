@@ -2,9 +2,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { chargePod, Gi, makeNode, makePod } from '../../test/support/builders.ts';
-import type { Taint } from '../cluster/objects.ts';
 import type { ClusterSnapshot, ImageStateSummary, NodeInfo, PodInfo } from '../cluster/types.ts';
 import type { CycleState, ScorePlugin } from '../framework/types.ts';
+import type { Taint } from '../model/objects.ts';
 import { imageLocality } from './image-locality.ts';
 import { nodeResourcesBalancedAllocation } from './node-resources-balanced-allocation.ts';
 import { newNodeResourcesFit, nodeResourcesFit } from './node-resources-fit.ts';

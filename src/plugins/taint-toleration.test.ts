@@ -1,8 +1,8 @@
 // Table tests for TaintToleration, after kube's TestTaintTolerationFilter and TestTaintTolerationScore.
 import { describe, expect, it } from 'vitest';
 import { makeNode, makePod } from '../../test/support/builders.ts';
-import type { Taint, Toleration } from '../cluster/objects.ts';
 import { success } from '../framework/types.ts';
+import type { Taint, Toleration } from '../model/objects.ts';
 import {
   ErrReasonUntoleratedTaint,
   name,

@@ -1,6 +1,5 @@
 // TaintToleration: filter on NoSchedule/NoExecute taints, score on PreferNoSchedule taints.
 
-import type { Taint, Toleration } from '../cluster/objects.ts';
 import type { NodeInfo, PodInfo } from '../cluster/types.ts';
 import { nodeTaintsChanged } from '../framework/hints.ts';
 import {
@@ -10,6 +9,7 @@ import {
   status,
   success,
 } from '../framework/types.ts';
+import type { Taint, Toleration } from '../model/objects.ts';
 import { defaultNormalizeScore } from './normalize-score.ts';
 
 /** Name of the plugin in the registry and in profiles. */

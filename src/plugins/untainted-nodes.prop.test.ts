@@ -2,8 +2,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { chargePod, Gi, makeNode, makePod } from '../../test/support/builders.ts';
-import type { Toleration } from '../cluster/objects.ts';
 import type { FilterPlugin } from '../framework/types.ts';
+import type { Toleration } from '../model/objects.ts';
 import { registry } from './registry.ts';
 
 const toleration = fc.record(

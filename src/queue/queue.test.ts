@@ -1,6 +1,7 @@
 // Pins queue behaviour: priority then queue-entry order, removal, backoff math, pool, hints.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { backoffDelayMs } from '../../machines/backoff.ts';
 import { makeNode, makePod } from '../../test/support/builders.ts';
 import type { Charge, ClusterChange, NodeFacts } from '../cluster/types.ts';
 import {
@@ -13,7 +14,6 @@ import {
 } from '../framework/hints.ts';
 import type { QueueingHint } from '../framework/types.ts';
 import { ActiveQueue, comesBefore, type QueuedPod } from './active-queue.ts';
-import { backoffDelayMs } from './backoff.ts';
 import { changeCouldHelp, pluginsHelpedBy } from './requeue.ts';
 import { type ParkedPod, UnschedulablePool } from './unschedulable-pool.ts';
 

@@ -1,4 +1,5 @@
 // Finds a pod's decisions in a recorded log and replays the core to just before one (or to the end).
+
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CoreSnapshot } from '../core/snapshot.ts';
@@ -7,6 +8,7 @@ import { isEnvelope, LogError, LogReader, type LogRecord } from '../events/reade
 import type { SealKey } from '../events/seal.ts';
 import type { SealStatus } from '../events/seal-reader.ts';
 import type { CycleFailed, Envelope, PodReserved, PodUnschedulable } from '../events/types.ts';
+import { podKey } from '../model/keys.ts';
 import { type LineVisitor, readLogLines } from './log-lines.ts';
 import { ReplaySession } from './replay.ts';
 import { SegmentError, sealJoin } from './replay-file.ts';
@@ -78,7 +80,7 @@ function keyOfPod(pod: unknown): string | undefined {
   const meta = (pod as { metadata?: { name?: unknown; namespace?: unknown } } | undefined)
     ?.metadata;
   if (typeof meta?.name !== 'string') return undefined;
-  return `${typeof meta.namespace === 'string' && meta.namespace !== '' ? meta.namespace : 'default'}/${meta.name}`;
+  return podKey(typeof meta.namespace === 'string' ? meta.namespace : undefined, meta.name);
 }
 
 /** Runs `read` with LogErrors named by the part's file (as `berth replay` names them). */

@@ -5,6 +5,7 @@ import { merge, type Observable, Subject, type Subscription, takeUntil } from 'r
 import type { BinderCommand, CommandHandler, ReportCommand } from '../core/commands.ts';
 import type { BerthConfig } from '../core/config.ts';
 import { Scheduler, type Step, StepError } from '../core/scheduler.ts';
+import type { LiveObserver } from '../events/observer.ts';
 import type { LineSink, Recorder } from '../events/recorder.ts';
 import type { SealKey } from '../events/seal.ts';
 import type { DecisionEvent, Envelope, InputEvent, ResourceKind } from '../events/types.ts';
@@ -26,16 +27,6 @@ export interface LiveAdapters {
   idle?(): Promise<void>;
   /** Makes later commands no-ops. */
   stop?(): void;
-}
-
-/** Watches a live run for metrics: every envelope, and every cycle with its duration. */
-export interface LiveObserver {
-  /** Every input and decision, as it enters the log. */
-  envelope?(env: Envelope): void;
-  /** A scheduling cycle ran: its decisions and how long it took (seconds). */
-  cycle?(decisions: Envelope<DecisionEvent>[], seconds: number): void;
-  /** Leadership changed (also called once at start with the initial value). */
-  leading?(leading: boolean): void;
 }
 
 /** Where a rotated recording gets its next segment. */

@@ -1,7 +1,7 @@
 // Tests that observeAll hands every callback to each observer, even when one throws.
 import { describe, expect, it } from 'vitest';
+import type { LiveObserver } from '../events/observer.ts';
 import type { Envelope } from '../events/types.ts';
-import type { LiveObserver } from './live.ts';
 import { observeAll } from './observers.ts';
 
 describe('observeAll', () => {

@@ -1,5 +1,5 @@
 // One LiveObserver that hands every callback to several (metrics, bind health).
-import type { LiveObserver } from './live.ts';
+import type { LiveObserver } from '../events/observer.ts';
 
 /**
  * A LiveObserver that calls each of `observers` in turn. One that throws does not keep the

@@ -2,10 +2,10 @@
 import { from, lastValueFrom, Subject, toArray } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { nodeObject, podObject } from '../../test/support/objects.ts';
-import type { PodObject } from '../cluster/objects.ts';
 import { defaultConfig } from '../core/config.ts';
 import { Scheduler } from '../core/scheduler.ts';
 import type { InputEvent } from '../events/types.ts';
+import type { PodObject } from '../model/objects.ts';
 import { connectSources, dropUnchangedUpserts } from './pipeline.ts';
 
 function pod(name: string, o: { uid?: string; rv?: string; labels?: Record<string, string> } = {}) {

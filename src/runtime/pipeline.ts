@@ -1,4 +1,5 @@
 // The RxJS edge of the runtime: merges every input source into the scheduler's single log.
+
 import {
   filter,
   type MonoTypeOperatorFunction,
@@ -8,6 +9,7 @@ import {
 } from 'rxjs';
 import { isObjectKind, objectKeyOf } from '../cluster/cluster-objects.ts';
 import type { InputEvent, ResourceKind } from '../events/types.ts';
+import { podKey } from '../model/keys.ts';
 
 type Loose = Record<string, unknown>;
 
@@ -18,7 +20,7 @@ function identityOf(object: unknown, kind: ResourceKind): string | undefined {
   const name = typeof meta.name === 'string' ? meta.name : undefined;
   if (kind === 'Node') return name;
   if (typeof meta.uid === 'string' && meta.uid !== '') return meta.uid;
-  return name === undefined ? undefined : `${String(meta.namespace ?? 'default')}/${name}`;
+  return name === undefined ? undefined : podKey(String(meta.namespace ?? 'default'), name);
 }
 
 /** Structural equality of two JSON values (objects compared key by key, arrays in order). */

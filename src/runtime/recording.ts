@@ -1,10 +1,10 @@
 // Starts a recording: the log header every run writes, whatever drives it.
 
+import { berthVersion } from '../adapters/version.ts';
 import type { BerthConfig } from '../core/config.ts';
 import { logFormatVersion } from '../events/log-format.ts';
 import { type LineSink, Recorder } from '../events/recorder.ts';
 import type { SealKey } from '../events/seal.ts';
-import { berthVersion } from './version.ts';
 
 /**
  * A recorder whose header carries this berth's version, the seed and the config; a rotated

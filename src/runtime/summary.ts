@@ -1,7 +1,9 @@
 // Follows the log to report a run: which pods berth placed, which are not bound, in what state and why.
+
 import { DecisionDigest } from '../events/digest.ts';
 import type { Envelope } from '../events/types.ts';
 import { isDecision } from '../events/types.ts';
+import { podKey } from '../model/keys.ts';
 
 /**
  * Where a pod berth has not bound stands: `unschedulable` (its last attempt found no node;
@@ -123,7 +125,7 @@ export class SummaryTracker {
       case 'PodUpserted': {
         const meta = event.pod?.metadata;
         if (typeof meta?.name !== 'string' || typeof meta.uid !== 'string') return;
-        const key = `${meta.namespace ?? 'default'}/${meta.name}`;
+        const key = podKey(meta.namespace, meta.name);
         const nodeName = event.pod.spec?.nodeName;
         if (typeof nodeName === 'string' && nodeName !== '') {
           if (this.unboundUids.get(key) === meta.uid) this.unboundUids.delete(key);

@@ -2,7 +2,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { checkClusterInvariants } from '../../src/cluster/invariants.ts';
-import type { NodeObject, PodObject } from '../../src/cluster/objects.ts';
 import { evolve, initialState } from '../../src/cluster/reducer.ts';
 import type { Charge, ClusterState } from '../../src/cluster/types.ts';
 import {
@@ -12,6 +11,7 @@ import {
   inputEventTypes,
   type ResourceKind,
 } from '../../src/events/types.ts';
+import type { NodeObject, PodObject } from '../../src/model/objects.ts';
 import { berthPodModel } from '../support/generators.ts';
 import { demandOf } from '../support/oracles.ts';
 import { GPU, type PodModel, podObject } from '../support/run-models.ts';

@@ -2,7 +2,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { checkClusterInvariants } from '../../src/cluster/invariants.ts';
-import type { NodeObject, PodObject } from '../../src/cluster/objects.ts';
 import { SnapshotDataError } from '../../src/cluster/serialize.ts';
 import type { Command } from '../../src/core/commands.ts';
 import { defaultConfig } from '../../src/core/config.ts';
@@ -23,6 +22,7 @@ import {
   isDecision,
 } from '../../src/events/types.ts';
 import { seededRng } from '../../src/framework/rng.ts';
+import type { NodeObject, PodObject } from '../../src/model/objects.ts';
 import { simulate } from '../../src/runtime/simulate.ts';
 import { runScenario } from '../support/generators.ts';
 import { nodeObject, podObject } from '../support/objects.ts';

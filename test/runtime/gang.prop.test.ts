@@ -2,7 +2,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ManifestObject } from '../../src/adapters/sim/manifests.ts';
-import type { NodeObject, PodObject } from '../../src/cluster/objects.ts';
 import { podGroupKeyOf } from '../../src/cluster/pod-groups.ts';
 import type { ClusterState, PodInfo } from '../../src/cluster/types.ts';
 import { defaultConfig } from '../../src/core/config.ts';
@@ -11,6 +10,7 @@ import { parseLog } from '../../src/events/reader.ts';
 import { type Envelope, isDecision } from '../../src/events/types.ts';
 import { scheduleOne } from '../../src/framework/cycle.ts';
 import { seededRng } from '../../src/framework/rng.ts';
+import type { NodeObject, PodObject } from '../../src/model/objects.ts';
 import { profileFromConfig } from '../../src/plugins/registry.ts';
 import { replay } from '../../src/runtime/replay.ts';
 import { type ScriptedChange, simulate } from '../../src/runtime/simulate.ts';

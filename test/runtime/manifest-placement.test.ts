@@ -3,9 +3,9 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { admit, manifestInput } from '../../src/adapters/sim/admission.ts';
 import { parseManifests } from '../../src/adapters/sim/manifests.ts';
-import type { PodObject } from '../../src/cluster/objects.ts';
 import { defaultConfig } from '../../src/core/config.ts';
 import { parseLog } from '../../src/events/reader.ts';
+import type { PodObject } from '../../src/model/objects.ts';
 import { defaultHorizonMs, type SimulationOptions, simulate } from '../../src/runtime/simulate.ts';
 import { nodeObject, podObject } from '../support/objects.ts';
 

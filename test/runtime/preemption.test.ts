@@ -1,9 +1,9 @@
 // Preemption end to end on the simulated cluster: victims evicted, the preemptor bound, the log replayed.
 import { describe, expect, it } from 'vitest';
-import type { PodObject } from '../../src/cluster/objects.ts';
 import { defaultConfig } from '../../src/core/config.ts';
 import { parseLog } from '../../src/events/reader.ts';
 import type { DecisionEvent, Envelope } from '../../src/events/types.ts';
+import type { PodObject } from '../../src/model/objects.ts';
 import { replay } from '../../src/runtime/replay.ts';
 import { simulate } from '../../src/runtime/simulate.ts';
 import { nodeObject, podObject } from '../support/objects.ts';

@@ -2,12 +2,6 @@
 
 import { indexAffinityPod } from '../../src/cluster/charges.ts';
 import { newNodeInfo, refreshHeadroom } from '../../src/cluster/node-info.ts';
-import type {
-  NodeSelectorTerm,
-  PreferredSchedulingTerm,
-  Taint,
-  Toleration,
-} from '../../src/cluster/objects.ts';
 import type { ControllerRef } from '../../src/cluster/owner-ref.ts';
 import { noPodAffinity, type PodAffinityTerms } from '../../src/cluster/pod-affinity.ts';
 import type { PodVolume } from '../../src/cluster/pod-volumes.ts';
@@ -23,6 +17,12 @@ import type {
   PodInfo,
   Resources,
 } from '../../src/cluster/types.ts';
+import type {
+  NodeSelectorTerm,
+  PreferredSchedulingTerm,
+  Taint,
+  Toleration,
+} from '../../src/model/objects.ts';
 
 /** kube-scheduler's non-zero defaults used for scoring when a request is missing. */
 export const defaultMilliCPURequest = 100;

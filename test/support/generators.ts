@@ -6,7 +6,7 @@ import type {
   PreferredSchedulingTerm,
   Taint,
   Toleration,
-} from '../../src/cluster/objects.ts';
+} from '../../src/model/objects.ts';
 import type { Amounts, ContainerModel, PodModel, RunScenario } from './run-models.ts';
 import {
   assemble,

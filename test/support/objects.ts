@@ -5,7 +5,7 @@ import type {
   PodObject,
   RawResourceList,
   Taint,
-} from '../../src/cluster/objects.ts';
+} from '../../src/model/objects.ts';
 
 /** Options for {@link podObject}; anything omitted is left out of the manifest. */
 export interface PodOptions {

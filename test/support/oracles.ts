@@ -1,11 +1,12 @@
 // Oracles for simulated runs, independent of berth's parsers, plugins and reducer: brute-force fit and API truth.
+
+import type { Envelope } from '../../src/events/types.ts';
 import type {
   NodeSelectorRequirement,
   NodeSelectorTerm,
   Taint,
   Toleration,
-} from '../../src/cluster/objects.ts';
-import type { Envelope } from '../../src/events/types.ts';
+} from '../../src/model/objects.ts';
 import { type Amounts, MODEL_LABEL, type NodeModel, type PodModel } from './run-models.ts';
 
 /** MiB in bytes. */

@@ -7,7 +7,7 @@ import type {
   RawResourceList,
   Taint,
   Toleration,
-} from '../../src/cluster/objects.ts';
+} from '../../src/model/objects.ts';
 import type { ScriptedChange } from '../../src/runtime/simulate.ts';
 
 /**

@@ -1,5 +1,5 @@
 // Turns generated operations into a scenario: ops in time order, targets resolved by name.
-import type { Toleration } from '../../src/cluster/objects.ts';
+import type { Toleration } from '../../src/model/objects.ts';
 import type { Amounts, NodeModel, PodModel, Step } from './run-models.ts';
 
 /** Node names, in the order nodes are created. */

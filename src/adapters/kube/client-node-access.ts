@@ -1,6 +1,6 @@
 // The credentials berth leaves to client-node (exec plugins, auth providers, proxies): loaded only for a kubeconfig that uses them.
 import { KubeConfig } from '@kubernetes/client-node';
-import type { ClusterAccess, Kubeconfig } from './kubeconfig.ts';
+import type { ClusterAccess, CurrentContext } from './kubeconfig-types.ts';
 
 /**
  * A client-node KubeConfig holding `kc`'s current context (paths already absolute), whose
@@ -11,7 +11,7 @@ import type { ClusterAccess, Kubeconfig } from './kubeconfig.ts';
  * ES module (Node ≥ 20.19). A real `import()` would fail there: the bundle runs from a V8
  * code cache, and a script compiled from one has no dynamic-import callback in Node 20.
  */
-export function clientNodeAccess(kc: Kubeconfig): ClusterAccess {
+export function clientNodeAccess(kc: CurrentContext): ClusterAccess {
   const context = kc.getContextObject(kc.getCurrentContext());
   const cluster = kc.getCurrentCluster();
   const user = kc.getCurrentUser();

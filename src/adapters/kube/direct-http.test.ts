@@ -10,7 +10,7 @@ import {
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { localKubeConfig } from '../../../test/support/local-kubeconfig.ts';
-import { berthVersion } from '../../runtime/version.ts';
+import { berthVersion } from '../version.ts';
 import { ApiStatusError, describeApiError } from './api-error.ts';
 import { DirectHttp, type DirectWatchHandlers } from './direct-http.ts';
 import { ListFormatError } from './list-splitter.ts';

@@ -4,65 +4,25 @@ import { Agent, type RequestOptions } from 'node:https';
 import { isIPv6 } from 'node:net';
 import { dirname, isAbsolute, join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
+import { isRecord, type JsonRecord } from '../../model/record.ts';
+import type {
+  ClusterAccess,
+  CurrentContext,
+  KubeconfigCluster,
+  KubeconfigContext,
+  KubeconfigUser,
+} from './kubeconfig-types.ts';
+
+export type {
+  ClusterAccess,
+  KubeconfigCluster,
+  KubeconfigContext,
+  KubeconfigUser,
+} from './kubeconfig-types.ts';
 
 /** A kubeconfig that cannot be used as written (one line, without the file's name). */
 export class KubeconfigFormatError extends Error {
   override name = 'KubeconfigFormatError';
-}
-
-/** A cluster entry, with its file paths made absolute against the file that named them. */
-export interface KubeconfigCluster {
-  name: string;
-  /** The server URL without a trailing slash. */
-  server: string;
-  caFile?: string;
-  /** Base64 PEM. */
-  caData?: string;
-  skipTLSVerify: boolean;
-  tlsServerName?: string;
-  proxyUrl?: string;
-}
-
-/** A user entry (credentials), file paths absolute. */
-export interface KubeconfigUser {
-  name: string;
-  certFile?: string;
-  certData?: string;
-  keyFile?: string;
-  keyData?: string;
-  token?: string;
-  tokenFile?: string;
-  username?: string;
-  password?: string;
-  /** `as`: the user to impersonate. */
-  impersonateUser?: string;
-  /** An exec credential plugin's stanza, run by client-node. */
-  exec?: Record<string, unknown>;
-  /** An auth-provider stanza (oidc, …), run by client-node. */
-  authProvider?: Record<string, unknown>;
-}
-
-/** A context entry: which cluster, as which user. */
-export interface KubeconfigContext {
-  name: string;
-  cluster: string;
-  user: string;
-  namespace?: string;
-}
-
-/**
- * What DirectHttp needs of a configuration: the current cluster's server and the request
- * options its credentials give. client-node's KubeConfig has the same two methods.
- */
-export interface ClusterAccess {
-  getCurrentCluster(): { server: string } | null;
-  applyToHTTPSOptions(opts: RequestOptions): Promise<void>;
-}
-
-type Entries = Record<string, unknown>;
-
-function isEntries(value: unknown): value is Entries {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function text(value: unknown): string | undefined {
@@ -75,21 +35,25 @@ function absolute(root: string, file: string | undefined): string | undefined {
 }
 
 /** The entries of list `key` (`clusters`, …) as name, body and place, each checked to have a name. */
-function namedList(doc: Entries, key: string, body: string): Array<[string, Entries, string]> {
+function namedList(
+  doc: JsonRecord,
+  key: string,
+  body: string,
+): Array<[string, JsonRecord, string]> {
   const list = doc[key];
   if (list === undefined || list === null) return [];
   if (!Array.isArray(list)) throw new KubeconfigFormatError(`${key} is not a list`);
   return list.map((entry, i) => {
-    if (!isEntries(entry)) throw new KubeconfigFormatError(`${key}[${i}] is not a mapping`);
+    if (!isRecord(entry)) throw new KubeconfigFormatError(`${key}[${i}] is not a mapping`);
     const name = text(entry.name);
     if (name === undefined) throw new KubeconfigFormatError(`${key}[${i}].name is missing`);
     const inner = entry[body] ?? {};
-    if (!isEntries(inner)) throw new KubeconfigFormatError(`${key}[${i}].${body} is not a mapping`);
+    if (!isRecord(inner)) throw new KubeconfigFormatError(`${key}[${i}].${body} is not a mapping`);
     return [name, inner, `${key}[${i}]`];
   });
 }
 
-function clusterOf(name: string, c: Entries, root: string, where: string): KubeconfigCluster {
+function clusterOf(name: string, c: JsonRecord, root: string, where: string): KubeconfigCluster {
   const server = text(c.server);
   if (server === undefined) throw new KubeconfigFormatError(`${where}.cluster.server is missing`);
   return {
@@ -103,7 +67,7 @@ function clusterOf(name: string, c: Entries, root: string, where: string): Kubec
   };
 }
 
-function userOf(name: string, u: Entries, root: string): KubeconfigUser {
+function userOf(name: string, u: JsonRecord, root: string): KubeconfigUser {
   return {
     name,
     certFile: absolute(root, text(u['client-certificate'])),
@@ -115,12 +79,12 @@ function userOf(name: string, u: Entries, root: string): KubeconfigUser {
     username: text(u.username),
     password: typeof u.password === 'string' ? u.password : undefined,
     impersonateUser: text(u.as),
-    exec: isEntries(u.exec) ? u.exec : undefined,
-    authProvider: isEntries(u['auth-provider']) ? u['auth-provider'] : undefined,
+    exec: isRecord(u.exec) ? u.exec : undefined,
+    authProvider: isRecord(u['auth-provider']) ? u['auth-provider'] : undefined,
   };
 }
 
-function contextOf(name: string, c: Entries): KubeconfigContext {
+function contextOf(name: string, c: JsonRecord): KubeconfigContext {
   return {
     name,
     cluster: text(c.cluster) ?? '',
@@ -143,7 +107,7 @@ function pem(file: string | undefined, data: string | undefined): Buffer | undef
  * with a `proxy-url`, is handed to client-node, loaded only then (it costs ~17 MiB and
  * ~50 ms to load, which every other configuration is spared).
  */
-export class Kubeconfig implements ClusterAccess {
+export class Kubeconfig implements ClusterAccess, CurrentContext {
   readonly clusters = new Map<string, KubeconfigCluster>();
   readonly users = new Map<string, KubeconfigUser>();
   readonly contexts = new Map<string, KubeconfigContext>();
@@ -163,7 +127,7 @@ export class Kubeconfig implements ClusterAccess {
       throw new KubeconfigFormatError(String((error as Error).message).split('\n')[0]);
     }
     if (doc === null || doc === undefined) return;
-    if (!isEntries(doc)) throw new KubeconfigFormatError('the file is not a mapping');
+    if (!isRecord(doc)) throw new KubeconfigFormatError('the file is not a mapping');
     for (const [name, c, where] of namedList(doc, 'clusters', 'cluster'))
       if (!this.clusters.has(name)) this.clusters.set(name, clusterOf(name, c, root, where));
     for (const [name, u] of namedList(doc, 'users', 'user'))

@@ -1,6 +1,6 @@
 // Tests the event translation: listed and watched API objects become upsert and delete InputEvents.
 import { describe, expect, it } from 'vitest';
-import type { PodObject } from '../../cluster/objects.ts';
+import type { PodObject } from '../../model/objects.ts';
 import { deletedEvent, resourceVersionOf, upsertEvent } from './object-events.ts';
 
 const rawPod = {

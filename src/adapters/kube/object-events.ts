@@ -1,7 +1,7 @@
 // Event translation: API objects from a list or a watch become berth's upsert and delete InputEvents.
 import { isObjectKind, objectKeyOf } from '../../cluster/cluster-objects.ts';
-import type { NodeObject, PodObject } from '../../cluster/objects.ts';
 import type { InputEvent, ResourceKind } from '../../events/types.ts';
+import type { NodeObject, PodObject } from '../../model/objects.ts';
 import { trimNode, trimObject, trimPod } from '../trim.ts';
 
 type Loose = Record<string, unknown>;

@@ -1,5 +1,5 @@
 // The User-Agent berth sends the API server: who is asking, as client-go's `NAME/VERSION (OS/ARCH) …`.
-import { berthVersion } from '../../runtime/version.ts';
+import { berthVersion } from '../version.ts';
 
 /**
  * `berth/VERSION (OS/ARCH) node/VERSION`, in client-go's shape (`kube-scheduler/v1.34.10

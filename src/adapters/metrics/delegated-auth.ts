@@ -1,5 +1,7 @@
 // Delegated authentication (TokenReview) and authorization (SubjectAccessReview) for the secure status server, cached as kube's are.
+
 import { createHash } from 'node:crypto';
+import { isRecord } from '../../model/record.ts';
 
 /** Who a token belongs to, as the TokenReview answered. */
 export interface UserInfo {
@@ -80,10 +82,6 @@ class TtlCache<T> {
   }
 }
 
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 function stringList(v: unknown): string[] | undefined {
   return Array.isArray(v) && v.every((s) => typeof s === 'string') ? (v as string[]) : undefined;
 }
@@ -96,7 +94,7 @@ function reviewStatus(text: string): Record<string, unknown> | undefined {
   } catch {
     return undefined;
   }
-  return isObject(body) && isObject(body.status) ? body.status : {};
+  return isRecord(body) && isRecord(body.status) ? body.status : {};
 }
 
 /** Reads a TokenReview answer; anything malformed is "not authenticated", never a crash. */
@@ -104,13 +102,13 @@ export function readTokenReview(text: string): Authentication {
   const status = reviewStatus(text);
   if (status === undefined)
     return { authenticated: false, reason: 'the TokenReview answer is not JSON' };
-  const user = isObject(status.user) ? status.user : {};
+  const user = isRecord(status.user) ? status.user : {};
   if (status.authenticated !== true || typeof user.username !== 'string' || user.username === '') {
     const why = typeof status.error === 'string' && status.error !== '' ? status.error : '';
     return { authenticated: false, reason: why || 'the token is not valid' };
   }
   const groups = stringList(user.groups);
-  const extra = isObject(user.extra)
+  const extra = isRecord(user.extra)
     ? Object.fromEntries(
         Object.entries(user.extra).flatMap(([k, v]) => {
           const list = stringList(v);

@@ -1,8 +1,11 @@
 // Follows berth's own unbound pods through the log to derive kube's queue and attempt metrics.
+
 import { isRecord, nonEmptyString } from '../../cluster/fields.ts';
 import { parseSchedulingGates } from '../../cluster/pod-fields.ts';
-import { DEFAULT_SCHEDULER_NAME, podKey } from '../../cluster/pod-info.ts';
+import { DEFAULT_SCHEDULER_NAME } from '../../cluster/pod-info.ts';
 import type { DecisionEvent, Envelope } from '../../events/types.ts';
+import { podKey } from '../../model/keys.ts';
+import { isTerminal } from '../../model/phase.ts';
 import type { AttemptResult, QueueName } from './kube-instruments.ts';
 
 /** kube-scheduler's event labels for `scheduler_queue_incoming_pods_total{event}`. */
@@ -70,11 +73,7 @@ function podFacts(obj: unknown): PodFacts | undefined {
     uid: nonEmptyString(meta.uid) ?? key,
     key,
     schedulerName: nonEmptyString(spec.schedulerName) ?? DEFAULT_SCHEDULER_NAME,
-    unbound:
-      nonEmptyString(spec.nodeName) === undefined &&
-      !terminating &&
-      phase !== 'Succeeded' &&
-      phase !== 'Failed',
+    unbound: nonEmptyString(spec.nodeName) === undefined && !terminating && !isTerminal(phase),
     gated: parseSchedulingGates(spec.schedulingGates).length > 0,
   };
 }

@@ -1,9 +1,9 @@
 // Tests that envelopes and cycles become kube-scheduler's metrics (and berth's) as a scrape shows them.
 import { beforeEach, describe, expect, it } from 'vitest';
 import { parseSamples } from '../../../test/support/prometheus-text.ts';
-import type { PodObject } from '../../cluster/objects.ts';
 import type { PendingCounts } from '../../core/scheduler.ts';
 import type { BerthEvent, DecisionEvent, Envelope } from '../../events/types.ts';
+import type { PodObject } from '../../model/objects.ts';
 import { attemptsLabel } from './kube-instruments.ts';
 import { SchedulerMetrics } from './scheduler-metrics.ts';
 

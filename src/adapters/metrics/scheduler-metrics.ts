@@ -1,8 +1,8 @@
 // Prometheus metrics of a live run, with kube-scheduler's names: a LiveObserver over berth's log.
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import type { PendingCounts } from '../../core/scheduler.ts';
+import type { LiveObserver } from '../../events/observer.ts';
 import { type DecisionEvent, type Envelope, isDecision } from '../../events/types.ts';
-import type { LiveObserver } from '../../runtime/live.ts';
 import { type BerthInstruments, registerBerthMetrics } from './berth-instruments.ts';
 import {
   attemptsLabel,

@@ -1,7 +1,7 @@
 // The simulated API server's admission agrees with kube-apiserver 1.34 and refuses what it refuses.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import type { PodObject } from '../../cluster/objects.ts';
+import type { PodObject } from '../../model/objects.ts';
 import { type AdmissionInput, admit, manifestInput } from './admission.ts';
 import { parseManifests } from './manifests.ts';
 import { generateWorkload } from './workload.ts';

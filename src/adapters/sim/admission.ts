@@ -1,6 +1,8 @@
 // What the API server does to manifests before a scheduler sees them: validation, defaulting, admission.
-import type { NodeObject, PodObject } from '../../cluster/objects.ts';
+
 import { parseQuantity } from '../../cluster/quantity.ts';
+import type { NodeObject, PodObject } from '../../model/objects.ts';
+import { isRecord } from '../../model/record.ts';
 import {
   ManifestError,
   type ManifestKind,
@@ -49,10 +51,6 @@ const unreachableToleration = Object.freeze({
 
 type Loose = Record<string, unknown>;
 
-function isObject(value: unknown): value is Loose {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** Reads a set of parsed manifests as admission input. */
 export function manifestInput(m: Manifests): AdmissionInput {
   return { ...m, originOf: (kind, index) => m.origins[kind][index] ?? `${kind} ${index}` };
@@ -73,9 +71,9 @@ function alreadyStored(pod: PodObject): boolean {
  * reports it where it was written.
  */
 function defaultRequests(container: unknown): unknown {
-  if (!isObject(container) || !isObject(container.resources)) return container;
+  if (!isRecord(container) || !isRecord(container.resources)) return container;
   const { limits, requests } = container.resources;
-  if (!isObject(limits) || (requests !== undefined && requests !== null && !isObject(requests)))
+  if (!isRecord(limits) || (requests !== undefined && requests !== null && !isRecord(requests)))
     return container;
   const defaulted: Loose = { ...(requests ?? {}) };
   let added = false;
@@ -96,7 +94,7 @@ function defaultContainerList(list: unknown): unknown {
 function tolerates(tolerations: readonly unknown[], key: string): boolean {
   return tolerations.some(
     (t) =>
-      isObject(t) &&
+      isRecord(t) &&
       (t.key === key || t.key === undefined || t.key === '') &&
       (t.effect === 'NoExecute' || t.effect === undefined || t.effect === ''),
   );

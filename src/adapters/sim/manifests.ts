@@ -1,8 +1,10 @@
 // Reads Kubernetes manifests (multi-document YAML, or JSON including v1 List) into nodes, pods and PriorityClasses.
+
 import { parseAllDocuments } from 'yaml';
 import { isObjectKind, type ObjectKind, objectKinds } from '../../cluster/cluster-objects.ts';
-import type { NodeObject, PodObject } from '../../cluster/objects.ts';
 import { podGroupApiVersion } from '../../cluster/pod-groups.ts';
+import type { NodeObject, PodObject } from '../../model/objects.ts';
+import { isRecord } from '../../model/record.ts';
 
 /** A `scheduling.k8s.io/v1` PriorityClass as read from a manifest (fields unchecked). */
 export interface PriorityClassObject {
@@ -50,12 +52,6 @@ export class ManifestError extends Error {
 export const maxManifestDepth = 1000;
 /** YAML alias expansions allowed per document (the `yaml` package's guard, made explicit). */
 const maxAliasCount = 100;
-
-type Loose = Record<string, unknown>;
-
-function isObject(value: unknown): value is Loose {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** The nesting depth of a parsed value, measured without recursion; stops past `limit`. */
 function depthExceeds(root: unknown, limit: number): boolean {
@@ -130,7 +126,7 @@ function collect(value: unknown, where: string, into: Manifests): void {
     for (const [i, item] of value.entries()) collect(item, `${where}[${i}]`, into);
     return;
   }
-  if (!isObject(value))
+  if (!isRecord(value))
     throw new ManifestError(`${where}: expected a Kubernetes object, got ${describe(value)}`);
   const kind = value.kind;
   if (typeof kind !== 'string') throw new ManifestError(`${where}: object has no "kind"`);
@@ -159,7 +155,7 @@ function collect(value: unknown, where: string, into: Manifests): void {
     return;
   }
   const meta = value.metadata;
-  if (!isObject(meta) || typeof meta.name !== 'string' || meta.name === '') {
+  if (!isRecord(meta) || typeof meta.name !== 'string' || meta.name === '') {
     throw new ManifestError(`${where}: ${kind} has no metadata.name`);
   }
   if (isObjectKind(kind)) {
@@ -171,7 +167,7 @@ function collect(value: unknown, where: string, into: Manifests): void {
     into.priorityClasses.push(value as unknown as PriorityClassObject);
     return;
   }
-  if (value.spec !== undefined && value.spec !== null && !isObject(value.spec))
+  if (value.spec !== undefined && value.spec !== null && !isRecord(value.spec))
     throw new ManifestError(`${where}: ${kind} ${meta.name}: spec must be an object`);
   if (kind === 'Node') into.nodes.push(value as unknown as NodeObject);
   else into.pods.push({ ...value, spec: value.spec ?? {} } as unknown as PodObject);

@@ -1,9 +1,9 @@
 // Pins what the simulated API server serves: relists, preemption's writes (evictions, nominations), PodGroup reports.
 import { describe, expect, it } from 'vitest';
 import { nodeObject, podObject } from '../../../test/support/objects.ts';
-import type { PodObject } from '../../cluster/objects.ts';
 import type { InputEvent } from '../../events/types.ts';
 import { seededRng } from '../../framework/rng.ts';
+import type { PodObject } from '../../model/objects.ts';
 import { SimCluster } from './sim-cluster.ts';
 
 describe('SimCluster relist', () => {

@@ -1,11 +1,13 @@
 // An in-process cluster: serves nodes and pods as events and applies binds, evictions and nominations.
+
 import { type Observable, Subject } from 'rxjs';
 import { objectKinds } from '../../cluster/cluster-objects.ts';
-import type { NodeObject, PodObject } from '../../cluster/objects.ts';
 import type { BinderCommand, CommandHandler, ReportCommand } from '../../core/commands.ts';
 import type { GroupReport } from '../../core/ports.ts';
 import type { AttemptRef, InputEvent, PodRef } from '../../events/types.ts';
 import type { Rng } from '../../framework/rng.ts';
+import { podKey } from '../../model/keys.ts';
+import type { NodeObject, PodObject } from '../../model/objects.ts';
 import { trimNode, trimObject, trimPod } from '../trim.ts';
 import type { ManifestObject } from './manifests.ts';
 
@@ -36,7 +38,7 @@ export interface SimClusterOptions {
 }
 
 function keyOf(pod: PodObject): string {
-  return `${pod.metadata.namespace ?? 'default'}/${pod.metadata.name}`;
+  return podKey(pod.metadata.namespace, pod.metadata.name);
 }
 
 function hasGates(pod: PodObject): boolean {

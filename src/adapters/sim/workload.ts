@@ -1,6 +1,7 @@
 // Generates a SchedulingBasic-like workload: identical nodes, small pods, seeded.
-import type { NodeObject, PodObject } from '../../cluster/objects.ts';
+
 import { seededRng } from '../../framework/rng.ts';
+import type { NodeObject, PodObject } from '../../model/objects.ts';
 
 /** A generated cluster. */
 export interface Workload {

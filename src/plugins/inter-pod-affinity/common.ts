@@ -61,3 +61,11 @@ export function hasPreferredTerms(pod: PodInfo): boolean {
   const t = pod.podAffinity;
   return t.preferredAffinityTerms.length > 0 || t.preferredAntiAffinityTerms.length > 0;
 }
+
+/** The plugin's scoring arguments (kube's InterPodAffinityArgs). */
+export interface ScoringArgs {
+  /** Weight of an existing pod's required affinity term that the incoming pod matches (0–100). */
+  readonly hardPodAffinityWeight: number;
+  /** Skip scoring of pods without preferred terms (existing pods' terms then count for nothing). */
+  readonly ignorePreferredTermsOfExistingPods: boolean;
+}

@@ -13,10 +13,13 @@ import {
   name,
   namespaceLabels,
   noAffinityPods,
+  type ScoringArgs,
   termMatches,
 } from './common.ts';
 import { TopologySums } from './topology-sums.ts';
 import { walkTopologyScore } from './walk.ts';
+
+export type { ScoringArgs } from './common.ts';
 
 /** The cycle-state key of the PreScore data (kube's "PreScore" + plugin name). */
 export const preScoreStateKey = `PreScore${name}`;
@@ -24,14 +27,6 @@ export const preScoreStateKey = `PreScore${name}`;
 /** What PreScore leaves for Score: topology key → value → summed weight (kube's scoreMap). */
 export interface PreScoreState {
   readonly topologyScore: TopologySums;
-}
-
-/** The plugin's scoring arguments (kube's InterPodAffinityArgs). */
-export interface ScoringArgs {
-  /** Weight of an existing pod's required affinity term that the incoming pod matches (0–100). */
-  readonly hardPodAffinityWeight: number;
-  /** Skip scoring of pods without preferred terms (existing pods' terms then count for nothing). */
-  readonly ignorePreferredTermsOfExistingPods: boolean;
 }
 
 /** Adds the groups of equal existing terms that `pod` matches, each member × `weight(group)`. */

@@ -6,9 +6,9 @@ import {
   matchesAllTerms,
   mergeTermNamespaces,
   namespaceLabels,
+  type ScoringArgs,
   termMatches,
 } from './common.ts';
-import type { ScoringArgs } from './scoring.ts';
 
 /**
  * Counts or weights per topology pair (kube's topologyToMatchedTermCount / scoreMap):

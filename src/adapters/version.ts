@@ -1,12 +1,12 @@
-// berth's version, written into every log header.
+// berth's version (read from its own package.json), written into every log header and User-Agent.
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /**
  * Reads the version from berth's own package.json, found by walking up from this module:
- * it sits two levels up in a checkout (src/runtime), three in the compiled tree
- * (dist/src/runtime) and one in the bundle (dist/berth.cjs, where esbuild makes `import.meta.url`
+ * it sits two levels up in a checkout (src/adapters), three in the compiled tree
+ * (dist/src/adapters) and one in the bundle (dist/berth.cjs, where esbuild makes `import.meta.url`
  * the bundle's own URL).
  */
 function readOwnVersion(): string {

@@ -1,4 +1,4 @@
-// Backoff after a failed attempt: initial × 2^(attempts−1), capped, without overflow.
+// Backoff after a failed attempt: initial × 2^(attempts−1), capped, without overflow (the pod machine's named delay; the queue re-exports it).
 
 /** Backoff settings in milliseconds (kube-scheduler: 1 s initial, 10 s max). */
 export interface BackoffConfig {

@@ -1,0 +1,70 @@
+// The object kinds besides Node and Pod that berth lists, watches and logs, and their keys.
+import { nameOfObject, podKeyOfObject } from './keys.ts';
+
+/**
+ * The kinds besides Node and Pod that berth lists, watches and logs, each trimmed to what
+ * a plugin reads. They enter the log as `ObjectUpserted` / `ObjectDeleted`.
+ */
+export type ObjectKind =
+  | 'Namespace'
+  | 'Service'
+  | 'ReplicaSet'
+  | 'StatefulSet'
+  | 'ReplicationController'
+  | 'PersistentVolumeClaim'
+  | 'PersistentVolume'
+  | 'StorageClass'
+  | 'CSINode'
+  | 'PodDisruptionBudget'
+  | 'PodGroup';
+
+/** Every object kind, in the order the live runtime starts their watches. */
+export const objectKinds: readonly ObjectKind[] = Object.freeze([
+  'Namespace',
+  'Service',
+  'ReplicaSet',
+  'StatefulSet',
+  'ReplicationController',
+  'PersistentVolumeClaim',
+  'PersistentVolume',
+  'StorageClass',
+  'CSINode',
+  'PodDisruptionBudget',
+  'PodGroup',
+]);
+
+const namespaced: ReadonlySet<ObjectKind> = new Set<ObjectKind>([
+  'Service',
+  'ReplicaSet',
+  'StatefulSet',
+  'ReplicationController',
+  'PersistentVolumeClaim',
+  'PodDisruptionBudget',
+  'PodGroup',
+]);
+
+/**
+ * The kinds served by a CustomResourceDefinition that may not be installed: berth runs
+ * without them (their relist ends `unavailable`) and says what that holds up.
+ */
+export const optionalObjectKinds: ReadonlySet<ObjectKind> = new Set<ObjectKind>(['PodGroup']);
+
+/** True for the object kinds that live in a namespace (their key is `namespace/name`). */
+export function isNamespacedKind(kind: ObjectKind): boolean {
+  return namespaced.has(kind);
+}
+
+const kindSet: ReadonlySet<string> = new Set(objectKinds);
+
+/** True when `v` names an object kind. */
+export function isObjectKind(v: unknown): v is ObjectKind {
+  return typeof v === 'string' && kindSet.has(v);
+}
+
+/**
+ * The key of a raw object of `kind`: `namespace/name` (namespace defaulting to `default`)
+ * for namespaced kinds, `name` for cluster-scoped ones; undefined when it has no name.
+ */
+export function objectKeyOf(kind: ObjectKind, raw: unknown): string | undefined {
+  return isNamespacedKind(kind) ? podKeyOfObject(raw) : nameOfObject(raw);
+}
