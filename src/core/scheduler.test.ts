@@ -11,7 +11,7 @@ import { defaultProfile } from '../plugins/registry.ts';
 import type { BinderCommand, Command, ReportCommand, TimerCommand } from './commands.ts';
 import { type BerthConfig, defaultConfig } from './config.ts';
 import type { PodScheduledReason } from './ports.ts';
-import { Scheduler, type Step } from './scheduler.ts';
+import { Scheduler, type Step, StepError } from './scheduler.ts';
 
 /** A clock that records what is armed (by `<timer> <uid>`) and every timer command. */
 class FakeTimers {
@@ -612,6 +612,36 @@ describe('Scheduler: what it tells the effect adapter', () => {
     h.events(node('n1'), upsert(pod('theirs', { schedulerName: 'default-scheduler' })));
     expect(h.core.inFlightCount).toBe(0);
     expect(h.drain()).toEqual([]);
+  });
+
+  it('a step that fails part way throws StepError carrying what it did, so the log stays whole', () => {
+    const broken = new Error('a bug in the core');
+    const core = new Scheduler({
+      config: defaultConfig,
+      seed: 1,
+      inspect: (phase, env) => {
+        if (phase === 'after' && env.event.type === 'BindRequested') throw broken;
+      },
+    });
+    core.ingest(node('n1'), 0);
+    core.ingest(upsert(pod('a')), 0);
+    let thrown: unknown;
+    try {
+      core.cycle(1);
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(StepError);
+    const step = (thrown as StepError).step;
+    expect((thrown as StepError).cause).toBe(broken);
+    expect(step.decisions.map((e) => [e.seq, e.event.type])).toEqual([
+      [3, 'PodReserved'],
+      [4, 'BindRequested'],
+    ]);
+    expect(step.commands.map((c) => c.kind)).toEqual(['bind']);
+    // The next step goes on from there: nothing of the failed one is left in the core's buffer.
+    expect(core.ingest(node('n2'), 2).decisions).toEqual([]);
+    expect(core.lastSeq).toBe(5);
   });
 
   it('stamps every decision with the next seq after the input that led to it', () => {

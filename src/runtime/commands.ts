@@ -35,10 +35,3 @@ export function executeCommands(commands: readonly Command[], to: CommandTargets
     }
   }
 }
-
-/** Targets that drop every command (replay: the log already holds the results). */
-export const noCommandTargets: CommandTargets = {
-  binder: { execute: () => {} },
-  reports: { execute: () => {} },
-  timers: { execute: () => {} },
-};
