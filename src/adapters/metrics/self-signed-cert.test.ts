@@ -8,12 +8,13 @@ import { selfSignedCert } from './self-signed-cert.ts';
 
 const notBefore = new Date('2026-11-28T05:00:00Z');
 const notAfter = new Date('2027-11-28T06:00:00Z');
-const made = selfSignedCert({
+const opts = {
   commonName: 'berth@1795842000',
   hosts: ['localhost', 'berth-7d9f.example', '127.0.0.1', '::1', 'fd00::1:2'],
   notBefore,
   notAfter,
-});
+};
+const made = selfSignedCert(opts);
 const x509 = new X509Certificate(made.cert);
 
 describe('selfSignedCert', () => {
@@ -66,6 +67,19 @@ describe('selfSignedCert', () => {
       socket.destroy();
     } finally {
       server.close();
+    }
+  });
+
+  it('encodes every serial as a minimal positive INTEGER: a random first byte of 0x00 once made one certificate in 256 unreadable ("illegal padding")', () => {
+    for (const first of [0x00, 0x01, 0x7f, 0x80, 0xff]) {
+      const bytes = Buffer.alloc(16, 0x10);
+      bytes[0] = first;
+      const cert = selfSignedCert({ ...opts, serialBytes: bytes });
+      const parsed = new X509Certificate(cert.cert);
+      const serial = Buffer.from(parsed.serialNumber, 'hex');
+      expect(serial.length).toBe(16);
+      expect(serial[0]).toBeGreaterThanOrEqual(0x40);
+      expect(serial[0]).toBeLessThan(0x80);
     }
   });
 

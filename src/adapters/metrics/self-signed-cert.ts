@@ -18,6 +18,19 @@ export interface SelfSignedOptions {
   notBefore: Date;
   /** When it stops being valid. */
   notAfter: Date;
+  /** The serial's 16 random bytes (default: fresh from the CSPRNG; tests pass their own). */
+  serialBytes?: Buffer;
+}
+
+/**
+ * A positive serial number whose DER INTEGER is minimal: the first byte has its top bit
+ * clear (positive) and a bit below it set, so it is never a leading zero, which X.509
+ * parsers refuse ("illegal padding") when the next byte is below 0x80.
+ */
+export function certificateSerial(random: Buffer): Buffer {
+  const serial = Buffer.from(random);
+  serial[0] = ((serial[0] ?? 0) & 0x7f) | 0x40;
+  return serial;
 }
 
 /** A DER TLV: tag, definite length, contents. */
@@ -90,8 +103,7 @@ function name(commonName: string): Buffer {
 export function selfSignedCert(opts: SelfSignedOptions): ServingCert {
   const { publicKey, privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
   const spki = publicKey.export({ type: 'spki', format: 'der' });
-  const serial = randomBytes(16);
-  serial[0] = (serial[0] ?? 0) & 0x7f; // positive
+  const serial = certificateSerial(opts.serialBytes ?? randomBytes(16));
   const keyId = createHash('sha1').update(spki).digest();
   const tbs = sequence(
     tlv(0xa0, tlv(0x02, Buffer.from([2]))), // version 3
