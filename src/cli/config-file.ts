@@ -3,6 +3,7 @@ import { parseAllDocuments } from 'yaml';
 import { type LoadedConfig, readConfigDocuments } from '../config/config-file.ts';
 import { ConfigError } from '../config/read.ts';
 import { type BerthConfig, parseConfig, withFreshRunDefaults } from '../core/config.ts';
+import { type KubeRelease, KubeReleaseError, parseKubeRelease } from '../model/kube-release.ts';
 import { CliError } from './errors.ts';
 import { readTextFile } from './files.ts';
 
@@ -33,22 +34,42 @@ export function readConfigFile(path: string | undefined): LoadedConfig | undefin
 
 /**
  * The config that shapes decisions (recorded in the log header): the file's (defaults
- * without one), with `--scheduler-name` over a plain file's `schedulerName`. A
- * KubeSchedulerConfiguration names its schedulers in its profiles, so the flag is a usage
- * error (exit 2) with one. Values parseConfig refuses are one-line CliErrors (exit 1).
+ * without one), with `--scheduler-name` over a plain file's `schedulerName` and
+ * `--emulated-version` over the file's `emulatedVersion`. A KubeSchedulerConfiguration
+ * names its schedulers in its profiles, so `--scheduler-name` is a usage error (exit 2)
+ * with one. Values parseConfig refuses are one-line CliErrors (exit 1); an emulated
+ * version berth cannot emulate is a usage error.
  */
-export function decisionConfig(file: LoadedConfig | undefined, name?: string): BerthConfig {
+export function decisionConfig(
+  file: LoadedConfig | undefined,
+  name?: string,
+  emulatedVersion?: string,
+): BerthConfig {
   if (name !== undefined && file?.format === 'kube')
     throw new CliError(
       '--scheduler-name cannot be used with a KubeSchedulerConfiguration: name the schedulers in its profiles[].schedulerName',
       2,
     );
   const raw = file?.config ?? {};
+  const release =
+    emulatedVersion === undefined ? {} : { emulatedVersion: emulatedFlag(emulatedVersion) };
   try {
-    return withFreshRunDefaults(
-      parseConfig(name === undefined ? raw : { ...raw, schedulerName: name }),
-    );
+    return withFreshRunDefaults({
+      ...parseConfig(name === undefined ? raw : { ...raw, schedulerName: name }),
+      ...release,
+    });
   } catch (error) {
     throw new CliError((error as Error).message);
+  }
+}
+
+/** Reads `--emulated-version`; a release berth cannot emulate is a usage error (exit 2). */
+export function emulatedFlag(text: string): KubeRelease {
+  try {
+    return parseKubeRelease(text);
+  } catch (error) {
+    if (error instanceof KubeReleaseError)
+      throw new CliError(`--emulated-version: ${error.message}`, 2);
+    throw error;
   }
 }

@@ -100,8 +100,12 @@ function print(doc: ExplainDocument, json: boolean): void {
  * reads it) or the defaults, with `--scheduler-name` as berth's name when the file names
  * no profiles (with profiles, their names are berth's).
  */
-function flagsConfig(path: string | undefined, schedulerName: string | undefined): BerthConfig {
-  const config = simulateConfig(path);
+function flagsConfig(
+  path: string | undefined,
+  schedulerName: string | undefined,
+  emulatedVersion: string | undefined,
+): BerthConfig {
+  const config = simulateConfig(path, emulatedVersion);
   if (schedulerName === undefined) return config;
   if (schedulerName === '') throw new FlagError('--scheduler-name must not be empty');
   if (config.profiles !== undefined)
@@ -123,6 +127,7 @@ export async function explainCommand(argv: string[]): Promise<void> {
       context: { type: 'string' },
       seed: { type: 'string' },
       'scheduler-name': { type: 'string' },
+      'emulated-version': { type: 'string' },
       config: { type: 'string' },
       'record-key': { type: 'string' },
       json: { type: 'boolean' },
@@ -144,13 +149,14 @@ export async function explainCommand(argv: string[]): Promise<void> {
     logged &&
     (values.seed !== undefined ||
       values['scheduler-name'] !== undefined ||
+      values['emulated-version'] !== undefined ||
       values.config !== undefined)
   )
     throw new FlagError(
-      '--seed, --scheduler-name and --config come from the log header with --log',
+      '--seed, --scheduler-name, --emulated-version and --config come from the log header with --log',
     );
   const seed = intFlag(values.seed, 'seed', 1, 0, 2 ** 32 - 1);
-  const config = flagsConfig(values.config, values['scheduler-name']);
+  const config = flagsConfig(values.config, values['scheduler-name'], values['emulated-version']);
   const json = values.json === true;
   if (logged) {
     const seq =

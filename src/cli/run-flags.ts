@@ -54,6 +54,7 @@ export function readRunFlags(argv: string[]): RunFlags {
     kubeconfig: { type: 'string' },
     context: { type: 'string' },
     'scheduler-name': { type: 'string' },
+    'emulated-version': { type: 'string' },
     record: { type: 'string' },
     'record-key': { type: 'string' },
     qps: { type: 'string' },
@@ -107,7 +108,7 @@ export function readRunFlags(argv: string[]): RunFlags {
   checkPlainBindAddress(options.metricsBindAddress);
   const secure = readSecureServing(values);
   const tls = secure.port === 0 ? undefined : servingCert(secure, hostname(), new Date());
-  const config = decisionConfig(file, values['scheduler-name']);
+  const config = decisionConfig(file, values['scheduler-name'], values['emulated-version']);
   return {
     level,
     kubeconfig: values.kubeconfig ?? connection.kubeconfig,

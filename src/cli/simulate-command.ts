@@ -80,13 +80,13 @@ export function loadCluster(sources: ClusterSources): AdmittedCluster {
 
 /**
  * The config of `--config FILE` (the same file `berth run` reads: its run-only keys are
- * checked, then not used), or the defaults. One-line CliErrors for anything refused.
+ * checked, then not used), or the defaults, as a fresh run records it, with
+ * `--emulated-version` applied. One-line CliErrors for anything refused.
  */
-export function simulateConfig(path: string | undefined): BerthConfig {
+export function simulateConfig(path: string | undefined, emulatedVersion?: string): BerthConfig {
   const file = readConfigFile(path);
-  if (file === undefined) return defaultConfig;
-  readRunOptions({}, file.run);
-  return decisionConfig(file);
+  if (file !== undefined) readRunOptions({}, file.run);
+  return decisionConfig(file, undefined, emulatedVersion);
 }
 
 /** The longest `--horizon` accepted: a virtual year. */
@@ -146,6 +146,7 @@ export function simulateCommand(argv: string[]): void {
     'bind-failure-rate': { type: 'string' },
     horizon: { type: 'string' },
     config: { type: 'string' },
+    'emulated-version': { type: 'string' },
     json: { type: 'boolean' },
   });
   if ((values.nodes === undefined) !== (values.pods === undefined)) {
@@ -155,7 +156,7 @@ export function simulateCommand(argv: string[]): void {
   const bindLatencyMs = intFlag(values['bind-latency-ms'], 'bind-latency-ms', 5, 0, 3_600_000);
   const bindFailureRate = numberFlag(values['bind-failure-rate'], 'bind-failure-rate', 0, 0, 1);
   const horizonMs = horizonFlag(values.horizon);
-  const config = simulateConfig(values.config);
+  const config = simulateConfig(values.config, values['emulated-version']);
   const { nodes, pods, objects } = loadCluster({
     files: values.cluster ?? (values.nodes === undefined ? [demoClusterPath] : []),
     ...(values.nodes === undefined

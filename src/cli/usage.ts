@@ -1,7 +1,7 @@
 // The usage text of every `berth` command, as `berth help` and `berth CMD --help` print it.
 
 const runUsage = `berth run [--kubeconfig PATH] [--context NAME] [--scheduler-name berth]
-          [--record LOG [--record-key FILE]]
+          [--emulated-version 1.37] [--record LOG [--record-key FILE]]
           [--qps Q --burst B] [--events-qps Q --events-burst B]
           [--config FILE] [--seed S] [--log-level info]
           [--leader-elect=true|false] [--leader-elect-lease-duration 15s]
@@ -18,6 +18,8 @@ Schedules a real cluster's pods (those with spec.schedulerName: berth) until SIG
   --kubeconfig, --context       which cluster (default: in-cluster, else KUBECONFIG or
                                 ~/.kube/config)
   --scheduler-name NAME         the schedulerName this scheduler answers to (default berth)
+  --emulated-version V          schedule as kube-scheduler V would: 1.34, 1.35, 1.36 or 1.37
+                                (default 1.37); recorded in the log header
   --record LOG                  write every input and decision to LOG for berth replay
   --record-key FILE             seal the recording: a chained HMAC-SHA-256 on every line
                                 with the key in FILE (raw bytes, at least 32), so replay
@@ -55,7 +57,7 @@ Schedules a real cluster's pods (those with spec.schedulerName: berth) until SIG
 
 const simulateUsage = `berth simulate [--cluster FILE]... [--nodes N --pods M] [--seed S]
                [--record LOG [--record-key FILE]] [--bind-latency-ms X] [--bind-failure-rate P] [--horizon 15m] [--config FILE]
-               [--json]
+               [--emulated-version 1.37] [--json]
 
 Schedules pods on the in-process simulated cluster, on a virtual clock.
   --cluster FILE            Kubernetes manifests (YAML or JSON; repeatable); without
@@ -70,6 +72,7 @@ Schedules pods on the in-process simulated cluster, on a virtual clock.
                             the summary says when it was reached
   --config FILE             the config file berth run reads (plain keys, or a
                             KubeSchedulerConfiguration with profiles)
+  --emulated-version V      schedule as kube-scheduler V: 1.34–1.37 (default 1.37)
   --json                    print exactly one JSON object instead of the summary
 `;
 
@@ -91,7 +94,8 @@ with its key shows a forged, removed, moved or cut line.
 
 const explainUsage = `berth explain NS/POD [--cluster FILE... | --log LOG|DIR [--seq N] [--record-key FILE]
               | --kubeconfig PATH]
-              [--context NAME] [--config FILE] [--scheduler-name berth] [--seed S] [--json]
+              [--context NAME] [--config FILE] [--scheduler-name berth] [--seed S]
+              [--emulated-version 1.37] [--json]
 
 Explains one scheduling cycle of a pod: every node's filter verdicts (a node's filters stop
 at its first rejection, as in kube), the PreFilter results and narrowing, the sampling
@@ -115,6 +119,8 @@ message. POD alone means namespace default.
   --scheduler-name NAME     berth's scheduler name (default berth; not with --log, nor
                             with --config profiles)
   --seed S                  the tie-breaking seed (default 1; not with --log)
+  --emulated-version V      explain as kube-scheduler V would schedule: 1.34–1.37 (default
+                            1.37; not with --log: the log header's is used)
   --json                    print exactly one JSON object instead of the tables
 `;
 

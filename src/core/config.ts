@@ -2,6 +2,12 @@
 
 import { type BackoffConfig, defaultBackoff } from '../../machines/backoff.ts';
 import type { Profile } from '../framework/types.ts';
+import {
+  type KubeRelease,
+  latestKubeRelease,
+  parseKubeRelease,
+  unrecordedKubeRelease,
+} from '../model/kube-release.ts';
 import { isRecord } from '../model/record.ts';
 import { defaultPostFilters, profileFromConfig, type ScoreConfig } from '../plugins/registry.ts';
 
@@ -55,6 +61,17 @@ export interface BerthConfig {
    * replay does the same; fresh runs record it.
    */
   gangs?: GangConfig;
+  /**
+   * The kube-scheduler release berth schedules as (`--emulated-version`): its default
+   * profile and plugin behaviours. Absent in logs from before berth emulated releases,
+   * which were scheduled as 1.34 and replay so; fresh runs record it (default 1.37).
+   */
+  emulatedVersion?: KubeRelease;
+}
+
+/** The release `config` schedules as: its recorded one, else 1.34 (older logs). */
+export function emulatedReleaseOf(config: BerthConfig): KubeRelease {
+  return config.emulatedVersion ?? unrecordedKubeRelease;
 }
 
 /** How berth schedules pod groups. */
@@ -82,8 +99,9 @@ export const defaultConfig: BerthConfig = {
 };
 
 /**
- * `config` as a fresh run records it: the default PostFilters filled in when absent, and
- * gang scheduling on with its defaults when not configured.
+ * `config` as a fresh run records it: the default PostFilters filled in when absent, gang
+ * scheduling on with its defaults when not configured, and the latest emulated release
+ * when none was asked for.
  */
 export function withFreshRunDefaults(config: BerthConfig): BerthConfig {
   const postFilters =
@@ -91,7 +109,8 @@ export function withFreshRunDefaults(config: BerthConfig): BerthConfig {
       ? {}
       : { postFilters: [...defaultPostFilters] };
   const gangs = config.gangs !== undefined ? {} : { gangs: defaultGangConfig };
-  return { ...config, ...postFilters, ...gangs };
+  const emulatedVersion = config.emulatedVersion ?? latestKubeRelease;
+  return { ...config, ...postFilters, ...gangs, emulatedVersion };
 }
 
 function positive(value: unknown, fallback: number, field: string): number {
@@ -178,17 +197,22 @@ export interface ProfileInUse {
  */
 export function profilesOf(config: BerthConfig): ProfileInUse[] {
   const global = config.percentageOfNodesToScore;
+  const release = emulatedReleaseOf(config);
   if (config.profiles === undefined)
     return [
       {
         schedulerName: config.schedulerName,
-        profile: profileFromConfig({ postFilters: config.postFilters ?? [] }),
+        profile: profileFromConfig({ postFilters: config.postFilters ?? [], release }),
         percentageOfNodesToScore: global,
       },
     ];
   return config.profiles.map((p) => ({
     schedulerName: p.schedulerName,
-    profile: profileFromConfig({ ...p.plugins, postFilters: p.plugins.postFilters ?? [] }),
+    profile: profileFromConfig({
+      ...p.plugins,
+      postFilters: p.plugins.postFilters ?? [],
+      release,
+    }),
     percentageOfNodesToScore: p.percentageOfNodesToScore ?? global,
   }));
 }
@@ -219,6 +243,7 @@ export function parseConfig(raw: unknown): BerthConfig {
     }
   }
   const gangs = parseGangs(raw.gangs);
+  const emulatedVersion = parseEmulatedVersion(raw.emulatedVersion);
   const name = raw.schedulerName ?? profiles?.[0]?.schedulerName ?? defaultConfig.schedulerName;
   if (typeof name !== 'string' || name === '')
     throw new Error('config schedulerName must be a non-empty string');
@@ -244,7 +269,19 @@ export function parseConfig(raw: unknown): BerthConfig {
     ...(profiles === undefined ? {} : { profiles }),
     ...(postFilters === undefined ? {} : { postFilters }),
     ...(gangs === undefined ? {} : { gangs }),
+    ...(emulatedVersion === undefined ? {} : { emulatedVersion }),
   };
+}
+
+function parseEmulatedVersion(raw: unknown): KubeRelease | undefined {
+  if (raw === undefined) return undefined;
+  if (typeof raw !== 'string')
+    throw new Error('config emulatedVersion must be a string like "1.37"');
+  try {
+    return parseKubeRelease(raw);
+  } catch (error) {
+    throw new Error(`config emulatedVersion: ${(error as Error).message}`);
+  }
 }
 
 function parseGangs(raw: unknown): GangConfig | undefined {

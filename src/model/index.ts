@@ -2,6 +2,7 @@
 
 export * from './keys.ts';
 export * from './kinds.ts';
+export * from './kube-release.ts';
 export type * from './objects.ts';
 export * from './phase.ts';
 export * from './record.ts';

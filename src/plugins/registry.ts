@@ -8,6 +8,7 @@ import type {
   ScorePlugin,
   WeightedScorePlugin,
 } from '../framework/types.ts';
+import { type KubeRelease, latestKubeRelease } from '../model/kube-release.ts';
 import { proveInfeasibleFromCapacity } from './capacity-proof.ts';
 import * as defaultPreemption from './default-preemption.ts';
 import * as dynamicResources from './dynamic-resources.ts';
@@ -36,8 +37,13 @@ export type Plugin = { readonly name: string } & Partial<
     Pick<PostFilterPlugin, 'postFilter'>
 >;
 
-/** Creates a plugin from its (optional, plugin-specific) arguments; throws on bad args. */
-export type PluginFactory = (args?: unknown) => Plugin;
+/**
+ * Creates a plugin from its (optional, plugin-specific) arguments and the kube-scheduler
+ * release berth emulates (plugins whose behaviour changed between releases read it; absent:
+ * the latest);
+ * throws on bad args.
+ */
+export type PluginFactory = (args?: unknown, release?: KubeRelease) => Plugin;
 
 /** Every plugin berth knows, by name (kube's in-tree registry, trimmed). */
 export const registry: ReadonlyMap<string, PluginFactory> = new Map<string, PluginFactory>([
@@ -86,6 +92,8 @@ export interface ProfileConfig {
   postFilters?: string[];
   /** Arguments by plugin name, e.g. `{ NodeResourcesFit: { scoringStrategy: {...} } }`. */
   pluginArgs?: Record<string, unknown>;
+  /** The kube-scheduler release whose behaviours the plugins follow (default: the latest). */
+  release?: KubeRelease;
 }
 
 /** kube's default PreFilters that berth implements (after the two berth always runs first). */
@@ -167,6 +175,7 @@ function checkUnique(names: readonly string[], point: string): void {
  */
 export function profileFromConfig(config: ProfileConfig = {}): Profile {
   const instances = new Map<string, Plugin>();
+  const release = config.release ?? latestKubeRelease;
   const instance = (pluginName: string, point: string): Plugin => {
     const existing = instances.get(pluginName);
     if (existing !== undefined) return existing;
@@ -174,7 +183,7 @@ export function profileFromConfig(config: ProfileConfig = {}): Profile {
     if (factory === undefined) {
       throw new Error(`unknown plugin "${pluginName}" in ${point}; known plugins: ${knownNames()}`);
     }
-    const created = factory(config.pluginArgs?.[pluginName]);
+    const created = factory(config.pluginArgs?.[pluginName], release);
     instances.set(pluginName, created);
     return created;
   };
