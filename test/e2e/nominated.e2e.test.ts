@@ -5,7 +5,7 @@ import { Api } from './support/api.ts';
 import { type BerthRun, berthCommand, startBerth } from './support/berth.ts';
 import { useCluster } from './support/cluster.ts';
 import { readRecord, recordEvents } from './support/invariants.ts';
-import { startKubeScheduler } from './support/kube-scheduler.ts';
+import { type KubeScheduler, startKubeScheduler } from './support/kube-scheduler.ts';
 import { kwokNode, type Manifest, namespace, toYaml } from './support/manifests.ts';
 import {
   PodRecorder,
@@ -205,18 +205,23 @@ describe('nominations another component set: berth against kube-scheduler on the
 
   it('kube-scheduler (the oracle) runs the scenario', async () => {
     const k = c().kubectl;
-    const ks = startKubeScheduler(c(), { name: 'kube-scheduler-nominated', verbosity: 2 });
+    let ks: KubeScheduler | undefined;
     try {
-      kube = await runScenario(kubeNs, 'default-scheduler', async () => ({ checkAlive() {} }));
+      // Started only once the nominations are written: no scheduler sees the pods before.
+      kube = await runScenario(kubeNs, 'default-scheduler', async () => {
+        ks = startKubeScheduler(c(), { name: 'kube-scheduler-nominated', verbosity: 2 });
+        return { checkAlive() {} };
+      });
+      log(`kube-scheduler: ${JSON.stringify(kube)}`);
     } finally {
-      await ks.stop();
+      await ks?.stop();
+      // Free the nodes for berth's copy of the scenario, whatever happened.
+      await k.run(['delete', 'pods', '--all', '-n', kubeNs, '--grace-period=0', '--force']);
+      await waitFor(`no pods left in ${kubeNs}`, async () => {
+        const left = await listPods(kubeNs);
+        return { ok: left.length === 0, seen: left.map((p) => p.metadata.name) };
+      });
     }
-    log(`kube-scheduler: ${JSON.stringify(kube)}`);
-    await k.run(['delete', 'pods', '--all', '-n', kubeNs, '--grace-period=0', '--force']);
-    await waitFor(`no pods left in ${kubeNs}`, async () => {
-      const left = await listPods(kubeNs);
-      return { ok: left.length === 0, seen: left.map((p) => p.metadata.name) };
-    });
   });
 
   it('berth runs the same scenario (recording its log)', async () => {
