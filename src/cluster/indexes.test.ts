@@ -7,14 +7,23 @@ import { checkClusterInvariants } from './invariants.ts';
 import { evolve, initialState } from './reducer.ts';
 import type { ClusterState } from './types.ts';
 
-/** Folds the events into a fresh state, checking the invariants after every one. */
-function fold(...events: BerthEvent[]): ClusterState {
-  const state = initialState();
+/** Folds the events into `state`, checking the invariants after every one. */
+function foldInto(state: ClusterState, events: BerthEvent[]): ClusterState {
   events.forEach((event, i) => {
     evolve(state, { seq: i + 1, time: i, event });
     expect(checkClusterInvariants(state), `after event ${i + 1} (${event.type})`).toEqual([]);
   });
   return state;
+}
+
+/** Folds the events into a fresh state (berth as kube 1.34: nominations not followed). */
+function fold(...events: BerthEvent[]): ClusterState {
+  return foldInto(initialState(), events);
+}
+
+/** Folds the events into a fresh state that follows nomination removals (berth as kube 1.35+). */
+function foldFollowing(...events: BerthEvent[]): ClusterState {
+  return foldInto({ ...initialState(), followsNominationRemoval: true }, events);
 }
 
 const nodeUp = (name: string, labels: Record<string, string>): BerthEvent => ({
@@ -194,9 +203,29 @@ describe('nominated index', () => {
   it('moves the pod when its nomination changes; an update without one keeps it', () => {
     const moved = fold(podUp('p', { nominated: 'n1' }), podUp('p', { nominated: 'n2' }));
     expect(nominated(moved)).toEqual({ n2: ['p-1'] });
-    // Only berth writes its pods' nominations; an update racing its status patch keeps it.
+    // Not following removals (berth as 1.34): an update without one keeps it.
     const kept = fold(podUp('p', { nominated: 'n1' }), podUp('p'));
     expect(nominated(kept)).toEqual({ n1: ['p-1'] });
+  });
+
+  it('following removals (1.35+): an update that drops the nomination the object carried ends it; one berth decided, not yet in the object, is kept', () => {
+    const removed = foldFollowing(podUp('p', { nominated: 'n1' }), podUp('p'));
+    expect(nominated(removed)).toEqual({});
+    expect(removed.pods.get('p-1')?.info.statusNominatedNodeName).toBeUndefined();
+    const decided = foldFollowing(
+      podUp('p'),
+      { type: 'PodNominated', ...at('p'), node: 'n1', message: 'm' },
+      podUp('p'),
+    );
+    expect(nominated(decided)).toEqual({ n1: ['p-1'] });
+    // The object then names it, and later drops it: whoever removed it ended it.
+    const landed = foldFollowing(
+      podUp('p'),
+      { type: 'PodNominated', ...at('p'), node: 'n1', message: 'm' },
+      podUp('p', { nominated: 'n1' }),
+      podUp('p'),
+    );
+    expect(nominated(landed)).toEqual({});
   });
 
   it('drops a nominated pod while it is reserved, and takes it back when the reservation is released', () => {

@@ -61,20 +61,38 @@ export function unindexNodeImages(state: ClusterState, node: NodeInfo): void {
   }
 }
 
-/** Whether a record belongs in the nominated index: waiting, unbound, unassumed, unfinished. */
-function isNominated(record: PodRecord): boolean {
+/**
+ * Whether a record belongs in the nominated index: waiting, unbound, unassumed, unfinished,
+ * and (when the state names them) one of the scheduler names whose nominations count.
+ */
+function isNominated(state: ClusterState, record: PodRecord): boolean {
   const { info, charge } = record;
   return (
     info.nominatedNodeName !== undefined &&
     info.nodeName === undefined &&
     charge.kind === 'none' &&
-    !isTerminal(info.phase)
+    !isTerminal(info.phase) &&
+    (state.nominationSchedulers === undefined || state.nominationSchedulers.has(info.schedulerName))
   );
+}
+
+/**
+ * Counts only the nominations of pods naming one of `schedulers` (kube's nominator holds the
+ * pods of its own queue), or every pod's (undefined); the index is rebuilt. O(pods).
+ */
+export function countNominationsOf(
+  state: ClusterState,
+  schedulers: ReadonlySet<string> | undefined,
+): void {
+  if (schedulers === undefined) delete state.nominationSchedulers;
+  else state.nominationSchedulers = schedulers;
+  state.nominated.clear();
+  for (const record of state.pods.values()) indexNomination(state, record);
 }
 
 /** Adds a pod to the nominated index if it is nominated. */
 export function indexNomination(state: ClusterState, record: PodRecord): void {
-  if (!isNominated(record)) return;
+  if (!isNominated(state, record)) return;
   const target = record.info.nominatedNodeName as string;
   let pods = state.nominated.get(target);
   if (pods === undefined) {

@@ -141,10 +141,13 @@ function checkIndexes(state: ClusterState, out: string[]): void {
   if (indexed !== entries)
     out.push(`topology index holds ${indexed} entries, nodes have ${entries}`);
   let nominated = 0;
-  for (const { info, charge } of state.pods.values()) {
+  for (const record of state.pods.values()) {
+    const { info, charge } = record;
     const target = info.nominatedNodeName;
     if (target === undefined || info.nodeName !== undefined || charge.kind !== 'none') continue;
     if (isTerminal(info.phase)) continue;
+    const schedulers = state.nominationSchedulers;
+    if (schedulers !== undefined && !schedulers.has(info.schedulerName)) continue;
     nominated++;
     if (state.nominated.get(target)?.get(info.uid) !== info)
       out.push(`pod ${info.key} nominated to ${target} is not indexed`);

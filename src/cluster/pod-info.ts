@@ -112,6 +112,7 @@ export function podInfoFromObject(obj: unknown): PodInfo | { rejected: string } 
     tolerations: parseTolerations(spec.tolerations),
     schedulingGates: parseSchedulingGates(spec.schedulingGates),
     nominatedNodeName: nonEmptyString(status.nominatedNodeName),
+    statusNominatedNodeName: nonEmptyString(status.nominatedNodeName),
     hostPorts: parseHostPorts(spec),
     spreadConstraints: spread.ok ? spread.value : noSpreadConstraints,
     podAffinity: podAffinity.value,

@@ -215,7 +215,8 @@ function upsertPod(state: ClusterState, raw: unknown, seq: number): ClusterChang
   const replaced =
     holder !== undefined && holder !== info.uid ? removeRecord(state, holder) : undefined;
   const before = state.pods.get(info.uid);
-  const after = setRecord(state, keepNomination(info, before), chargeFor(info, before?.charge));
+  const nominated = keepNomination(info, before, state.followsNominationRemoval === true);
+  const after = setRecord(state, nominated, chargeFor(info, before?.charge));
   return { kind: 'pod', uid: info.uid, before, after, replaced };
 }
 
@@ -224,12 +225,14 @@ function upsertPod(state: ClusterState, raw: unknown, seq: number): ClusterChang
  * the pod had (kube's nominator does the same): berth's own nomination is decided before
  * the API's status patch lands, and an update in between must not undo it. A nomination
  * ends when the pod is bound or gone, when berth clears it, or when the object names
- * another node.
+ * another node; with `follow` (kube's UpdateNominatedPod rule) also when the object before
+ * this update named one: whoever wrote it removed it.
  */
-function keepNomination(info: PodInfo, before: PodRecord | undefined): PodInfo {
+function keepNomination(info: PodInfo, before: PodRecord | undefined, follow: boolean): PodInfo {
   const kept = before?.info.nominatedNodeName;
   if (kept === undefined || info.nominatedNodeName !== undefined || info.nodeName !== undefined)
     return info;
+  if (follow && before?.info.statusNominatedNodeName !== undefined) return info;
   return { ...info, nominatedNodeName: kept };
 }
 

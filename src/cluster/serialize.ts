@@ -251,6 +251,8 @@ function podInfo(j: PodInfoData, at: string): PodInfo {
     tolerations: j.tolerations,
     schedulingGates: j.schedulingGates.length === 0 ? noStrings : j.schedulingGates,
     nominatedNodeName: j.nominatedNodeName ?? undefined,
+    // Absent in snapshots older than external nominations.
+    statusNominatedNodeName: j.statusNominatedNodeName ?? undefined,
     hostPorts: j.hostPorts.length === 0 ? noPorts : j.hostPorts,
     // Absent in snapshots older than PodTopologySpread.
     spreadConstraints: j.spreadConstraints ?? noSpreadConstraints,

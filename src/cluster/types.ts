@@ -91,8 +91,16 @@ export interface PodInfo {
   tolerations: Toleration[];
   /** `spec.schedulingGates` names: while any remain the pod waits in PreEnqueue (gated). */
   schedulingGates: readonly string[];
-  /** `status.nominatedNodeName` of a pod still waiting for preemption victims to go. */
+  /**
+   * The node the pod is nominated to while unbound: its `status.nominatedNodeName`, or the
+   * nomination berth decided before its status patch landed.
+   */
   nominatedNodeName: string | undefined;
+  /**
+   * `status.nominatedNodeName` as the pod object itself last carried it (berth's own
+   * nomination does not change it): what kube's UpdateNominatedPod compares.
+   */
+  statusNominatedNodeName?: string | undefined;
   /** Host ports its containers ask for (hostPort > 0). */
   hostPorts: readonly HostPort[];
   /** `spec.topologySpreadConstraints`, parsed and split into DoNotSchedule and ScheduleAnyway. */
@@ -249,6 +257,19 @@ export interface ClusterState {
   /** The last few objects rejected outright (bounded), and how many in total. */
   rejected: RejectedObject[];
   rejectedTotal: number;
+  /**
+   * How a pod update that names no nominated node treats the nomination the pod had.
+   * True (berth as kube 1.35+): as kube's UpdateNominatedPod, kept only when the object
+   * before named none either, so a nomination its writer (another component) removed
+   * ends. False (1.34, the logs recorded so): kept until bound, gone or cleared by berth.
+   */
+  followsNominationRemoval?: boolean;
+  /**
+   * The scheduler names whose pods' nominations the nominated index holds (berth as kube
+   * 1.35+: its profiles', as kube's nominator holds only the pods of its own queue); absent:
+   * every pod's (1.34, as the logs recorded). Set through `countNominationsOf`.
+   */
+  nominationSchedulers?: ReadonlySet<string>;
 }
 
 /**

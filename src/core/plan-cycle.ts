@@ -5,6 +5,7 @@ import { type CycleResult, scheduleOne } from '../framework/cycle.ts';
 import type { Nomination, Profile } from '../framework/types.ts';
 import type { CoreState } from './core-state.ts';
 import { decide } from './evolve.ts';
+import { ownNominationCleared } from './nominations.ts';
 import { settlePreemption } from './preemption-waits.ts';
 
 /** A decision a planner returns, with the plugins that rejected the pod (for a PodUnschedulable). */
@@ -40,7 +41,8 @@ export function cycleFor(core: CoreState, pod: PodInfo, withPostFilters = true):
 /**
  * What `pod`'s cycle decides, as data: reserved and bound (Permit allows every
  * reservation at once: no plugin of the profile waits yet), nominated with victims
- * (preemption), unschedulable with the rejecting plugins, or failed in a plugin.
+ * (preemption), unschedulable with the rejecting plugins, or failed in a plugin. From
+ * 1.35 a failure kube answers with clearNominatedNode also clears the pod's nomination.
  */
 export function planCycle(core: CoreState, pod: PodInfo): Planned[] {
   const ref = core.refOf(pod);
@@ -51,22 +53,30 @@ export function planCycle(core: CoreState, pod: PodInfo): Planned[] {
         { decision: { type: 'PodReserved', ...ref, node: result.node } },
         { decision: { type: 'BindRequested', ...ref, node: result.node } },
       ];
-    case 'Unschedulable':
+    case 'Unschedulable': {
       if (result.nomination !== undefined)
         return planPreemption(core, ref, result.message, result.nomination);
-      return [
+      const planned: Planned[] = [
         {
           decision: { type: 'PodUnschedulable', ...ref, message: result.message },
           plugins: [...result.diagnosis.unschedulablePlugins],
         },
       ];
-    default:
-      return [
-        {
-          decision: { type: 'CycleFailed', ...ref, plugin: result.plugin, message: result.message },
-        },
-      ];
+      return result.clearsNomination === true ? withOwnClearing(core, ref, planned) : planned;
+    }
+    default: {
+      const failed: Planned = {
+        decision: { type: 'CycleFailed', ...ref, plugin: result.plugin, message: result.message },
+      };
+      return withOwnClearing(core, ref, [failed]);
+    }
   }
+}
+
+/** `planned`, then the clearing of the pod's own nomination when kube would clear it. */
+function withOwnClearing(core: CoreState, ref: AttemptRef, planned: Planned[]): Planned[] {
+  const cleared = ownNominationCleared(core, ref);
+  return cleared === undefined ? planned : [...planned, { decision: cleared }];
 }
 
 /**

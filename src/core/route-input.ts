@@ -6,6 +6,7 @@ import type { CoreState } from './core-state.ts';
 import { decide } from './evolve.ts';
 import { expireHold } from './gang-hold.ts';
 import { memberLost } from './gang-members.ts';
+import { ownNominationCleared } from './nominations.ts';
 import { onPodChange, podGone } from './pod-changes.ts';
 import { bindErrorMessage } from './ports.ts';
 import { noteVictimGone } from './preemption-waits.ts';
@@ -87,6 +88,9 @@ function onBindFailed(core: CoreState, e: Input<'BindFailed'>): void {
   // means the pod is gone, recreated or bound by someone else: the watch tells.
   if (e.reason === 'Error')
     reportUnschedulable(core, e.uid, e.key, bindErrorMessage(e.message), 'SchedulerError');
+  // 1.35+: a failed binding cycle clears the pod's nomination (kube's clearNominatedNode).
+  const cleared = ownNominationCleared(core, e);
+  if (cleared !== undefined) decide(core, cleared);
   memberLost(core, e.uid, `${e.key} lost its place: binding failed: ${e.message}`);
 }
 

@@ -7,6 +7,7 @@ import type { Command } from './commands.ts';
 import type { BerthConfig } from './config.ts';
 import { CoreState, type EnvelopeInspector, type Step } from './core-state.ts';
 import { decideGroup } from './gang-plan.ts';
+import { followNominationsByRelease } from './nominations.ts';
 import { decideCycle } from './plan-cycle.ts';
 import { queueGroupReports } from './reports.ts';
 import { requeueHelped } from './requeue.ts';
@@ -66,6 +67,7 @@ export class Scheduler {
 
   constructor(opts: SchedulerOptions) {
     this.core = new CoreState(opts.config, opts.seed, opts.profile, opts.inspect);
+    followNominationsByRelease(this.core);
   }
 
   /**
@@ -82,6 +84,7 @@ export class Scheduler {
   ): { core: Scheduler; commands: Command[] } {
     const scheduler = new Scheduler(opts);
     restoreSnapshot(scheduler.core, snapshot);
+    followNominationsByRelease(scheduler.core);
     const core = scheduler.core;
     return { core: scheduler, commands: core.takeStep().commands };
   }

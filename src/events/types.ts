@@ -212,7 +212,9 @@ export interface VictimPreempted extends AttemptRef {
 
 /**
  * Decision (preemption): the nomination of `pod`, of lower priority, to `node` is cleared,
- * because the attempt's pod (the preemptor) preempted there.
+ * because the attempt's pod (the preemptor) preempted there. Also (emulating kube 1.35+)
+ * the attempt's own nomination (`pod` is the attempt's pod), cleared because the attempt
+ * failed where kube's failure handler clears it.
  */
 export interface NominationCleared extends AttemptRef {
   type: 'NominationCleared';

@@ -95,9 +95,11 @@ function scheduledNode(r: CycleResult): string {
 describe('scheduleOne: no nodes and PreFilter', () => {
   it('reports kube\u2019s ErrNoNodesAvailable text when the cluster has no nodes', () => {
     const r = scheduleOne(makePod(), snapshotOf([]), ctx(defaultProfile()));
+    // kube answers ErrNoNodesAvailable with clearNominatedNode.
     expect(r).toMatchObject({
       kind: 'Unschedulable',
       message: 'no nodes available to schedule pods',
+      clearsNomination: true,
     });
   });
 

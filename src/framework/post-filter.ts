@@ -26,6 +26,8 @@ export interface FailedCycle {
 export function runPostFilterPlugins(f: FailedCycle, diagnosis: Diagnosis): PostFilterResult {
   const postFilters = f.ctx.profile.postFilter ?? [];
   const reasons: string[] = [];
+  // kube keeps the last PostFilter result that asked for something (here: a clearing).
+  let clearsNomination = false;
   for (const pl of postFilters) {
     f.running.plugin = pl.name;
     f.running.filters = undefined;
@@ -43,9 +45,12 @@ export function runPostFilterPlugins(f: FailedCycle, diagnosis: Diagnosis): Post
     // An Error ends them too: kube keeps the pod unschedulable and puts the error's text
     // where the PostFilters' reasons go.
     if (r.code !== 'Unschedulable') return r;
+    if (r.clearsNomination === true) clearsNomination = true;
     reasons.push(...r.reasons);
   }
-  return { code: 'Unschedulable', reasons };
+  return clearsNomination
+    ? { code: 'Unschedulable', reasons, clearsNomination }
+    : { code: 'Unschedulable', reasons };
 }
 
 /**
@@ -59,15 +64,20 @@ export function unschedulable(
   failed?: FailedCycle,
 ): CycleUnschedulable {
   const message = fitErrorMessage(numAllNodes, diagnosis);
-  if (failed === undefined || (failed.ctx.profile.postFilter ?? []).length === 0)
-    return { kind: 'Unschedulable', message, diagnosis };
+  // berth's own refusals (no `failed`) have no kube counterpart: they leave a nomination be.
+  if (failed === undefined) return { kind: 'Unschedulable', message, diagnosis };
+  // kube clears the nomination of a pod that fails where no PostFilter could make room.
+  if ((failed.ctx.profile.postFilter ?? []).length === 0)
+    return { kind: 'Unschedulable', message, diagnosis, clearsNomination: true };
   const post = runPostFilterPlugins(failed, diagnosis);
   if (post.code === 'Success' && post.nomination !== undefined)
     return { kind: 'Unschedulable', message, diagnosis, nomination: post.nomination };
   const postMessage = post.reasons.join(', ');
-  return {
+  const out: CycleUnschedulable = {
     kind: 'Unschedulable',
     message: postMessage === '' ? message : `${message} ${postMessage}`,
     diagnosis,
   };
+  if (post.clearsNomination === true) out.clearsNomination = true;
+  return out;
 }

@@ -30,7 +30,12 @@ export function schedulePod(
 ): CycleResult {
   const numAllNodes = snapshot.nodeOrder.length;
   if (numAllNodes === 0) {
-    return { kind: 'Unschedulable', message: ErrNoNodesAvailable, diagnosis: newDiagnosis() };
+    return {
+      kind: 'Unschedulable',
+      message: ErrNoNodesAvailable,
+      diagnosis: newDiagnosis(),
+      clearsNomination: true,
+    };
   }
   const state: CycleState = new Map();
   const fit = findNodesThatFitPod(pod, snapshot, ctx, state, running);

@@ -26,6 +26,11 @@ export interface CycleUnschedulable {
   diagnosis: Diagnosis;
   /** A PostFilter (preemption) made room: the pod is nominated there, victims to evict. */
   nomination?: Nomination;
+  /**
+   * kube clears the pod's own `status.nominatedNodeName` after this failure: no node, no
+   * PostFilter in the profile, or preemption found no candidate (kube's clearNominatedNode).
+   */
+  clearsNomination?: boolean;
 }
 
 /**

@@ -167,7 +167,14 @@ export interface Nomination {
  * A PostFilter's answer (kube's PostFilterResult and Status): Success with a nomination
  * when it made room; otherwise a status whose reasons end up after the FitError message.
  */
-export type PostFilterResult = Status & { readonly nomination?: Nomination };
+export type PostFilterResult = Status & {
+  readonly nomination?: Nomination;
+  /**
+   * kube's NominatingInfo that overrides with "": the pod's own nomination is to be cleared
+   * (DefaultPreemption found no candidate). Absent: the nomination is left as it is.
+   */
+  readonly clearsNomination?: boolean;
+};
 
 /**
  * Runs when no node fits the pod (kube's PostFilter, e.g. DefaultPreemption): may find a

@@ -178,7 +178,8 @@ export function preempt(pod: PodInfo, args: PostFilterArgs, pa: PreemptionArgs):
     const absent = args.numAllNodes - failed.nodeToStatus.size;
     if (absent > 0)
       failed.reasons.set(notHelpfulReason, (failed.reasons.get(notHelpfulReason) ?? 0) + absent);
-    return unschedulable(fitErrorMessage(args.numAllNodes, failed));
+    // kube answers with a nomination to "": the preemptor's own nomination is cleared.
+    return { ...unschedulable(fitErrorMessage(args.numAllNodes, failed)), clearsNomination: true };
   }
   // kube lists the candidates without budget violations first.
   const ordered = [

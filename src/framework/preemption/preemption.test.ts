@@ -141,6 +141,8 @@ describe('DefaultPreemption: victims on a node', () => {
     expect(r.kind === 'Unschedulable' && r.message).toBe(
       '0/2 nodes are available: 2 Insufficient cpu. no new claims to deallocate, preemption: 0/2 nodes are available: 2 No preemption victims found for incoming pod.',
     );
+    // kube's PostFilter result nominates to "": the pod's own nomination is to be cleared.
+    expect(r).toMatchObject({ kind: 'Unschedulable', clearsNomination: true });
   });
 
   it('reprieves PodDisruptionBudget-violating victims first and counts the violations', () => {
@@ -247,6 +249,8 @@ describe('DefaultPreemption: eligibility', () => {
     expect(r.kind === 'Unschedulable' && r.message).toBe(
       '0/1 nodes are available: 1 Insufficient cpu. no new claims to deallocate, preemption: not eligible due to preemptionPolicy=Never.',
     );
+    // Not eligible: kube's result is nil, the nomination is left as it is.
+    expect(r.kind === 'Unschedulable' && r.clearsNomination).toBeFalsy();
   });
 
   it('waits while a victim of its own preemption still terminates on its nominated node', () => {
@@ -258,6 +262,7 @@ describe('DefaultPreemption: eligibility', () => {
     expect(r.kind === 'Unschedulable' && r.message).toBe(
       '0/1 nodes are available: 1 Insufficient cpu. no new claims to deallocate, preemption: not eligible due to a terminating pod on the nominated node.',
     );
+    expect(r.kind === 'Unschedulable' && r.clearsNomination).toBeFalsy();
   });
 
   it('tries the nominated node first, and lower-priority pods leave room for a nominated one', () => {
@@ -311,9 +316,11 @@ describe('DefaultPreemption: eligibility', () => {
       cursor: { next: 0 },
       percentageOfNodesToScore: 0,
     });
+    // No PostFilter at all: kube clears the pod's nomination (clearNominatedNode).
     expect(r).toMatchObject({
       kind: 'Unschedulable',
       message: '0/1 nodes are available: 1 Insufficient cpu.',
+      clearsNomination: true,
     });
   });
 });
