@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Prints the decision digest of 20 seeded `berth simulate` runs, to compare two builds' behaviour line by line.
-# Usage: scripts/behaviour-digests.sh [path/to/berth.js]   (default: this checkout's bin/berth.js, built)
+# Usage: scripts/behaviour-digests.sh [path/to/berth.js [SIMULATE_FLAG...]]   (default: this checkout's bin/berth.js, built)
+# Flags after the path go to every run, e.g. `--emulated-version 1.34` to compare two builds at one release.
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 berth="${1:-$here/bin/berth.js}"
+shift || true
+extra=("$@")
 fixtures="$here/test/fixtures"
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
@@ -33,7 +36,7 @@ runs=(
 for run in "${runs[@]}"; do
   name="${run%%|*}"
   # shellcheck disable=SC2086
-  node "$berth" simulate ${run#*|} --record "$out/$name.jsonl" --json >/dev/null 2>"$out/$name.err" ||
+  node "$berth" simulate ${run#*|} ${extra[@]+"${extra[@]}"} --record "$out/$name.jsonl" --json >/dev/null 2>"$out/$name.err" ||
     { echo "$name: simulate failed: $(tail -1 "$out/$name.err")"; continue; }
   echo "$name $(tail -1 "$out/$name.jsonl")"
 done

@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-const KUBE_VERSION = 'v0.34.10';
+const KUBE_VERSION = 'v0.37.2';
 const modules =
   process.argv[2] ??
   join(execFileSync('go', ['env', 'GOMODCACHE'], { encoding: 'utf8' }).trim(), 'k8s.io');
@@ -117,7 +117,8 @@ function parseGo(dir) {
         json: jsonName,
         omitEmpty: opts.includes('omitempty'),
         omitZero: opts.includes('omitzero'),
-        inline: opts.includes('inline'),
+        // An embedded struct is inlined: tagged `json:",inline"` up to 1.34, `json:""` since.
+        inline: opts.includes('inline') || (field[2] === undefined && jsonName === ''),
         pointer: goType.startsWith('*'),
       };
     }

@@ -1,4 +1,4 @@
-// Projects full Kubernetes objects onto the fields kube-scheduler 1.34 reads, before they enter the log.
+// Projects full Kubernetes objects onto the fields kube-scheduler 1.34–1.37 reads, before they enter the log.
 
 import type { ObjectKind } from '../cluster/cluster-objects.ts';
 import type { NodeObject, PodObject } from '../model/objects.ts';
@@ -60,10 +60,37 @@ const meta = {
   deletionTimestamp: true,
 } as const satisfies Shape;
 
+/**
+ * NodeDeclaredFeatures: only the mounts with `bindMountOptions` (what they are does not
+ * matter, that they are there does); the key goes when none has them. Idempotent.
+ */
+function bindMounts(value: unknown): unknown {
+  if (!Array.isArray(value)) return value;
+  const kept = value.flatMap((m) =>
+    isRecord(m) && m.bindMountOptions !== undefined
+      ? [{ bindMountOptions: m.bindMountOptions }]
+      : [],
+  );
+  return kept.length === 0 ? undefined : kept;
+}
+
+/** Ephemeral containers: only those with bind mounts, and only those mounts; else dropped. */
+function ephemeralBindMounts(value: unknown): unknown {
+  if (!Array.isArray(value)) return value;
+  const kept = value.flatMap((c) => {
+    const mounts = isRecord(c) ? bindMounts(c.volumeMounts) : undefined;
+    return mounts === undefined ? [] : [{ volumeMounts: mounts }];
+  });
+  return kept.length === 0 ? undefined : kept;
+}
+
 const container = {
   name: true,
   /** `Always` on an init container makes it a sidecar (requests, ordering). */
   restartPolicy: true,
+  /** NodeDeclaredFeatures: a `RestartAllContainers` action needs that node feature. */
+  restartPolicyRules: each({ action: true }),
+  volumeMounts: bindMounts,
   /** ImageLocality. */
   image: true,
   /** NodePorts (hostPort, hostIP, protocol); containerPort under hostNetwork. */
@@ -143,11 +170,14 @@ export const podShape = {
     topologySpreadConstraints: true,
     schedulingGates: true,
     hostNetwork: true,
+    /** NodeDeclaredFeatures: `false` with hostNetwork. */
+    hostUsers: true,
     overhead: true,
     resources: { requests: true, limits: true },
     containers: each(container),
     initContainers: each(container),
-    // ephemeralContainers are never scheduled: dropped.
+    // Ephemeral containers are never scheduled; only their bind mounts are read (NodeDeclaredFeatures).
+    ephemeralContainers: ephemeralBindMounts,
     volumes: each(volume),
     resourceClaims: true,
   },
@@ -171,6 +201,8 @@ export const nodeShape = {
     allocatable: true,
     capacity: true,
     images: each({ names: true, sizeBytes: true }),
+    /** NodeDeclaredFeatures (kube 1.36+). */
+    declaredFeatures: true,
   },
 } as const satisfies Shape;
 

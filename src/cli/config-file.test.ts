@@ -99,4 +99,24 @@ describe('readConfigFile and decisionConfig', () => {
     const e = cliError(() => simulateConfig(file('sim-bad.yaml', 'frobnicate: 1\n')));
     expect(e.message).toMatch(/unknown key "frobnicate"/);
   });
+
+  it('merges a KubeSchedulerConfiguration with the --emulated-version release’s defaults', () => {
+    const path = file('release.yaml', twoProfiles);
+    const filtersAt = (version?: string) =>
+      decisionConfig(readConfigFile(path, version), undefined, version).profiles?.[0]?.plugins
+        .filters;
+    expect(filtersAt('1.34')?.slice(0, 2)).toEqual(['NodeUnschedulable', 'NodeName']);
+    expect(filtersAt('1.34')).not.toContain('NodeDeclaredFeatures');
+    expect(filtersAt()?.slice(0, 2)).toEqual(['NodeName', 'NodeUnschedulable']);
+    expect(filtersAt()?.at(-1)).toBe('NodeDeclaredFeatures');
+    expect(decisionConfig(readConfigFile(path, '1.35'), undefined, '1.35').emulatedVersion).toBe(
+      '1.35',
+    );
+    expect(simulateConfig(path, '1.34').profiles?.[1]?.plugins.filters[0]).toBe(
+      'NodeUnschedulable',
+    );
+    const e = cliError(() => readConfigFile(path, '1.99'));
+    expect(e.exitCode).toBe(2);
+    expect(e.message).toMatch(/^--emulated-version: cannot emulate/);
+  });
 });

@@ -3,7 +3,12 @@ import { parseAllDocuments } from 'yaml';
 import { type LoadedConfig, readConfigDocuments } from '../config/config-file.ts';
 import { ConfigError } from '../config/read.ts';
 import { type BerthConfig, parseConfig, withFreshRunDefaults } from '../core/config.ts';
-import { type KubeRelease, KubeReleaseError, parseKubeRelease } from '../model/kube-release.ts';
+import {
+  type KubeRelease,
+  KubeReleaseError,
+  latestKubeRelease,
+  parseKubeRelease,
+} from '../model/kube-release.ts';
 import { CliError } from './errors.ts';
 import { readTextFile } from './files.ts';
 
@@ -11,11 +16,19 @@ export type { LoadedConfig } from '../config/config-file.ts';
 
 /**
  * Reads the config file at `path` (berth's plain keys, or a KubeSchedulerConfiguration with
- * an optional BerthConfiguration document); undefined without a path. Unreadable files,
- * bad YAML and refused values become one-line CliErrors (exit 1) naming the file or field.
+ * an optional BerthConfiguration document); undefined without a path. A
+ * KubeSchedulerConfiguration's plugins are merged with the default profile of the release
+ * `--emulated-version` names (`emulatedVersion`; the latest without it), as that release's
+ * kube-scheduler would merge them. Unreadable files, bad YAML and refused values become
+ * one-line CliErrors (exit 1) naming the file or field; a release berth cannot emulate is a
+ * usage error (exit 2).
  */
-export function readConfigFile(path: string | undefined): LoadedConfig | undefined {
+export function readConfigFile(
+  path: string | undefined,
+  emulatedVersion?: string,
+): LoadedConfig | undefined {
   if (path === undefined) return undefined;
+  const release = emulatedVersion === undefined ? latestKubeRelease : emulatedFlag(emulatedVersion);
   const text = readTextFile(path, 'config ');
   const docs: unknown[] = [];
   for (const doc of parseAllDocuments(text)) {
@@ -25,7 +38,7 @@ export function readConfigFile(path: string | undefined): LoadedConfig | undefin
     docs.push(doc.toJS());
   }
   try {
-    return readConfigDocuments(docs);
+    return readConfigDocuments(docs, release);
   } catch (error) {
     if (error instanceof ConfigError) throw new CliError(error.message);
     throw error;

@@ -53,7 +53,8 @@ describe('renderExplanation', () => {
     );
     const rows = text.split('\n').filter((l) => /^ {2}\d +\S+ {2}/.test(l));
     expect(rows.map((l) => l.trim().split(/\s+/)[1])).toEqual(['roomy', 'snug', 'cordoned']);
-    expect(rows[2]).toMatch(/^ {2}3 +cordoned +✗ +- +· /);
+    // kube 1.37's order: NodeName (skipped: the pod names no node), then NodeUnschedulable.
+    expect(rows[2]).toMatch(/^ {2}3 +cordoned +- +✗ +· /);
     expect(rows[2]).toMatch(/NodeUnschedulable: node\(s\) were unschedulable \(unresolvable\)$/);
     expect(rows[0]).toMatch(/feasible, scored, CHOSEN$/);
     // Columns line up: every row's result starts where the header's RESULT does.

@@ -80,7 +80,8 @@ export function readRunFlags(argv: string[]): RunFlags {
   const level = values['log-level'] ?? 'info';
   if (!logLevels.includes(level))
     throw new CliError(`--log-level must be one of ${logLevels.join(', ')}`, 2);
-  const file = readConfigFile(values.config);
+  // The release first: a KubeSchedulerConfiguration's plugins merge with its defaults.
+  const file = readConfigFile(values.config, values['emulated-version']);
   const connection = file?.clientConnection ?? {};
   const qps = numberFlag(values.qps, 'qps', connection.qps ?? 50, 0.1, 100_000);
   const burst = intFlag(values.burst, 'burst', connection.burst ?? 100, 1, 100_000);

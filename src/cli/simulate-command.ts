@@ -84,7 +84,7 @@ export function loadCluster(sources: ClusterSources): AdmittedCluster {
  * `--emulated-version` applied. One-line CliErrors for anything refused.
  */
 export function simulateConfig(path: string | undefined, emulatedVersion?: string): BerthConfig {
-  const file = readConfigFile(path);
+  const file = readConfigFile(path, emulatedVersion);
   if (file !== undefined) readRunOptions({}, file.run);
   return decisionConfig(file, undefined, emulatedVersion);
 }

@@ -1,6 +1,7 @@
 // Builds the scheduling view of a Node (NodeInfo) from an untrusted object, totally.
 import { amountToFloat, subAmounts } from './amount.ts';
 import { parseTaints } from './constraints.ts';
+import { NO_FEATURES, parseDeclaredFeatures } from './declared-features.ts';
 import { emptyRecord, isRecord, nonEmptyString, stringEntries } from './fields.ts';
 import { NO_IMAGES, parseNodeImages } from './images.ts';
 import { parseQuantityAt, toMilli, toUnits } from './quantity.ts';
@@ -70,17 +71,21 @@ export function nodeInfoFromObject(obj: unknown): NodeInfo | { rejected: string 
     allocatable,
     invalid: taints.ok ? allocInvalid : taints.error,
     images: parseNodeImages(status.images),
+    declaredFeatures: parseDeclaredFeatures(status.declaredFeatures),
   });
 }
 
 /**
  * The object part of a node: what its manifest says, before anything is charged. `images`
- * may be left out (no images).
+ * and `declaredFeatures` may be left out (none).
  */
 export type NodeObjectPart = Pick<
   NodeInfo,
   'name' | 'labels' | 'taints' | 'unschedulable' | 'allocatable' | 'invalid'
-> & { images?: ReadonlyMap<string, number> | undefined };
+> & {
+  images?: ReadonlyMap<string, number> | undefined;
+  declaredFeatures?: readonly string[] | undefined;
+};
 
 /**
  * The one NodeInfo constructor: the object part, nothing charged, generation 0, and the
@@ -98,6 +103,7 @@ export function newNodeInfo(part: NodeObjectPart): NodeInfo {
     allocatable: part.allocatable,
     invalid: part.invalid,
     images: part.images ?? NO_IMAGES,
+    declaredFeatures: part.declaredFeatures ?? NO_FEATURES,
     requested: zeroResources(),
     nonZeroRequested: { milliCPU: 0, memory: 0 },
     pods: new Map(),
@@ -131,7 +137,7 @@ export function absentNodeInfo(name: string): NodeInfo {
 
 /**
  * Replaces the object part of `existing` (labels, taints, unschedulable, allocatable, invalid,
- * images) with that of `parsed`, keeping its charges (requested, pods). Mutates and returns
+ * images, declared features) with that of `parsed`, keeping its charges (requested, pods). Mutates and returns
  * `existing`; the caller bumps `generation` and keeps the indexes.
  */
 export function updateNodeObject(existing: NodeInfo, parsed: NodeInfo): NodeInfo {
@@ -142,6 +148,7 @@ export function updateNodeObject(existing: NodeInfo, parsed: NodeInfo): NodeInfo
   refreshHeadroom(existing);
   existing.invalid = parsed.invalid;
   existing.images = parsed.images;
+  existing.declaredFeatures = parsed.declaredFeatures;
   return existing;
 }
 

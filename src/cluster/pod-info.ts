@@ -2,6 +2,7 @@
 import { podKey } from '../model/keys.ts';
 import type { Amount } from './amount.ts';
 import { parseNodeAffinity, parseNodeSelector, parseTolerations } from './constraints.ts';
+import { requiredNodeFeatures } from './declared-features.ts';
 import { emptyRecord, isRecord, nonEmptyString, stringEntries } from './fields.ts';
 import { parsePodImages } from './images.ts';
 import { parseControllerRef } from './owner-ref.ts';
@@ -118,6 +119,7 @@ export function podInfoFromObject(obj: unknown): PodInfo | { rejected: string } 
     podAffinity: podAffinity.value,
     images: parsePodImages(spec),
     volumes: parsePodVolumes(spec),
+    requiredNodeFeatures: requiredNodeFeatures(obj.spec),
     controllerRef: parseControllerRef(meta.ownerReferences),
     unsupported: unsupportedConstraint(obj.spec),
   };

@@ -103,6 +103,7 @@ function factsOf(node: NodeInfo): NodeFacts {
     taints: node.taints,
     unschedulable: node.unschedulable,
     allocatable: node.allocatable,
+    declaredFeatures: node.declaredFeatures,
   };
 }
 

@@ -3,6 +3,7 @@ import type { ResourceKind } from '../events/types.ts';
 import type { Taint } from '../model/objects.ts';
 import { buildPodAffinityIndex, indexAffinityPod } from './charges.ts';
 import { isObjectKind, type ObjectKind, objectKinds } from './cluster-objects.ts';
+import { parseDeclaredFeatures } from './declared-features.ts';
 import { disruptionBudgetData, restoreDisruptionBudget } from './disruption-budgets.ts';
 import { emptyRecord, isRecord } from './fields.ts';
 import { NO_IMAGES } from './images.ts';
@@ -47,6 +48,8 @@ export interface NodeData {
   invalid?: string | undefined;
   /** `images` as [name, sizeBytes] pairs; absent for a node without images. */
   images?: [string, number][];
+  /** `declaredFeatures`; absent when the node declares none. */
+  declaredFeatures?: string[];
   requested: ResourcesData;
   nonZeroRequested: NonZeroData;
   generation: number;
@@ -148,6 +151,7 @@ function nodeData(node: NodeInfo): NodeData {
   };
   if (node.invalid !== undefined) data.invalid = node.invalid;
   if (node.images.size > 0) data.images = Array.from(node.images);
+  if (node.declaredFeatures.length > 0) data.declaredFeatures = [...node.declaredFeatures];
   return data;
 }
 
@@ -264,6 +268,8 @@ function podInfo(j: PodInfoData, at: string): PodInfo {
     volumes: Array.isArray(j.volumes) && j.volumes.length > 0 ? j.volumes : noVolumes,
     // Absent in snapshots older than default spreading.
     controllerRef: j.controllerRef ?? undefined,
+    // Absent in snapshots older than NodeDeclaredFeatures.
+    requiredNodeFeatures: parseDeclaredFeatures(j.requiredNodeFeatures),
     unsupported: j.unsupported ?? undefined,
   };
 }
@@ -294,6 +300,8 @@ function nodeInfo(j: NodeData, pods: ReadonlyMap<string, PodInfo>, at: string): 
     },
     invalid: j.invalid ?? undefined,
     images: j.images === undefined ? NO_IMAGES : imagePairs(j.images, `${at}.images`),
+    // Absent for a node declaring none, and in snapshots older than NodeDeclaredFeatures.
+    declaredFeatures: parseDeclaredFeatures(j.declaredFeatures),
   });
   node.requested = resourcesFromData(j.requested, `${at}.requested`, fail);
   node.nonZeroRequested = nonZeroFromData(j.nonZeroRequested, `${at}.nonZeroRequested`, fail);

@@ -120,6 +120,11 @@ export interface PodInfo {
    * disks), in spec order; `noVolumes` when none.
    */
   volumes: readonly PodVolume[];
+  /**
+   * The node features the spec needs, as kube 1.37.2 infers them (NodeDeclaredFeatures);
+   * a shared empty list when none.
+   */
+  requiredNodeFeatures: readonly string[];
   /** The controller ownerReference (ReplicaSet, StatefulSet, …), for default spreading. */
   controllerRef: ControllerRef | undefined;
   /**
@@ -143,6 +148,8 @@ export interface NodeInfo {
    * image's `sizeBytes`. Replaced, never mutated; a shared empty map when there are none.
    */
   images: ReadonlyMap<string, number>;
+  /** `status.declaredFeatures` as listed (NodeDeclaredFeatures); a shared empty list when none. */
+  declaredFeatures: readonly string[];
   /** Sum of `requests` of every pod charged here (bound, terminating, assumed). */
   requested: Resources;
   /** Sum of `nonZeroRequests` of the same pods, for scoring. */
@@ -297,7 +304,10 @@ export interface ClusterSnapshot {
 }
 
 /** The scheduling-relevant parts of a node, as they were before a change. */
-export type NodeFacts = Pick<NodeInfo, 'labels' | 'taints' | 'unschedulable' | 'allocatable'>;
+export type NodeFacts = Pick<NodeInfo, 'labels' | 'taints' | 'unschedulable' | 'allocatable'> & {
+  /** The node's declared features (the reducer always sets them; absent: none). */
+  declaredFeatures?: readonly string[];
+};
 
 /**
  * What one event changed in the state, as the reducer reports it. Queueing hints and the

@@ -15,7 +15,7 @@ const berthDoc = (fields: Record<string, unknown>) => ({
 });
 const errorOf = (docs: unknown[]): string => {
   try {
-    readConfigDocuments(docs);
+    readConfigDocuments(docs, '1.37');
   } catch (error) {
     return (error as Error).message;
   }
@@ -25,34 +25,37 @@ const errorOf = (docs: unknown[]): string => {
 describe('readConfigDocuments', () => {
   it('passes berth’s plain keys through (the format before profiles)', () => {
     const plain = { schedulerName: 'batch', maxParkedMs: 1000, metricsBindAddress: '0' };
-    expect(readConfigDocuments([plain])).toEqual({
+    expect(readConfigDocuments([plain], '1.37')).toEqual({
       format: 'plain',
       config: plain,
       run: plain,
       clientConnection: {},
     });
-    expect(readConfigDocuments([]).format).toBe('plain');
-    expect(readConfigDocuments([null]).config).toEqual({});
+    expect(readConfigDocuments([], '1.37').format).toBe('plain');
+    expect(readConfigDocuments([null], '1.37').config).toEqual({});
   });
 
   it('reads two profiles, the backoff in seconds and the percentage', () => {
-    const loaded = readConfigDocuments([
-      ksc({
-        percentageOfNodesToScore: 40,
-        podInitialBackoffSeconds: 2,
-        podMaxBackoffSeconds: 20,
-        profiles: [
-          { schedulerName: 'berth-a' },
-          {
-            schedulerName: 'berth-b',
-            percentageOfNodesToScore: 100,
-            pluginConfig: [
-              { name: 'NodeResourcesFit', args: { scoringStrategy: { type: 'MostAllocated' } } },
-            ],
-          },
-        ],
-      }),
-    ]);
+    const loaded = readConfigDocuments(
+      [
+        ksc({
+          percentageOfNodesToScore: 40,
+          podInitialBackoffSeconds: 2,
+          podMaxBackoffSeconds: 20,
+          profiles: [
+            { schedulerName: 'berth-a' },
+            {
+              schedulerName: 'berth-b',
+              percentageOfNodesToScore: 100,
+              pluginConfig: [
+                { name: 'NodeResourcesFit', args: { scoringStrategy: { type: 'MostAllocated' } } },
+              ],
+            },
+          ],
+        }),
+      ],
+      '1.37',
+    );
     expect(loaded.format).toBe('kube');
     const config = parseConfig(loaded.config);
     expect(config.schedulerName).toBe('berth-a');
@@ -67,35 +70,38 @@ describe('readConfigDocuments', () => {
 
   it('names a lone unnamed profile (or none at all) default-scheduler, as kube does', () => {
     for (const profiles of [undefined, [{}]]) {
-      const config = parseConfig(readConfigDocuments([ksc({ profiles })]).config);
+      const config = parseConfig(readConfigDocuments([ksc({ profiles })], '1.37').config);
       expect(config.schedulerName).toBe('default-scheduler');
       expect(config.backoff).toEqual({ initialMs: 1000, maxMs: 10_000 });
     }
   });
 
   it('maps leaderElection and clientConnection; takes berth’s keys from a BerthConfiguration', () => {
-    const loaded = readConfigDocuments([
-      ksc({
-        profiles: [{ schedulerName: 'b' }],
-        leaderElection: {
-          leaderElect: true,
-          leaseDuration: '30s',
-          resourceLock: 'leases',
-          resourceName: '',
-          resourceNamespace: 'berth-system',
-        },
-        clientConnection: {
-          kubeconfig: '/etc/k',
-          qps: 20,
-          burst: 0,
-          contentType: 'application/json',
-        },
-        parallelism: 16,
-        enableProfiling: false,
-      }),
-      null,
-      berthDoc({ maxParkedMs: 60_000, metricsBindAddress: '127.0.0.1:9000' }),
-    ]);
+    const loaded = readConfigDocuments(
+      [
+        ksc({
+          profiles: [{ schedulerName: 'b' }],
+          leaderElection: {
+            leaderElect: true,
+            leaseDuration: '30s',
+            resourceLock: 'leases',
+            resourceName: '',
+            resourceNamespace: 'berth-system',
+          },
+          clientConnection: {
+            kubeconfig: '/etc/k',
+            qps: 20,
+            burst: 0,
+            contentType: 'application/json',
+          },
+          parallelism: 16,
+          enableProfiling: false,
+        }),
+        null,
+        berthDoc({ maxParkedMs: 60_000, metricsBindAddress: '127.0.0.1:9000' }),
+      ],
+      '1.37',
+    );
     expect(loaded.run).toEqual({
       leaderElection: {
         leaderElect: true,
@@ -235,4 +241,24 @@ describe('readConfigDocuments', () => {
       expect(message.startsWith(c.error), message).toBe(true);
     });
   }
+});
+
+describe('readConfigDocuments: the release a KubeSchedulerConfiguration is resolved against', () => {
+  const plugins = { multiPoint: { disabled: [{ name: 'ImageLocality' }] } };
+  const profileOf = (release: '1.34' | '1.37') =>
+    parseConfig(readConfigDocuments([ksc({ profiles: [{ plugins }] })], release).config)
+      .profiles?.[0]?.plugins;
+
+  it('records explicit lists from that release’s defaults, and the release itself', () => {
+    const old = profileOf('1.34');
+    const now = profileOf('1.37');
+    expect(old?.filters.slice(0, 2)).toEqual(['NodeUnschedulable', 'NodeName']);
+    expect(old?.scores.map((s) => s.name)).not.toContain('DynamicResources');
+    expect(now?.filters.slice(0, 2)).toEqual(['NodeName', 'NodeUnschedulable']);
+    expect(now?.filters.at(-1)).toBe('NodeDeclaredFeatures');
+    expect(now?.scores).toContainEqual({ name: 'DynamicResources', weight: 2 });
+    expect(
+      readConfigDocuments([ksc({ profiles: [{ plugins }] })], '1.34').config.emulatedVersion,
+    ).toBe('1.34');
+  });
 });

@@ -1,4 +1,5 @@
 // The documents of a `--config` file: berth's plain keys, or a KubeSchedulerConfiguration (+ berth's part).
+import type { KubeRelease } from '../model/kube-release.ts';
 import {
   kubeSchedulerApiVersion,
   readKubeSchedulerConfiguration,
@@ -74,9 +75,11 @@ function plain(doc: Fields): LoadedConfig {
  * parseConfig and the run options). Otherwise one KubeSchedulerConfiguration, optionally
  * with one `berth/v1` BerthConfiguration document holding berth's own keys
  * (`maxParkedMs`, `flushIntervalMs`, `metricsBindAddress`) — kube-scheduler reads only
- * the first document of a file, so the same file still configures it. Throws ConfigError.
+ * the first document of a file, so the same file still configures it. A
+ * KubeSchedulerConfiguration's plugin lists are resolved against `release`'s default profile
+ * (the release berth will emulate), and the config records that release. Throws ConfigError.
  */
-export function readConfigDocuments(docs: readonly unknown[]): LoadedConfig {
+export function readConfigDocuments(docs: readonly unknown[], release: KubeRelease): LoadedConfig {
   const present = docs.flatMap((d, i) => (d === null || d === undefined ? [] : [{ d, n: i + 1 }]));
   if (present.length === 0) return plain({});
   const several = present.length > 1;
@@ -108,7 +111,7 @@ export function readConfigDocuments(docs: readonly unknown[]): LoadedConfig {
       berthKind,
       'goes with a KubeSchedulerConfiguration document; without one, write its keys as a plain berth config file',
     );
-  const settings = readKubeSchedulerConfiguration(kube);
+  const settings = readKubeSchedulerConfiguration(kube, release);
   const own = berth ?? {};
   knownKeys(
     own,
@@ -116,7 +119,7 @@ export function readConfigDocuments(docs: readonly unknown[]): LoadedConfig {
     ['apiVersion', 'kind', 'maxParkedMs', 'flushIntervalMs', 'metricsBindAddress'],
     notBerthDocument,
   );
-  const config: Fields = { ...settings.config };
+  const config: Fields = { ...settings.config, emulatedVersion: release };
   for (const key of ['maxParkedMs', 'flushIntervalMs'])
     if (own[key] !== undefined) config[key] = own[key];
   const run: Fields = { leaderElection: settings.leaderElection };

@@ -1,5 +1,6 @@
 // A kubescheduler.config.k8s.io/v1 KubeSchedulerConfiguration read into berth's config and run options.
 import type { SchedulingProfile } from '../core/config.ts';
+import type { KubeRelease } from '../model/kube-release.ts';
 import { resolvePluginArgs } from './plugin-args.ts';
 import { resolvePlugins } from './plugin-sets.ts';
 import {
@@ -44,7 +45,12 @@ const replacedKeys: Readonly<Record<string, string>> = {
   metricsBindAddress: 'berth-only: put it in a BerthConfiguration document (see the README)',
 };
 
-function profile(raw: unknown, path: string, alone: boolean): SchedulingProfile {
+function profile(
+  raw: unknown,
+  path: string,
+  alone: boolean,
+  release: KubeRelease,
+): SchedulingProfile {
   const p = fields(raw, path);
   knownKeys(p, path, ['schedulerName', 'percentageOfNodesToScore', 'plugins', 'pluginConfig']);
   const namePath = child(path, 'schedulerName');
@@ -58,8 +64,8 @@ function profile(raw: unknown, path: string, alone: boolean): SchedulingProfile 
     0,
     100,
   );
-  const plugins = resolvePlugins(p.plugins, child(path, 'plugins'));
-  const pluginArgs = resolvePluginArgs(p.pluginConfig, child(path, 'pluginConfig'));
+  const plugins = resolvePlugins(p.plugins, child(path, 'plugins'), release);
+  const pluginArgs = resolvePluginArgs(p.pluginConfig, child(path, 'pluginConfig'), release);
   return {
     schedulerName,
     ...(pct === undefined ? {} : { percentageOfNodesToScore: pct }),
@@ -114,13 +120,16 @@ function clientConnection(raw: unknown): KubeSchedulerSettings['clientConnection
 
 /**
  * Reads a KubeSchedulerConfiguration (apiVersion/kind already matched) as kube-scheduler
- * 1.34 would, strictly: an unknown field is an error, berth's own keys say what replaced
- * them. Profiles are merged with kube's default plugins and their args checked; no profile
+ * `release` would, strictly: an unknown field is an error, berth's own keys say what replaced
+ * them. Profiles are merged with that release's default plugins and their args checked; no profile
  * means kube's single `default-scheduler` one. `extenders` must be empty (berth calls none);
  * `parallelism`, `enableProfiling`, `enableContentionProfiling` and `delayCacheUntilActive`
  * are checked and otherwise ignored. Throws ConfigError naming the path.
  */
-export function readKubeSchedulerConfiguration(doc: Fields): KubeSchedulerSettings {
+export function readKubeSchedulerConfiguration(
+  doc: Fields,
+  release: KubeRelease,
+): KubeSchedulerSettings {
   knownKeys(
     doc,
     '',
@@ -169,7 +178,7 @@ export function readKubeSchedulerConfiguration(doc: Fields): KubeSchedulerSettin
     );
   const given = list(doc.profiles, 'profiles');
   const raws = given.length === 0 ? [{}] : given;
-  const profiles = raws.map((p, i) => profile(p, at('profiles', i), raws.length === 1));
+  const profiles = raws.map((p, i) => profile(p, at('profiles', i), raws.length === 1, release));
   profiles.forEach((p, i) => {
     const earlier = profiles.findIndex((o) => o.schedulerName === p.schedulerName);
     if (earlier !== i)

@@ -1,5 +1,6 @@
 // A profile's `pluginConfig`: each plugin's args checked and turned into what its factory takes.
 
+import { type KubeRelease, latestKubeRelease } from '../model/kube-release.ts';
 import { registry } from '../plugins/registry.ts';
 import { nodeAffinityArgs } from './affinity-args.ts';
 import { balancedAllocationArgs, fitArgs } from './fit-args.ts';
@@ -43,6 +44,7 @@ const withoutArgs = new Set([
   'VolumeRestrictions',
   'VolumeZone',
   'NodeVolumeLimits',
+  'NodeDeclaredFeatures',
 ]);
 
 function noArgs(plugin: string): ArgsReader {
@@ -81,7 +83,11 @@ function factoryChecked(plugin: string): ArgsReader {
  * run (DefaultPreemption, …) may be given args, which are not read. Throws ConfigError
  * naming the path.
  */
-export function resolvePluginArgs(raw: unknown, path: string): Record<string, unknown> {
+export function resolvePluginArgs(
+  raw: unknown,
+  path: string,
+  release: KubeRelease = latestKubeRelease,
+): Record<string, unknown> {
   const pluginArgs: Record<string, unknown> = {};
   const seen = new Set<string>();
   list(raw, path).forEach((e, i) => {
@@ -94,9 +100,12 @@ export function resolvePluginArgs(raw: unknown, path: string): Record<string, un
       throw new ConfigError(namePath, `duplicate pluginConfig for plugin "${name}"`);
     seen.add(name);
     const argsPath = child(entryPath, 'args');
-    const kind = pluginKind(name);
+    const kind = pluginKind(name, release);
     if (kind === 'unknown')
-      throw new ConfigError(namePath, `unknown plugin "${name}" (known: ${knownPluginNames()})`);
+      throw new ConfigError(
+        namePath,
+        `unknown plugin "${name}" in kube-scheduler ${release} (known: ${knownPluginNames(release)})`,
+      );
     if (kind === 'removed' || kind === 'built-in')
       throw new ConfigError(namePath, `plugin "${name}" takes no configuration in berth`);
     const reader =

@@ -1,6 +1,14 @@
 // A profile's plugins merged with kube's defaults: enabled/disabled/"*", multiPoint, weights, and refusals.
 import { describe, expect, it } from 'vitest';
-import { defaultFilters, defaultPreFilters, defaultScores } from '../plugins/registry.ts';
+import { type KubeRelease, latestKubeRelease } from '../model/kube-release.ts';
+import {
+  defaultFilters,
+  defaultFiltersOf,
+  defaultPreFilters,
+  defaultPreFiltersOf,
+  defaultScores,
+  defaultScoresOf,
+} from '../plugins/registry.ts';
 import { kubeDefaultMultiPoint, pluginKind } from './kube-plugins.ts';
 import { resolvePlugins } from './plugin-sets.ts';
 
@@ -10,19 +18,20 @@ const missing =
   'DefaultPreemption';
 
 const path = 'profiles[0].plugins';
+const latest: KubeRelease = latestKubeRelease;
 const names = (list: { name: string }[]) => list.map((s) => s.name);
-const scoresOf = (plugins: unknown) => resolvePlugins(plugins, path).scores;
+const scoresOf = (plugins: unknown) => resolvePlugins(plugins, path, latest).scores;
 
 describe('resolvePlugins: merging with kube’s default profile', () => {
   it('gives the registry’s default lists when nothing is configured', () => {
-    const r = resolvePlugins(undefined, path);
+    const r = resolvePlugins(undefined, path, latest);
     expect(r.preFilters).toEqual([...defaultPreFilters]);
     expect(r.filters).toEqual([...defaultFilters]);
     expect(r.scores).toEqual(defaultScores.map((s) => ({ ...s })));
   });
 
   it('disables one default score plugin, keeping the others in kube’s order', () => {
-    const r = resolvePlugins({ score: { disabled: [{ name: 'ImageLocality' }] } }, path);
+    const r = resolvePlugins({ score: { disabled: [{ name: 'ImageLocality' }] } }, path, latest);
     expect(names(r.scores)).toEqual(names([...defaultScores]).filter((n) => n !== 'ImageLocality'));
     expect(r.filters).toEqual([...defaultFilters]);
   });
@@ -49,6 +58,7 @@ describe('resolvePlugins: merging with kube’s default profile', () => {
         },
       },
       path,
+      latest,
     );
     expect(r.scores).toEqual([
       { name: 'NodeResourcesFit', weight: 5 },
@@ -66,6 +76,7 @@ describe('resolvePlugins: merging with kube’s default profile', () => {
         },
       },
       path,
+      latest,
     );
     expect(r.preFilters).toEqual([]);
     expect(r.filters).toEqual(['NodeResourcesFit', 'TaintToleration']);
@@ -83,7 +94,7 @@ describe('resolvePlugins: merging with kube’s default profile', () => {
   });
 
   it('disables a plugin at one point only, leaving its other points', () => {
-    const r = resolvePlugins({ filter: { disabled: [{ name: 'TaintToleration' }] } }, path);
+    const r = resolvePlugins({ filter: { disabled: [{ name: 'TaintToleration' }] } }, path, latest);
     expect(r.filters).not.toContain('TaintToleration');
     expect(names(r.scores)).toContain('TaintToleration');
   });
@@ -92,6 +103,7 @@ describe('resolvePlugins: merging with kube’s default profile', () => {
     const r = resolvePlugins(
       { filter: { enabled: [{ name: 'NodeName' }, { name: 'NodePorts' }] } },
       path,
+      latest,
     );
     // both are multiPoint defaults: enabled at the point too, they are overrides
     expect(r.filters.slice(0, 2)).toEqual(['NodeName', 'NodePorts']);
@@ -99,7 +111,7 @@ describe('resolvePlugins: merging with kube’s default profile', () => {
   });
 
   it('accepts a plugin at a point kube gives it and berth folds into another (NodePorts PreFilter)', () => {
-    const r = resolvePlugins({ preFilter: { enabled: [{ name: 'NodePorts' }] } }, path);
+    const r = resolvePlugins({ preFilter: { enabled: [{ name: 'NodePorts' }] } }, path, latest);
     expect(r.preFilters).toEqual([...defaultPreFilters]);
   });
 
@@ -111,6 +123,7 @@ describe('resolvePlugins: merging with kube’s default profile', () => {
         preScore: { disabled: [{ name: '*' }] },
       },
       path,
+      latest,
     );
     expect(r.filters).toEqual([...defaultFilters]);
   });
@@ -219,11 +232,68 @@ describe('resolvePlugins: refusals name the path', () => {
     it(`refuses ${c.name}`, () => {
       let message = '';
       try {
-        resolvePlugins(c.plugins, path);
+        resolvePlugins(c.plugins, path, latest);
       } catch (error) {
         message = (error as Error).message;
       }
       expect(message.startsWith(c.error.replace('berth’s', "berth's")), message).toBe(true);
     });
   }
+});
+
+describe('resolvePlugins: the emulated release’s defaults', () => {
+  const releases: KubeRelease[] = ['1.34', '1.35', '1.36', '1.37'];
+
+  it('gives each release’s registry default lists when nothing is configured', () => {
+    for (const r of releases) {
+      const got = resolvePlugins(undefined, path, r);
+      expect(got.preFilters, r).toEqual([...defaultPreFiltersOf(r)]);
+      expect(got.filters, r).toEqual([...defaultFiltersOf(r)]);
+      expect(got.scores, r).toEqual(defaultScoresOf(r).map((s) => ({ ...s })));
+    }
+  });
+
+  it('merges a file the same way against 1.34 and 1.37 defaults, each in its order', () => {
+    const plugins = { filter: { disabled: [{ name: 'TaintToleration' }] } };
+    expect(resolvePlugins(plugins, path, '1.34').filters.slice(0, 3)).toEqual([
+      'NodeUnschedulable',
+      'NodeName',
+      'NodeAffinity',
+    ]);
+    expect(resolvePlugins(plugins, path, '1.37').filters.slice(0, 3)).toEqual([
+      'NodeName',
+      'NodeUnschedulable',
+      'NodeAffinity',
+    ]);
+  });
+
+  it('disables NodeDeclaredFeatures through multiPoint at 1.37', () => {
+    const r = resolvePlugins(
+      { multiPoint: { disabled: [{ name: 'NodeDeclaredFeatures' }] } },
+      path,
+      '1.37',
+    );
+    expect(r.filters).not.toContain('NodeDeclaredFeatures');
+    expect(r.filters).toHaveLength(defaultFiltersOf('1.37').length - 1);
+  });
+
+  it('re-weights DynamicResources from 1.35 and refuses it as a score plugin at 1.34', () => {
+    const plugins = { score: { enabled: [{ name: 'DynamicResources', weight: 4 }] } };
+    expect(resolvePlugins(plugins, path, '1.35').scores[0]).toEqual({
+      name: 'DynamicResources',
+      weight: 4,
+    });
+    expect(() => resolvePlugins(plugins, path, '1.34')).toThrow(
+      'config profiles[0].plugins.score.enabled[0].name: plugin "DynamicResources" has no score extension point',
+    );
+  });
+
+  it('knows NodeDeclaredFeatures from 1.35 (kube 1.34 has no such plugin)', () => {
+    const plugins = { filter: { enabled: [{ name: 'NodeDeclaredFeatures' }] } };
+    expect(() => resolvePlugins(plugins, path, '1.34')).toThrow(
+      'config profiles[0].plugins.filter.enabled[0].name: unknown plugin "NodeDeclaredFeatures" in kube-scheduler 1.34',
+    );
+    // 1.35: kube has the plugin (gate off, it passes every pod); enabling it is accepted.
+    expect(resolvePlugins(plugins, path, '1.35').filters.at(-1)).toBe('NodeDeclaredFeatures');
+  });
 });

@@ -1,4 +1,5 @@
 // A profile's `plugins`: parsed, merged with kube's defaults, and expanded to berth's extension points.
+import type { KubeRelease } from '../model/kube-release.ts';
 import type { ScoreConfig } from '../plugins/registry.ts';
 import {
   type BerthPoint,
@@ -7,7 +8,7 @@ import {
   extendsPoint,
   extensionPoints,
   knownPluginNames,
-  kubeDefaultMultiPoint,
+  kubeDefaultMultiPointOf,
   type PluginEntry,
   pluginKind,
 } from './kube-plugins.ts';
@@ -43,12 +44,12 @@ export interface ResolvedPlugins {
 
 const int32 = 2 ** 31 - 1;
 
-function checkName(name: string, path: string, enabled: boolean): void {
+function checkName(name: string, path: string, enabled: boolean, release: KubeRelease): void {
   if (name === '*') {
     if (enabled) throw new ConfigError(path, '"*" may only be disabled');
     return;
   }
-  switch (pluginKind(name)) {
+  switch (pluginKind(name, release)) {
     case 'berth':
       return;
     case 'kube-only':
@@ -66,11 +67,14 @@ function checkName(name: string, path: string, enabled: boolean): void {
         `plugin "${name}" was removed in kubescheduler.config.k8s.io/v1 (NodeVolumeLimits replaces it)`,
       );
     default:
-      throw new ConfigError(path, `unknown plugin "${name}" (known: ${knownPluginNames()})`);
+      throw new ConfigError(
+        path,
+        `unknown plugin "${name}" in kube-scheduler ${release} (known: ${knownPluginNames(release)})`,
+      );
   }
 }
 
-function parseSet(raw: unknown, path: string): PluginSet {
+function parseSet(raw: unknown, path: string, release: KubeRelease): PluginSet {
   const set = fields(raw, path);
   knownKeys(set, path, ['enabled', 'disabled']);
   const enabledPath = child(path, 'enabled');
@@ -80,7 +84,7 @@ function parseSet(raw: unknown, path: string): PluginSet {
     knownKeys(entry, entryPath, ['name', 'weight']);
     const namePath = child(entryPath, 'name');
     const name = requiredString(entry.name, namePath);
-    checkName(name, namePath, true);
+    checkName(name, namePath, true, release);
     const weight = optionalInt(entry.weight, child(entryPath, 'weight'), -int32 - 1, int32);
     return { name, path: entryPath, ...(weight === undefined ? {} : { weight }) };
   });
@@ -92,7 +96,7 @@ function parseSet(raw: unknown, path: string): PluginSet {
     knownKeys(entry, entryPath, ['name', 'weight']);
     const namePath = child(entryPath, 'name');
     const name = requiredString(entry.name, namePath);
-    checkName(name, namePath, false);
+    checkName(name, namePath, false, release);
     return name;
   });
   return { enabled, disabled };
@@ -130,10 +134,11 @@ function expand(
   own: PluginSet,
   multiPoint: readonly Enabled[],
   path: string,
+  release: KubeRelease,
 ): string[] {
   const ownNames: string[] = [];
   for (const e of own.enabled) {
-    if (!extendsPoint(e.name, point))
+    if (!extendsPoint(e.name, point, release))
       throw new ConfigError(
         child(e.path, 'name'),
         `plugin "${e.name}" has no ${point} extension point`,
@@ -147,7 +152,7 @@ function expand(
   const overrides = new Set<string>();
   const fromMultiPoint: string[] = [];
   for (const e of multiPoint) {
-    if (!extendsPoint(e.name, point) || disabled.has(e.name)) continue;
+    if (!extendsPoint(e.name, point, release) || disabled.has(e.name)) continue;
     if (ownNames.includes(e.name)) {
       overrides.add(e.name);
       continue;
@@ -167,10 +172,14 @@ function expand(
 }
 
 /** kube's getScoreWeights: the score point's weight wins over multiPoint's; 0 or none is 1. */
-function weightsOf(score: PluginSet, multiPoint: readonly Enabled[]): Map<string, Enabled> {
+function weightsOf(
+  score: PluginSet,
+  multiPoint: readonly Enabled[],
+  release: KubeRelease,
+): Map<string, Enabled> {
   const weights = new Map<string, Enabled>();
   for (const e of [...score.enabled, ...multiPoint]) {
-    if (!extendsPoint(e.name, 'score') || weights.has(e.name)) continue;
+    if (!extendsPoint(e.name, 'score', release) || weights.has(e.name)) continue;
     weights.set(e.name, e);
   }
   return weights;
@@ -178,17 +187,19 @@ function weightsOf(score: PluginSet, multiPoint: readonly Enabled[]): Map<string
 
 /**
  * Reads a profile's `plugins` (at `path`) and resolves berth's PreFilter, Filter and Score
- * lists as kube 1.34 would build them from its default profile: merged per point, `*`
+ * lists as kube-scheduler `release` would build them from its default profile (the
+ * emulated release's: a file means the same to berth as to that kube): merged per point, `*`
  * disabling every default of a point, multiPoint expanded into each point a plugin has.
  * Plugins kube has and berth lacks drop out of the defaults; naming one as enabled is an
  * error. Points other than multiPoint, preFilter, filter and score may only disable.
  * Throws ConfigError naming the path.
  */
-export function resolvePlugins(raw: unknown, path: string): ResolvedPlugins {
+export function resolvePlugins(raw: unknown, path: string, release: KubeRelease): ResolvedPlugins {
   const obj = fields(raw, path);
   knownKeys(obj, path, extensionPoints);
   const sets = new Map<ExtensionPoint, PluginSet>();
-  for (const point of extensionPoints) sets.set(point, parseSet(obj[point], child(path, point)));
+  for (const point of extensionPoints)
+    sets.set(point, parseSet(obj[point], child(path, point), release));
   for (const point of extensionPoints) {
     if (
       point === 'multiPoint' ||
@@ -206,10 +217,12 @@ export function resolvePlugins(raw: unknown, path: string): ResolvedPlugins {
       );
   }
   const get = (point: ExtensionPoint) => sets.get(point) as PluginSet;
-  const multiPoint = mergeWithDefaults(kubeDefaultMultiPoint, get('multiPoint'));
+  const multiPoint = mergeWithDefaults(kubeDefaultMultiPointOf(release), get('multiPoint'));
   const pointList = (point: BerthPoint) =>
-    expand(point, get(point), multiPoint, path).filter((n) => berthRuns(n, point));
-  const weights = weightsOf(get('score'), multiPoint);
+    expand(point, get(point), multiPoint, path, release).filter((n) =>
+      berthRuns(n, point, release),
+    );
+  const weights = weightsOf(get('score'), multiPoint, release);
   const scores = pointList('score').map((name) => {
     const e = weights.get(name);
     const weight = e?.weight === undefined || e.weight === 0 ? 1 : e.weight;

@@ -127,7 +127,7 @@ function stringList(value: unknown, field: string): string[] {
   return value as string[];
 }
 
-function parseProfile(raw: unknown, field: string): SchedulingProfile {
+function parseProfile(raw: unknown, field: string, release: KubeRelease): SchedulingProfile {
   if (!isRecord(raw) || !isRecord(raw.plugins))
     throw new Error(`config ${field} must be an object with schedulerName and plugins`);
   const name = raw.schedulerName;
@@ -160,18 +160,18 @@ function parseProfile(raw: unknown, field: string): SchedulingProfile {
     },
   };
   try {
-    profileFromConfig(profile.plugins);
+    profileFromConfig({ ...profile.plugins, release });
   } catch (error) {
     throw new Error(`config ${field}: ${(error as Error).message}`);
   }
   return profile;
 }
 
-function parseProfiles(raw: unknown): SchedulingProfile[] | undefined {
+function parseProfiles(raw: unknown, release: KubeRelease): SchedulingProfile[] | undefined {
   if (raw === undefined) return undefined;
   if (!Array.isArray(raw) || raw.length === 0)
     throw new Error('config profiles must be a non-empty list');
-  const profiles = raw.map((p, i) => parseProfile(p, `profiles[${i}]`));
+  const profiles = raw.map((p, i) => parseProfile(p, `profiles[${i}]`, release));
   const names = new Set<string>();
   for (const [i, p] of profiles.entries()) {
     if (names.has(p.schedulerName))
@@ -232,7 +232,9 @@ export function parseConfig(raw: unknown): BerthConfig {
       `config percentageOfNodesToScore must be an integer 0–100, got ${JSON.stringify(pct)}`,
     );
   }
-  const profiles = parseProfiles(raw.profiles);
+  const emulatedVersion = parseEmulatedVersion(raw.emulatedVersion);
+  // Profiles are checked against the plugins of the release they will run with.
+  const profiles = parseProfiles(raw.profiles, emulatedVersion ?? latestKubeRelease);
   const postFilters =
     raw.postFilters === undefined ? undefined : stringList(raw.postFilters, 'postFilters');
   if (postFilters !== undefined) {
@@ -243,7 +245,6 @@ export function parseConfig(raw: unknown): BerthConfig {
     }
   }
   const gangs = parseGangs(raw.gangs);
-  const emulatedVersion = parseEmulatedVersion(raw.emulatedVersion);
   const name = raw.schedulerName ?? profiles?.[0]?.schedulerName ?? defaultConfig.schedulerName;
   if (typeof name !== 'string' || name === '')
     throw new Error('config schedulerName must be a non-empty string');

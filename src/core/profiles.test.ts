@@ -9,24 +9,27 @@ import { type BerthConfig, parseConfig, profilesOf } from './config.ts';
 
 /** berth-a: kube's defaults (LeastAllocated); berth-b: only NodeResourcesFit, MostAllocated. */
 const twoProfiles: BerthConfig = parseConfig(
-  readConfigDocuments([
-    {
-      apiVersion: 'kubescheduler.config.k8s.io/v1',
-      kind: 'KubeSchedulerConfiguration',
-      profiles: [
-        { schedulerName: 'berth-a' },
-        {
-          schedulerName: 'berth-b',
-          plugins: {
-            score: { disabled: [{ name: '*' }], enabled: [{ name: 'NodeResourcesFit' }] },
+  readConfigDocuments(
+    [
+      {
+        apiVersion: 'kubescheduler.config.k8s.io/v1',
+        kind: 'KubeSchedulerConfiguration',
+        profiles: [
+          { schedulerName: 'berth-a' },
+          {
+            schedulerName: 'berth-b',
+            plugins: {
+              score: { disabled: [{ name: '*' }], enabled: [{ name: 'NodeResourcesFit' }] },
+            },
+            pluginConfig: [
+              { name: 'NodeResourcesFit', args: { scoringStrategy: { type: 'MostAllocated' } } },
+            ],
           },
-          pluginConfig: [
-            { name: 'NodeResourcesFit', args: { scoringStrategy: { type: 'MostAllocated' } } },
-          ],
-        },
-      ],
-    },
-  ]).config,
+        ],
+      },
+    ],
+    '1.34',
+  ).config,
 );
 
 /** Two equal nodes, one already half full; one pod per scheduler name, and one of nobody's. */

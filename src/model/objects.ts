@@ -63,6 +63,10 @@ export interface ContainerObject {
   /** ImageLocality scores nodes that already hold it. */
   image?: string;
   ports?: ContainerPort[];
+  /** A rule whose action is `RestartAllContainers` needs that node feature (NodeDeclaredFeatures). */
+  restartPolicyRules?: { action?: string }[];
+  /** Non-empty `bindMountOptions` need the node feature VolumeBindMountOptions (kube 1.37). */
+  volumeMounts?: { name?: string; bindMountOptions?: string[] }[];
   /** Requests, limits (the API server defaults requests from them) and DRA claims. */
   resources?: {
     requests?: RawResourceList;
@@ -180,8 +184,12 @@ export interface PodObject {
     schedulingGates?: { name: string }[];
     /** With host networking the API server defaults each port's hostPort to its containerPort. */
     hostNetwork?: boolean;
+    /** `false` with `hostNetwork` needs the node feature UserNamespacesHostNetworkSupport. */
+    hostUsers?: boolean;
     containers?: ContainerObject[];
     initContainers?: ContainerObject[];
+    /** Only their `volumeMounts[].bindMountOptions` are kept (NodeDeclaredFeatures). */
+    ephemeralContainers?: Pick<ContainerObject, 'name' | 'volumeMounts'>[];
     overhead?: RawResourceList;
     /** Pod-level resources (PodLevelResources): cpu, memory and hugepages-* override the containers. */
     resources?: { requests?: RawResourceList; limits?: RawResourceList };
@@ -224,5 +232,10 @@ export interface NodeObject {
     allocatable?: RawResourceList;
     capacity?: RawResourceList;
     images?: ContainerImage[];
+    /**
+     * Features the node declares (kube 1.35+, NodeDeclaredFeatures), sorted and unique as
+     * the API server validates them.
+     */
+    declaredFeatures?: string[];
   };
 }

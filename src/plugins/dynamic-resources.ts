@@ -1,6 +1,9 @@
-// DynamicResources (PostFilter only): kube's first PostFilter, which deallocates idle claims; berth refuses claims.
-import type { PostFilterPlugin } from '../framework/types.ts';
+// DynamicResources: kube's first PostFilter (deallocates idle claims) and, since 1.35, a Score; berth refuses claims.
+import type { NodeInfo, PodInfo } from '../cluster/types.ts';
+import type { PostFilterPlugin, ScorePlugin } from '../framework/types.ts';
 import { status } from '../framework/types.ts';
+import { type KubeRelease, latestKubeRelease, releaseAtLeast } from '../model/kube-release.ts';
+import { defaultNormalizeScore } from './normalize-score.ts';
 
 export const name = 'DynamicResources';
 
@@ -12,22 +15,43 @@ export const noClaimsReason = 'no new claims to deallocate';
  */
 export const noStateReason = 'not found';
 
+/** The release whose default profile gives DynamicResources a Score (weight 2). */
+export const scoreSince: KubeRelease = '1.35';
+
+const postFilter: PostFilterPlugin['postFilter'] = (_pod, args) =>
+  args.preFiltersCompleted
+    ? status('Unschedulable', name, noClaimsReason)
+    : status('Error', name, noStateReason);
+
 /**
- * kube 1.34 runs DynamicResources' PostFilter before DefaultPreemption; for a pod without
+ * kube's Score for a pod without claims (the only pods berth schedules): 0 on every node —
+ * kube's Score returns 0 when the pod has no claims, and DefaultNormalizeScore keeps all-0
+ * scores at 0 — so it never changes a decision; it is there so the profile (and explain)
+ * has what kube's has.
+ */
+const score: Required<Pick<ScorePlugin, 'score' | 'scoreNodes' | 'normalize'>> = {
+  score: (_pod: PodInfo, _node: NodeInfo) => 0,
+  scoreNodes(_pod: PodInfo, nodes: readonly NodeInfo[], _state: unknown, scores: number[]) {
+    for (let i = 0; i < nodes.length; i++) scores[i] = 0;
+  },
+  normalize: (_pod: PodInfo, scores: number[]) => defaultNormalizeScore(scores, false),
+};
+
+/**
+ * kube runs DynamicResources' PostFilter before DefaultPreemption; for a pod without
  * resource claims it answers Unschedulable "no new claims to deallocate", which is why
  * that text opens the PostFilter part of every unschedulable pod's message. berth refuses
  * pods with claims before any filter (UnsupportedConstraints), so it always answers that —
  * unless a PreFilter stopped the PreFilter loop before kube's DynamicResources PreFilter
  * (the last one) wrote its state: then kube's answer is the Error "not found", which ends
  * the PostFilters (no preemption) and is what the message says after the filters' sentence.
- * Its args (kube's DynamicResourcesArgs) are accepted and not read.
+ * From 1.35 it also scores (see `score`). Its args (kube's DynamicResourcesArgs) are
+ * accepted and not read.
  */
-export function dynamicResources(_args?: unknown) {
-  return {
-    name,
-    postFilter: (_pod, args) =>
-      args.preFiltersCompleted
-        ? status('Unschedulable', name, noClaimsReason)
-        : status('Error', name, noStateReason),
-  } satisfies PostFilterPlugin;
+export function dynamicResources(
+  _args?: unknown,
+  release: KubeRelease = latestKubeRelease,
+): PostFilterPlugin & Partial<typeof score> {
+  const plugin = { name, postFilter } satisfies PostFilterPlugin;
+  return releaseAtLeast(release, scoreSince) ? { ...plugin, ...score } : plugin;
 }

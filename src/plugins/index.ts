@@ -11,6 +11,8 @@ export {
   nodeAffinity,
   preferredAffinityScore,
 } from './node-affinity.ts';
+export * as NodeDeclaredFeatures from './node-declared-features.ts';
+export { newNodeDeclaredFeatures } from './node-declared-features.ts';
 export * as NodeName from './node-name.ts';
 export { nodeName } from './node-name.ts';
 export * as NodePorts from './node-ports.ts';
@@ -40,8 +42,10 @@ export * as PodValidity from './pod-validity.ts';
 export { podValidity } from './pod-validity.ts';
 export {
   defaultFilters,
+  defaultFiltersOf,
   defaultProfile,
   defaultScores,
+  defaultScoresOf,
   type Plugin,
   type PluginFactory,
   type ProfileConfig,

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { chargePod, makeNode, makePod } from '../../test/support/builders.ts';
 import { noPodAffinity, type PodAffinityTerms } from '../cluster/pod-affinity.ts';
 import { initialState } from '../cluster/reducer.ts';
+import { runFilterPlugins } from '../framework/cycle.ts';
 import {
   capacityFreed,
   never,
@@ -11,8 +12,9 @@ import {
   nodeLabelsChanged,
   nodeTaintsChanged,
 } from '../framework/hints.ts';
+import type { KubeRelease } from '../model/kube-release.ts';
 import { interPodAffinityQueueingHint } from './inter-pod-affinity.ts';
-import { defaultProfile, profileFromConfig, registry } from './registry.ts';
+import { defaultFilters, defaultProfile, profileFromConfig, registry } from './registry.ts';
 
 /** Terms of a pod with one preferred affinity term. */
 const preferring: PodAffinityTerms = {
@@ -36,6 +38,7 @@ describe('registry', () => {
       'ImageLocality',
       'InterPodAffinity',
       'NodeAffinity',
+      'NodeDeclaredFeatures',
       'NodeName',
       'NodePorts',
       'NodeResourcesBalancedAllocation',
@@ -58,8 +61,8 @@ describe('registry', () => {
 });
 
 describe('defaultProfile', () => {
-  it('has kube\u2019s default order and weights', () => {
-    const p = defaultProfile();
+  it('has kube 1.34\u2019s default order and weights at 1.34 (what every old log replays with)', () => {
+    const p = defaultProfile('1.34');
     expect(p.preFilter.map((x) => x.name)).toEqual([
       'PodValidity',
       'UnsupportedConstraints',
@@ -97,7 +100,7 @@ describe('defaultProfile', () => {
   });
 
   it('keeps the normalising step of the plugins that have one', () => {
-    const p = defaultProfile();
+    const p = defaultProfile('1.34');
     expect(p.score.map((s) => s.plugin.normalize !== undefined)).toEqual([
       true,
       true,
@@ -114,6 +117,61 @@ describe('defaultProfile', () => {
     const filter = p.filter.find((f) => f.name === 'TaintToleration');
     const score = p.score.find((s) => s.plugin.name === 'TaintToleration')?.plugin;
     expect(filter).toBe(score);
+  });
+});
+
+describe('defaultProfile by release', () => {
+  const filters = (r: KubeRelease) => defaultProfile(r).filter.map((f) => f.name);
+  const scores = (r: KubeRelease) =>
+    defaultProfile(r).score.map((s) => `${s.plugin.name}×${s.weight}`);
+
+  it('runs NodeName before NodeUnschedulable from 1.37 only', () => {
+    expect(filters('1.36').slice(0, 2)).toEqual(['NodeUnschedulable', 'NodeName']);
+    expect(filters('1.37').slice(0, 2)).toEqual(['NodeName', 'NodeUnschedulable']);
+  });
+
+  it('filters with NodeDeclaredFeatures last from 1.36 (gate beta on), not at 1.35', () => {
+    expect(filters('1.35')).not.toContain('NodeDeclaredFeatures');
+    expect(filters('1.36').at(-1)).toBe('NodeDeclaredFeatures');
+    expect(filters('1.37')).toEqual([...defaultFilters]);
+    expect(filters('1.37').at(-1)).toBe('NodeDeclaredFeatures');
+  });
+
+  it('scores with DynamicResources ×2 from 1.35, after InterPodAffinity as kube lists it', () => {
+    expect(scores('1.34')).not.toContain('DynamicResources×2');
+    for (const r of ['1.35', '1.36', '1.37'] as const)
+      expect(scores(r)).toEqual([
+        'TaintToleration×3',
+        'NodeAffinity×2',
+        'NodeResourcesFit×1',
+        'PodTopologySpread×2',
+        'InterPodAffinity×2',
+        'DynamicResources×2',
+        'NodeResourcesBalancedAllocation×1',
+        'ImageLocality×1',
+      ]);
+  });
+
+  it('keeps the PreFilters and PostFilters of 1.34 in every release', () => {
+    for (const r of ['1.35', '1.36', '1.37'] as const) {
+      expect(defaultProfile(r).preFilter.map((x) => x.name)).toEqual(
+        defaultProfile('1.34').preFilter.map((x) => x.name),
+      );
+      expect(defaultProfile(r).postFilter?.map((x) => x.name)).toEqual([
+        'DynamicResources',
+        'DefaultPreemption',
+      ]);
+    }
+  });
+
+  it('counts a node failing NodeName and NodeUnschedulable under the first one the release runs', () => {
+    const pod = makePod({ nodeName: 'elsewhere' });
+    const cordoned = makeNode({ name: 'cordoned', unschedulable: true });
+    const reason = (r: KubeRelease) =>
+      runFilterPlugins(defaultProfile(r).filter, pod, cordoned, new Map()).reasons;
+    expect(reason('1.34')).toEqual(['node(s) were unschedulable']);
+    expect(reason('1.36')).toEqual(['node(s) were unschedulable']);
+    expect(reason('1.37')).toEqual(["node(s) didn't match the requested node name"]);
   });
 });
 
@@ -145,6 +203,7 @@ describe('profileFromConfig', () => {
       'DefaultPreemption',
       'InterPodAffinity',
       'NodeAffinity',
+      'NodeDeclaredFeatures',
       'NodeName',
       'NodePorts',
       'NodeResourcesFit',
@@ -178,7 +237,8 @@ describe('profileFromConfig', () => {
   it('defaults a missing weight to 1 and missing lists to the default profile', () => {
     const p = profileFromConfig({ scores: [{ name: 'NodeAffinity' }] });
     expect(p.score.map((s) => s.weight)).toEqual([1]);
-    expect(p.filter).toHaveLength(12);
+    expect(p.filter).toHaveLength(13);
+    expect(profileFromConfig({ release: '1.35' }).filter).toHaveLength(12);
   });
 
   it('passes InterPodAffinity its arguments', () => {
@@ -218,7 +278,7 @@ describe('profileFromConfig', () => {
       name: 'an unknown plugin, listing the known ones',
       config: { filters: ['PrioritySort'] },
       message:
-        /unknown plugin "PrioritySort" in filters; known plugins: DefaultPreemption, DynamicResources, ImageLocality, InterPodAffinity, NodeAffinity, NodeName/,
+        /unknown plugin "PrioritySort" in filters; known plugins: DefaultPreemption, DynamicResources, ImageLocality, InterPodAffinity, NodeAffinity, NodeDeclaredFeatures, NodeName/,
     },
     {
       name: 'a score-only plugin listed as a filter',

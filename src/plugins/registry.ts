@@ -10,11 +10,18 @@ import type {
 } from '../framework/types.ts';
 import { type KubeRelease, latestKubeRelease } from '../model/kube-release.ts';
 import { proveInfeasibleFromCapacity } from './capacity-proof.ts';
+import {
+  defaultFiltersOf,
+  defaultPostFilters,
+  defaultPreFiltersOf,
+  defaultScoresOf,
+} from './default-lists.ts';
 import * as defaultPreemption from './default-preemption.ts';
 import * as dynamicResources from './dynamic-resources.ts';
 import * as imageLocality from './image-locality.ts';
 import * as interPodAffinity from './inter-pod-affinity.ts';
 import * as nodeAffinity from './node-affinity.ts';
+import * as nodeDeclaredFeatures from './node-declared-features.ts';
 import * as nodeName from './node-name.ts';
 import * as nodePorts from './node-ports.ts';
 import * as nodeResourcesBalancedAllocation from './node-resources-balanced-allocation.ts';
@@ -66,9 +73,12 @@ export const registry: ReadonlyMap<string, PluginFactory> = new Map<string, Plug
   [podTopologySpread.name, podTopologySpread.newPodTopologySpread],
   [interPodAffinity.name, interPodAffinity.newInterPodAffinity],
   [imageLocality.name, imageLocality.newImageLocality],
+  [nodeDeclaredFeatures.name, nodeDeclaredFeatures.newNodeDeclaredFeatures],
   [dynamicResources.name, dynamicResources.dynamicResources],
   [defaultPreemption.name, defaultPreemption.defaultPreemption],
 ]);
+
+export { defaultFiltersOf, defaultPostFilters, defaultPreFiltersOf, defaultScoresOf };
 
 /** A score plugin entry of a profile configuration. */
 export interface ScoreConfig {
@@ -96,49 +106,15 @@ export interface ProfileConfig {
   release?: KubeRelease;
 }
 
-/** kube's default PreFilters that berth implements (after the two berth always runs first). */
-export const defaultPreFilters: readonly string[] = Object.freeze([
-  nodeAffinity.name,
-  volumeRestrictions.name,
-  nodeVolumeLimits.name,
-  volumeBinding.name,
-  volumeZone.name,
-  podTopologySpread.name,
-  interPodAffinity.name,
-]);
+/** kube 1.37's default PreFilters that berth implements (`defaultPreFiltersOf` for others). */
+export const defaultPreFilters: readonly string[] = defaultPreFiltersOf(latestKubeRelease);
 
-/** kube's default filters that berth implements, in kube's order. */
-export const defaultFilters: readonly string[] = Object.freeze([
-  nodeUnschedulable.name,
-  nodeName.name,
-  taintToleration.name,
-  nodeAffinity.name,
-  nodePorts.name,
-  nodeResourcesFit.name,
-  volumeRestrictions.name,
-  nodeVolumeLimits.name,
-  volumeBinding.name,
-  volumeZone.name,
-  podTopologySpread.name,
-  interPodAffinity.name,
-]);
+/** kube 1.37's default filters that berth implements, in order (`defaultFiltersOf` for others). */
+export const defaultFilters: readonly string[] = defaultFiltersOf(latestKubeRelease);
 
-/** kube 1.34's default PostFilters, in its order (DynamicResources first, as kube puts it). */
-export const defaultPostFilters: readonly string[] = Object.freeze([
-  dynamicResources.name,
-  defaultPreemption.name,
-]);
-
-/** kube's default score plugins that berth implements, with kube's weights. */
-export const defaultScores: readonly Readonly<Required<ScoreConfig>>[] = Object.freeze([
-  Object.freeze({ name: taintToleration.name, weight: 3 }),
-  Object.freeze({ name: nodeAffinity.name, weight: 2 }),
-  Object.freeze({ name: nodeResourcesFit.name, weight: 1 }),
-  Object.freeze({ name: podTopologySpread.name, weight: 2 }),
-  Object.freeze({ name: interPodAffinity.name, weight: 2 }),
-  Object.freeze({ name: nodeResourcesBalancedAllocation.name, weight: 1 }),
-  Object.freeze({ name: imageLocality.name, weight: 1 }),
-]);
+/** kube 1.37's default score plugins with weights (`defaultScoresOf` for others). */
+export const defaultScores: readonly Readonly<Required<ScoreConfig>>[] =
+  defaultScoresOf(latestKubeRelease);
 
 function isPreFilter(p: Plugin): p is Plugin & PreFilterPlugin {
   return p.preFilter !== undefined;
@@ -189,12 +165,12 @@ export function profileFromConfig(config: ProfileConfig = {}): Profile {
   };
 
   const alwaysFirst = [podValidity.name, unsupportedConstraints.name];
-  const filterNames = config.filters ?? defaultFilters;
+  const filterNames = config.filters ?? defaultFiltersOf(release);
   // Without a PreFilter list, a default PreFilter runs when its plugin filters.
   const preFilterList =
-    config.preFilters ?? defaultPreFilters.filter((n) => filterNames.includes(n));
+    config.preFilters ?? defaultPreFiltersOf(release).filter((n) => filterNames.includes(n));
   const preFilterNames = [...alwaysFirst, ...preFilterList.filter((n) => !alwaysFirst.includes(n))];
-  const scoreConfigs = config.scores ?? defaultScores;
+  const scoreConfigs = config.scores ?? defaultScoresOf(release);
   const postFilterNames = config.postFilters ?? defaultPostFilters;
   checkUnique(preFilterNames, 'preFilters');
   checkUnique(postFilterNames, 'postFilters');
@@ -243,16 +219,15 @@ export function profileFromConfig(config: ProfileConfig = {}): Profile {
 }
 
 /**
- * kube's default profile restricted to the plugins berth has, in kube 1.34's order:
- * PreFilters PodValidity, UnsupportedConstraints, NodeAffinity, VolumeRestrictions,
- * NodeVolumeLimits, VolumeBinding, VolumeZone, PodTopologySpread and InterPodAffinity;
- * Filters NodeUnschedulable, NodeName, TaintToleration, NodeAffinity, NodePorts,
- * NodeResourcesFit, VolumeRestrictions, NodeVolumeLimits, VolumeBinding, VolumeZone,
- * PodTopologySpread, InterPodAffinity;
- * Scores TaintToleration ×3, NodeAffinity ×2, NodeResourcesFit (LeastAllocated) ×1,
- * PodTopologySpread ×2, InterPodAffinity ×2 (hardPodAffinityWeight 1),
- * NodeResourcesBalancedAllocation ×1, ImageLocality ×1.
+ * kube's default profile for `release` (default: the latest) restricted to the plugins berth
+ * has: PreFilters PodValidity, UnsupportedConstraints, then `defaultPreFiltersOf(release)`;
+ * Filters `defaultFiltersOf(release)` (1.34–1.36: NodeUnschedulable, NodeName, …; 1.37:
+ * NodeName first; from 1.36 NodeDeclaredFeatures last); Scores `defaultScoresOf(release)`
+ * (TaintToleration ×3, NodeAffinity ×2, NodeResourcesFit (LeastAllocated) ×1,
+ * PodTopologySpread ×2, InterPodAffinity ×2 (hardPodAffinityWeight 1), from 1.35
+ * DynamicResources ×2, NodeResourcesBalancedAllocation ×1, ImageLocality ×1); PostFilters
+ * DynamicResources, DefaultPreemption.
  */
-export function defaultProfile(): Profile {
-  return profileFromConfig();
+export function defaultProfile(release: KubeRelease = latestKubeRelease): Profile {
+  return profileFromConfig({ release });
 }

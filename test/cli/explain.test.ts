@@ -110,10 +110,15 @@ describe('berth explain', () => {
     expect(r.stdout).toMatch(
       /^Recorded: #\d+ Scheduled on (node-\w): the recomputed cycle agrees$/m,
     );
-    // Every node has a row; the cordoned one stops at its first filter.
+    // Every node has a row; the cordoned one stops at its first filter (NodeName, first at 1.37,
+    // is skipped for a pod naming no node).
     for (const node of ['node-a', 'node-b', 'node-c', 'node-d', 'node-e'])
       expect(r.stdout).toMatch(new RegExp(`^  \\d +${node} `, 'm'));
-    expect(r.stdout).toMatch(/node-c +✗( +[-·])+ +NodeUnschedulable: node\(s\) were unschedulable/);
+    expect(r.stdout).toMatch(
+      /node-c +- +✗( +[-·])+ +NodeUnschedulable: node\(s\) were unschedulable/,
+    );
+    // kube 1.37's profile: DynamicResources scores (weight 2), 0 for a pod without claims.
+    expect(r.stdout).toMatch(/^Score: .*S6 DynamicResources ×2/m);
     expect(r.stdout).toMatch(/^Score: S1 TaintToleration ×3/m);
     expect(r.stdout).toMatch(/← chosen$/m);
   });

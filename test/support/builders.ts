@@ -71,6 +71,8 @@ export interface PodInput {
   volumes?: PodVolume[];
   /** The controller ownerReference (default spreading). */
   controllerRef?: ControllerRef;
+  /** Node features the spec needs (NodeDeclaredFeatures). */
+  requiredNodeFeatures?: string[];
   unsupported?: string;
 }
 
@@ -83,6 +85,8 @@ export interface NodeInput {
   /** Defaults: 4 cpu, 16Gi memory, 100Gi ephemeral storage, 110 pods, no scalars. */
   allocatable?: Partial<Allocatable>;
   invalid?: string;
+  /** `status.declaredFeatures` (NodeDeclaredFeatures). */
+  declaredFeatures?: readonly string[];
 }
 
 let podCounter = 0;
@@ -146,6 +150,7 @@ export function makePod(input: PodInput = {}): PodInfo {
     images: input.images ?? [],
     volumes: input.volumes ?? [],
     controllerRef: input.controllerRef,
+    requiredNodeFeatures: input.requiredNodeFeatures ?? [],
     unsupported: input.unsupported,
   };
 }
@@ -167,6 +172,7 @@ export function makeNode(input: NodeInput = {}): NodeInfo {
       scalar: { ...(a.scalar ?? {}) },
     },
     invalid: input.invalid,
+    declaredFeatures: input.declaredFeatures,
   });
 }
 

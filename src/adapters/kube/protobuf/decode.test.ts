@@ -234,6 +234,60 @@ describe('decodeNodeItem', () => {
   });
 });
 
+describe('decodePodItem: what NodeDeclaredFeatures reads', () => {
+  it('keeps restart rule actions, hostUsers and bind mounts as trimPod does', () => {
+    const mount = (name: string, option?: string) =>
+      option === undefined ? msg([1, name]) : msg([1, name], [8, option]);
+    const container = msg(
+      [1, 'a'],
+      [9, mount('v', 'noexec')],
+      [9, mount('w')],
+      [25, msg([1, 'RestartAllContainers'])],
+    );
+    const ephemeral = msg([1, msg([1, 'dbg'], [9, mount('v', 'nosuid')])]);
+    const bytes = msg(
+      [1, msg([1, 'p'])],
+      [2, msg([2, container], [11, true], [34, ephemeral], [37, false])],
+    );
+    const json = {
+      metadata: { name: 'p' },
+      spec: {
+        containers: [
+          {
+            name: 'a',
+            volumeMounts: [{ name: 'v', bindMountOptions: ['noexec'] }, { name: 'w' }],
+            restartPolicyRules: [{ action: 'RestartAllContainers' }],
+          },
+        ],
+        hostNetwork: true,
+        ephemeralContainers: [
+          { name: 'dbg', volumeMounts: [{ name: 'v', bindMountOptions: ['nosuid'] }] },
+        ],
+        hostUsers: false,
+      },
+    };
+    expect(decodePodItem(bytes)).toEqual(trimPod(json));
+    expect(decodePodItem(bytes)).toHaveProperty('spec.hostUsers', false);
+    expect(decodePodItem(bytes)).toHaveProperty('spec.ephemeralContainers.0.volumeMounts.0', {
+      bindMountOptions: ['nosuid'],
+    });
+  });
+});
+
+describe('decodeNodeItem: kube 1.35+ fields', () => {
+  it('keeps status.declaredFeatures (field 14), as trimNode does', () => {
+    const [restart, userns] = [
+      'RestartAllContainersOnContainerExits',
+      'UserNamespacesHostNetworkSupport',
+    ];
+    const features = [restart, userns];
+    const bytes = msg([1, msg([1, 'n1'])], [3, msg([14, restart], [14, userns])]);
+    const json = { metadata: { name: 'n1' }, status: { declaredFeatures: features } };
+    expect(decodeNodeItem(bytes)).toEqual(trimNode(json));
+    expect(decodeNodeItem(bytes)).toHaveProperty('status.declaredFeatures', features);
+  });
+});
+
 describe('special types', () => {
   it('writes IntOrString, zero times and FieldsV1 as their JSON forms', () => {
     const d = k8sDecoder();
