@@ -1,4 +1,4 @@
-// Tests for DynamicResources by release: the PostFilter always, the Score (0 without claims) from 1.35.
+// Tests for DynamicResources by release: the PostFilter (silent from 1.37), the Score (0 without claims) from 1.35.
 import { describe, expect, it } from 'vitest';
 import { makeNode, makePod } from '../../test/support/builders.ts';
 import { dynamicResources, noClaimsReason, noStateReason } from './dynamic-resources.ts';
@@ -29,12 +29,15 @@ describe('DynamicResources', () => {
     }
   });
 
-  it('answers the PostFilter as before in every release', () => {
-    for (const release of ['1.34', '1.37'] as const) {
+  it('answers the PostFilter "no new claims to deallocate" to 1.36, with no message from 1.37', () => {
+    for (const release of ['1.34', '1.35', '1.36', '1.37'] as const) {
       const plugin = dynamicResources(undefined, release);
       const args = (preFiltersCompleted: boolean) =>
         ({ preFiltersCompleted }) as Parameters<typeof plugin.postFilter>[1];
-      expect(plugin.postFilter(makePod(), args(true)).reasons).toEqual([noClaimsReason]);
+      expect(plugin.postFilter(makePod(), args(true))).toMatchObject({
+        code: 'Unschedulable',
+        reasons: release === '1.37' ? [] : [noClaimsReason],
+      });
       expect(plugin.postFilter(makePod(), args(false))).toMatchObject({
         code: 'Error',
         reasons: [noStateReason],

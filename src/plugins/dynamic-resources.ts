@@ -18,10 +18,16 @@ export const noStateReason = 'not found';
 /** The release whose default profile gives DynamicResources a Score (weight 2). */
 export const scoreSince: KubeRelease = '1.35';
 
-const postFilter: PostFilterPlugin['postFilter'] = (_pod, args) =>
-  args.preFiltersCompleted
-    ? status('Unschedulable', name, noClaimsReason)
-    : status('Error', name, noStateReason);
+/** The release from which kube's PostFilter answers a claim-less pod with no message. */
+export const silentSince: KubeRelease = '1.37';
+
+/** The PostFilter: `reasons` is what kube says for a pod without claims at the release. */
+function postFilterSaying(reasons: readonly string[]): PostFilterPlugin['postFilter'] {
+  return (_pod, args) =>
+    args.preFiltersCompleted
+      ? status('Unschedulable', name, ...reasons)
+      : status('Error', name, noStateReason);
+}
 
 /**
  * kube's Score for a pod without claims (the only pods berth schedules): 0 on every node —
@@ -45,13 +51,15 @@ const score: Required<Pick<ScorePlugin, 'score' | 'scoreNodes' | 'normalize'>> =
  * unless a PreFilter stopped the PreFilter loop before kube's DynamicResources PreFilter
  * (the last one) wrote its state: then kube's answer is the Error "not found", which ends
  * the PostFilters (no preemption) and is what the message says after the filters' sentence.
- * From 1.35 it also scores (see `score`). Its args (kube's DynamicResourcesArgs) are
- * accepted and not read.
+ * From 1.35 it also scores (see `score`); from 1.37 its Unschedulable answer carries no
+ * message, so the PostFilter part starts at "preemption:". Its args (kube's
+ * DynamicResourcesArgs) are accepted and not read.
  */
 export function dynamicResources(
   _args?: unknown,
   release: KubeRelease = latestKubeRelease,
 ): PostFilterPlugin & Partial<typeof score> {
-  const plugin = { name, postFilter } satisfies PostFilterPlugin;
+  const reasons = releaseAtLeast(release, silentSince) ? [] : [noClaimsReason];
+  const plugin = { name, postFilter: postFilterSaying(reasons) } satisfies PostFilterPlugin;
   return releaseAtLeast(release, scoreSince) ? { ...plugin, ...score } : plugin;
 }
