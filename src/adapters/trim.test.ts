@@ -74,6 +74,7 @@ function fullPod() {
         { name: 'data', persistentVolumeClaim: { claimName: 'data-db-0' } },
         { name: 'cfg', configMap: { name: 'db-config', defaultMode: 420 } },
         { name: 'tok', projected: { sources: [] } },
+        { name: 'model', image: { reference: 'quay.io/m/llm:v1', pullPolicy: 'IfNotPresent' } },
       ],
       resourceClaims: [{ name: 'gpu', resourceClaimTemplateName: 'gpu-tpl' }],
       serviceAccountName: 'db',
@@ -108,6 +109,8 @@ function fullPod() {
           resources: { requests: { cpu: '1' }, limits: { cpu: '1' } },
         },
       ],
+      allocatedResources: { cpu: '1', memory: '2Gi' },
+      resources: { requests: { cpu: '1', memory: '2Gi' }, limits: { memory: '2Gi' } },
     },
   };
 }
@@ -158,6 +161,7 @@ describe('trimPod', () => {
           { name: 'data', persistentVolumeClaim: { claimName: 'data-db-0' } },
           { name: 'cfg' },
           { name: 'tok' },
+          { name: 'model', image: { reference: 'quay.io/m/llm:v1' } },
         ],
         resourceClaims: [{ name: 'gpu', resourceClaimTemplateName: 'gpu-tpl' }],
       },
@@ -176,6 +180,8 @@ describe('trimPod', () => {
             resources: { requests: { cpu: '1' } },
           },
         ],
+        allocatedResources: { cpu: '1', memory: '2Gi' },
+        resources: { requests: { cpu: '1', memory: '2Gi' } },
       },
     });
   });

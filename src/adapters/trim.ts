@@ -115,9 +115,11 @@ const volume = {
   iscsi: true,
   portworxVolume: true,
   vsphereVolume: true,
+  /** An image volume's image: ImageLocality (kube 1.36+) scores the nodes holding it. */
+  image: { reference: true },
 } as const satisfies Shape;
 
-/** In-place resize: kube 1.34 charges max(spec, actuated, allocated) per container. */
+/** In-place resize: kube charges the spec, actuated and allocated requests (see requests.ts). */
 const containerStatus = {
   name: true,
   allocatedResources: true,
@@ -189,6 +191,9 @@ export const podShape = {
     conditions: readConditions,
     containerStatuses: each(containerStatus),
     initContainerStatuses: each(containerStatus),
+    /** Pod-level in-place resize (kube 1.36+): charged like the containers' statuses. */
+    allocatedResources: true,
+    resources: { requests: true },
     resourceClaimStatuses: true,
   },
 } as const satisfies Shape;

@@ -9,8 +9,9 @@ import {
 import { ListError, listClusterOnce } from '../adapters/kube/list-once.ts';
 import { getPodByKey, initialState, reduce } from '../cluster/reducer.ts';
 import type { ClusterState } from '../cluster/types.ts';
-import type { BerthConfig } from '../core/config.ts';
+import { type BerthConfig, emulatedReleaseOf } from '../core/config.ts';
 import type { InputEvent } from '../events/types.ts';
+import type { KubeRelease } from '../model/kube-release.ts';
 import type { PodObject } from '../model/objects.ts';
 import { CliError } from './errors.ts';
 import { explainCycle, podNotes, profileFor } from './explain-inputs.ts';
@@ -24,9 +25,9 @@ export interface LiveOptions extends KubeConfigOptions {
   config: BerthConfig;
 }
 
-/** Folds listed events into a fresh cluster state, as the core's reducer does. */
-function fold(events: readonly InputEvent[]): ClusterState {
-  const state = initialState();
+/** Folds listed events into a fresh cluster state, as the core's reducer does for `release`. */
+function fold(events: readonly InputEvent[], release: KubeRelease): ClusterState {
+  const state = initialState(release);
   let seq = 0;
   for (const event of events) reduce(state, { seq: ++seq, time: 0, event });
   return state;
@@ -57,7 +58,7 @@ export async function explainLive(key: string, opts: LiveOptions): Promise<Expla
       throw new CliError(error.message);
     throw error;
   }
-  const state = fold(events);
+  const state = fold(events, emulatedReleaseOf(opts.config));
   const record = getPodByKey(state, key);
   if (record === undefined)
     throw new CliError(`unknown pod ${key}: not in the cluster at ${server}`);

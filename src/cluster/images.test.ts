@@ -1,7 +1,13 @@
 // Table tests for the image parsers: kube's normalizedImageName, node status.images, pod images.
 import { describe, expect, it } from 'vitest';
 import { nodeObject, podObject } from '../../test/support/objects.ts';
-import { NO_IMAGES, normalizedImageName, parseNodeImages, parsePodImages } from './images.ts';
+import {
+  NO_IMAGES,
+  normalizedImageName,
+  parseNodeImages,
+  parsePodImages,
+  parsePodImageVolumes,
+} from './images.ts';
 import { nodeInfoFromObject, updateNodeObject } from './node-info.ts';
 import { podInfoFromObject } from './pod-info.ts';
 import type { NodeInfo, PodInfo } from './types.ts';
@@ -121,5 +127,35 @@ describe('the parsed objects carry the images', () => {
     });
     const p = podInfoFromObject(obj) as PodInfo;
     expect(p.images).toEqual(['init:3', 'app:latest']);
+  });
+});
+
+describe('parsePodImageVolumes', () => {
+  it('lists each image volume\u2019s reference, normalized, in volume order, duplicates kept', () => {
+    const volumes = [
+      { name: 'a', image: { reference: 'models/llm:v2' } },
+      { name: 'data', persistentVolumeClaim: { claimName: 'c' } },
+      { name: 'b', image: { reference: 'weights' } },
+      { name: 'c', image: { reference: 'models/llm:v2' } },
+    ];
+    expect(parsePodImageVolumes({ volumes })).toEqual([
+      'models/llm:v2',
+      'weights:latest',
+      'models/llm:v2',
+    ]);
+  });
+
+  it('a reference that is missing or not a string is Go\u2019s "" (":latest")', () => {
+    const volumes = [
+      { name: 'a', image: {} },
+      { name: 'b', image: { reference: 7 } },
+    ];
+    expect(parsePodImageVolumes({ volumes })).toEqual([':latest', ':latest']);
+  });
+
+  it('skips what kube could not decode, and is empty without image volumes', () => {
+    expect(parsePodImageVolumes({ volumes: [null, 'x', { name: 'a', image: 'y' }] })).toEqual([]);
+    expect(parsePodImageVolumes({ volumes: 'x' })).toEqual([]);
+    expect(parsePodImageVolumes({})).toEqual([]);
   });
 });

@@ -62,3 +62,23 @@ export function parsePodImages(spec: Record<string, unknown>): readonly string[]
   pushContainerImages(spec.containers, out);
   return out.length === 0 ? noStrings : out;
 }
+
+/**
+ * The normalized `spec.volumes[].image.reference` of each image volume, in volume order
+ * (duplicates kept: kube 1.36+'s ImageLocality sums per volume and, from 1.37, counts each
+ * one beside the containers). An `image` without a string `reference` is Go's "" and
+ * normalizes to ":latest"; a volume or an `image` that is not an object is skipped (kube
+ * could not have decoded it). Never throws.
+ */
+export function parsePodImageVolumes(spec: Record<string, unknown>): readonly string[] {
+  const volumes = spec.volumes;
+  if (!Array.isArray(volumes)) return noStrings;
+  let out: string[] | undefined;
+  for (const v of volumes) {
+    if (!isRecord(v) || !isRecord(v.image)) continue;
+    const reference = v.image.reference;
+    out ??= [];
+    out.push(normalizedImageName(typeof reference === 'string' ? reference : ''));
+  }
+  return out ?? noStrings;
+}

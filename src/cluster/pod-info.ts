@@ -1,10 +1,11 @@
 // Builds the scheduling view of a Pod (PodInfo) from an untrusted object, totally.
 import { podKey } from '../model/keys.ts';
+import { type KubeRelease, unrecordedKubeRelease } from '../model/kube-release.ts';
 import type { Amount } from './amount.ts';
 import { parseNodeAffinity, parseNodeSelector, parseTolerations } from './constraints.ts';
 import { requiredNodeFeatures } from './declared-features.ts';
 import { emptyRecord, isRecord, nonEmptyString, stringEntries } from './fields.ts';
-import { parsePodImages } from './images.ts';
+import { parsePodImages, parsePodImageVolumes } from './images.ts';
 import { parseControllerRef } from './owner-ref.ts';
 import { parsePodAffinity } from './pod-affinity.ts';
 import { parseHostPorts, parseSchedulingGates } from './pod-fields.ts';
@@ -55,11 +56,15 @@ function requestedScalarNames(scalar: Readonly<Record<string, Amount>>): readonl
 }
 
 /**
- * Parses a Pod object. Never throws. Rejects only a pod that cannot be identified (not an
- * object, or no non-empty string `metadata.name`); every other defect is defaulted or, when
- * it would change where the pod may run, reported in `invalid` naming the field.
+ * Parses a Pod object, its requests charged as kube-scheduler `release` charges them. Never
+ * throws. Rejects only a pod that cannot be identified (not an object, or no non-empty string
+ * `metadata.name`); every other defect is defaulted or, when it would change where the pod
+ * may run, reported in `invalid` naming the field.
  */
-export function podInfoFromObject(obj: unknown): PodInfo | { rejected: string } {
+export function podInfoFromObject(
+  obj: unknown,
+  release: KubeRelease = unrecordedKubeRelease,
+): PodInfo | { rejected: string } {
   if (!isRecord(obj)) return { rejected: 'pod is not an object' };
   const meta = isRecord(obj.metadata) ? obj.metadata : emptyRecord<unknown>();
   const name = nonEmptyString(meta.name);
@@ -68,7 +73,7 @@ export function podInfoFromObject(obj: unknown): PodInfo | { rejected: string } 
   const spec = isRecord(obj.spec) ? obj.spec : emptyRecord<unknown>();
   const status = isRecord(obj.status) ? obj.status : emptyRecord<unknown>();
 
-  const reqs = podRequestsOf(obj.spec, obj.status);
+  const reqs = podRequestsOf(obj.spec, obj.status, release);
   let invalid = reqs.invalid;
   const selector = parseNodeSelector(spec.nodeSelector, 'spec.nodeSelector');
   if (!selector.ok) invalid ??= selector.error;
@@ -118,6 +123,7 @@ export function podInfoFromObject(obj: unknown): PodInfo | { rejected: string } 
     spreadConstraints: spread.ok ? spread.value : noSpreadConstraints,
     podAffinity: podAffinity.value,
     images: parsePodImages(spec),
+    imageVolumes: parsePodImageVolumes(spec),
     volumes: parsePodVolumes(spec),
     requiredNodeFeatures: requiredNodeFeatures(obj.spec),
     controllerRef: parseControllerRef(meta.ownerReferences),

@@ -1,6 +1,7 @@
 // The cluster-state reducer: folds the event log into nodes, pods and their charges, in place.
 
 import type { BerthEvent, Envelope, ResourceKind } from '../events/types.ts';
+import { type KubeRelease, unrecordedKubeRelease } from '../model/kube-release.ts';
 import { isTerminal } from '../model/phase.ts';
 import { finishIndexUpdate, reindexNode } from './capacity-index.ts';
 import {
@@ -49,9 +50,10 @@ type ObjectChange = Extract<ClusterChange, { kind: 'object' }>;
 /** The change of an event that changed nothing. */
 export const NO_CHANGE: ClusterChange = Object.freeze({ kind: 'none' });
 
-/** An empty cluster. */
-export function initialState(): ClusterState {
+/** An empty cluster whose pods are charged as kube-scheduler `release` charges them. */
+export function initialState(release: KubeRelease = unrecordedKubeRelease): ClusterState {
   return {
+    release,
     nodes: new Map(),
     nodeOrder: [],
     nodeIndex: new Map(),
@@ -205,7 +207,7 @@ function removeRecord(state: ClusterState, uid: string): PodRecord | undefined {
 }
 
 function upsertPod(state: ClusterState, raw: unknown, seq: number): ClusterChange {
-  const info = podInfoFromObject(raw);
+  const info = podInfoFromObject(raw, state.release);
   if ('rejected' in info) {
     reject(state, seq, 'Pod', info.rejected);
     return NO_CHANGE;

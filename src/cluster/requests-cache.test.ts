@@ -1,6 +1,7 @@
 // The requests cache changes cost only: every result equals a fresh computePodRequests.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import type { KubeRelease } from '../model/kube-release.ts';
 import { computePodRequests } from './requests.ts';
 import { podRequestsOf, requestsKey } from './requests-cache.ts';
 
@@ -37,22 +38,34 @@ const spec = fc.record(
 const status = fc.oneof(
   fc.constant(undefined),
   fc.record({ phase: fc.constant('Pending') }),
-  fc.record({
-    containerStatuses: fc.array(
-      fc.record({ name: fc.constantFrom('a', 'b'), resources, allocatedResources: list }),
-      { maxLength: 2 },
-    ),
-    conditions: fc.constantFrom([], [{ type: 'PodResizePending', reason: 'Infeasible' }]),
-  }),
+  fc.record(
+    {
+      containerStatuses: fc.array(
+        fc.record(
+          { name: fc.constantFrom('a', 'b'), resources, allocatedResources: list },
+          { requiredKeys: ['name'] },
+        ),
+        { maxLength: 2 },
+      ),
+      conditions: fc.constantFrom([], [{ type: 'PodResizePending', reason: 'Infeasible' }]),
+      // Pod-level resize status (read from kube 1.36).
+      allocatedResources: list,
+      resources,
+    },
+    { requiredKeys: ['containerStatuses'] },
+  ),
 );
+const releases: readonly KubeRelease[] = ['1.34', '1.35', '1.36', '1.37'];
 
 describe('podRequestsOf', () => {
-  it('always equals computePodRequests, however often the same fields come back', () => {
+  it('always equals computePodRequests of its release, however often the same fields come back', () => {
     fc.assert(
       fc.property(fc.array(fc.tuple(spec, status), { minLength: 1, maxLength: 8 }), (pods) => {
-        // Each pod twice: the second call is answered from the cache when the shape is keyed.
+        // Each pod twice under every release: a later call is answered from the cache when
+        // the shape is keyed, whichever release filled it.
         for (const [s, st] of [...pods, ...pods])
-          expect(podRequestsOf(s, st)).toEqual(computePodRequests(s, st));
+          for (const r of releases)
+            expect(podRequestsOf(s, st, r)).toEqual(computePodRequests(s, st, r));
       }),
       { numRuns: 300 },
     );
@@ -83,6 +96,11 @@ describe('podRequestsOf', () => {
     const resized = { containerStatuses: [{ name: 'a', resources: { requests: { cpu: '2' } } }] };
     expect(requestsKey(plain, resized)).toBeUndefined();
     expect(requestsKey(plain, { conditions: [{ type: 'PodResizePending' }] })).toBeUndefined();
+    // What kube 1.36 and 1.37 read besides: allocations alone, pod-level status lists.
+    const allocated = { containerStatuses: [{ name: 'a', allocatedResources: { cpu: '2' } }] };
+    expect(requestsKey(plain, allocated)).toBeUndefined();
+    expect(requestsKey(plain, { allocatedResources: { cpu: '2' } })).toBeUndefined();
+    expect(requestsKey(plain, { resources: { requests: { cpu: '2' } } })).toBeUndefined();
     expect(requestsKey({ containers: [{ resources: { requests: { cpu: 1 } } }] }, undefined)).toBe(
       undefined,
     );

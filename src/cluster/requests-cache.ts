@@ -1,4 +1,5 @@
 // Pod requests memoised by the resource fields they come from: pods of one template share one computation.
+import { type KubeRelease, unrecordedKubeRelease } from '../model/kube-release.ts';
 import { isRecord } from './fields.ts';
 import { computePodRequests, type PodRequests } from './requests.ts';
 
@@ -35,10 +36,12 @@ function containersKey(list: unknown, init: boolean): unknown[] | undefined {
   return parts;
 }
 
-/** A status list entry that carries what in-place resize makes kube read. */
+/** A status list entry that carries what in-place resize makes kube read (any release). */
 function resizes(list: unknown): boolean {
   if (!Array.isArray(list)) return list !== undefined;
-  return list.some((cs) => !isRecord(cs) || cs.resources !== undefined);
+  return list.some(
+    (cs) => !isRecord(cs) || cs.resources !== undefined || cs.allocatedResources !== undefined,
+  );
 }
 
 function resizePending(conditions: unknown): boolean {
@@ -49,8 +52,9 @@ function resizePending(conditions: unknown): boolean {
 /**
  * The cache key of `spec`/`status` for computePodRequests: every field it reads, as JSON. Only
  * the common shape is keyed (string quantities, records where records belong, no resize
- * status); anything else returns undefined and is computed afresh, so an odd manifest never
- * shares a result it should not.
+ * status, container or pod level); anything else returns undefined and is computed afresh,
+ * so an odd manifest never shares a result it should not. Without a resize status every
+ * release charges the same, so the key does not name the release.
  */
 export function requestsKey(spec: unknown, status: unknown): string | undefined {
   if (!isRecord(spec)) return undefined;
@@ -59,6 +63,7 @@ export function requestsKey(spec: unknown, status: unknown): string | undefined 
     if (resizes(status.containerStatuses) || resizes(status.initContainerStatuses))
       return undefined;
     if (resizePending(status.conditions)) return undefined;
+    if (status.resources !== undefined || status.allocatedResources !== undefined) return undefined;
   }
   const app = containersKey(spec.containers, false);
   const init = containersKey(spec.initContainers, true);
@@ -75,17 +80,22 @@ function freeze(r: PodRequests): PodRequests {
 }
 
 /**
- * computePodRequests, memoised by requestsKey: equal resource fields give the same (frozen)
- * result object. Pods of one ReplicaSet or Job differ only in names, so a list of thousands
- * computes a handful. Pure and deterministic: the cache changes cost, never a result.
+ * computePodRequests as `release` charges, memoised by requestsKey: equal resource fields give
+ * the same (frozen) result object. Pods of one ReplicaSet or Job differ only in names, so a
+ * list of thousands computes a handful. Pure and deterministic: the cache changes cost, never
+ * a result.
  */
-export function podRequestsOf(spec: unknown, status: unknown): PodRequests {
+export function podRequestsOf(
+  spec: unknown,
+  status: unknown,
+  release: KubeRelease = unrecordedKubeRelease,
+): PodRequests {
   const key = requestsKey(spec, status);
-  if (key === undefined) return computePodRequests(spec, status);
+  if (key === undefined) return computePodRequests(spec, status, release);
   const hit = cache.get(key);
   if (hit !== undefined) return hit;
   if (cache.size >= MAX_ENTRIES) cache.clear();
-  const computed = freeze(computePodRequests(spec, status));
+  const computed = freeze(computePodRequests(spec, status, release));
   cache.set(key, computed);
   return computed;
 }

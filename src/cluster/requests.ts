@@ -1,6 +1,28 @@
-// Effective pod requests as kube-scheduler 1.34 computes them: containers, sidecars, pod level, resize, overhead.
+// Effective pod requests as kube-scheduler computes them, by release: containers, sidecars, pod level, resize, overhead.
+import { type KubeRelease, unrecordedKubeRelease } from '../model/kube-release.ts';
 import { emptyRecord, isRecord, type JsonRecord } from './fields.ts';
-import { nanosToMilli, nanosToUnits, parseQuantityAt } from './quantity.ts';
+import { nanosToMilli, nanosToUnits } from './quantity.ts';
+import {
+  type Amounts,
+  addInto,
+  aggregate,
+  note,
+  optionalRecord,
+  type Problems,
+  readList,
+  readOptionalList,
+  withDefaults,
+} from './requests-amounts.ts';
+import {
+  chargeSince137,
+  containerCharge,
+  podLevelCharge,
+  type ResizeRules,
+  type ResizeStatus,
+  readResizeStatus,
+  resizeRules,
+  type StatusedContainer,
+} from './requests-resize.ts';
 import { type NonZeroRequests, RESOURCE_FIELDS, zeroResources } from './resources.ts';
 import type { Resources } from './types.ts';
 
@@ -19,112 +41,19 @@ const DEFAULT_CPU_NANOS = 100_000_000n;
 /** kube-scheduler's DefaultMemoryRequest (200Mi), in nanos of a byte. */
 const DEFAULT_MEMORY_NANOS = 200n * 1024n * 1024n * 1_000_000_000n;
 
-/** Resource name → exact amount in nanos. Sums stay exact; rounding happens once at the end. */
-type Amounts = Map<string, bigint>;
-
-interface ContainerRequests {
+interface ContainerRequests extends StatusedContainer {
   /** Requests as the API server stores them (limits stand in for missing requests). */
   spec: Amounts;
-  /** What the scheduler charges: `spec`, or the resize rule when a status is given. */
+  /** What 1.34–1.36 charge: `spec`, or the resize rule when a status is given. */
   effective: Amounts;
   /** Limits (the API server defaults pod-level hugepages limits from them). */
   limits: Amounts;
-  /** A restartable init container (`restartPolicy: Always`): a sidecar. */
-  sidecar: boolean;
-}
-
-/** Collects the first problem; later ones are dropped so the reason stays short. */
-interface Problems {
-  first: string | undefined;
-}
-
-function note(problems: Problems, reason: string): void {
-  if (problems.first === undefined) problems.first = reason;
-}
-
-/** Reads an optional object field: undefined/null → undefined; another type → a problem. */
-function optionalRecord(v: unknown, path: string, problems: Problems): JsonRecord | undefined {
-  if (v === undefined || v === null) return undefined;
-  if (isRecord(v)) return v;
-  note(problems, `${path} is not an object`);
-  return undefined;
-}
-
-/** Parses a resource list into `into` (skipping `pods`); bad quantities count as 0. */
-function readList(list: JsonRecord, path: string, into: Amounts, problems: Problems): void {
-  for (const name of Object.keys(list)) {
-    if (name === 'pods') continue;
-    const parsed = parseQuantityAt(list[name], `${path}.${name}`);
-    if (parsed.ok) {
-      into.set(name, parsed.q.nanos);
-    } else {
-      note(problems, parsed.error);
-      into.set(name, 0n);
-    }
-  }
-}
-
-/** An optional resource list at `path`, parsed; undefined when absent or not an object. */
-function readOptionalList(v: unknown, path: string, problems: Problems): Amounts | undefined {
-  const list = optionalRecord(v, path, problems);
-  if (list === undefined) return undefined;
-  const amounts: Amounts = new Map();
-  readList(list, path, amounts, problems);
-  return amounts;
-}
-
-function maxInto(into: Amounts, from: Amounts): void {
-  for (const [name, v] of from) {
-    const cur = into.get(name);
-    if (cur === undefined || v > cur) into.set(name, v);
-  }
-}
-
-function addInto(into: Amounts, from: Amounts): void {
-  for (const [name, v] of from) into.set(name, (into.get(name) ?? 0n) + v);
-}
-
-/** What in-place resize (InPlacePodVerticalScaling, on in 1.34) makes kube read from `status`. */
-interface ResizeStatus {
-  /** Container name → its status's requests and allocation, when `resources` is set. */
-  byName: Map<string, { actuated: Amounts; allocated: Amounts }>;
-  /** A `PodResizePending` condition with reason `Infeasible`: the spec is not charged. */
-  infeasible: boolean;
-}
-
-function readStatusList(list: unknown, path: string, into: ResizeStatus, problems: Problems): void {
-  if (list === undefined || list === null) return;
-  if (!Array.isArray(list)) {
-    note(problems, `${path} is not a list`);
-    return;
-  }
-  list.forEach((cs: unknown, i) => {
-    if (!isRecord(cs) || typeof cs.name !== 'string' || !isRecord(cs.resources)) return;
-    const at = `${path}[${i}]`;
-    const actuated = readOptionalList(cs.resources.requests, `${at}.resources.requests`, problems);
-    const allocated = readOptionalList(cs.allocatedResources, `${at}.allocatedResources`, problems);
-    into.byName.set(cs.name, {
-      actuated: actuated ?? new Map(),
-      allocated: allocated ?? new Map(),
-    });
-  });
-}
-
-function readResizeStatus(status: unknown, problems: Problems): ResizeStatus {
-  const out: ResizeStatus = { byName: new Map(), infeasible: false };
-  if (!isRecord(status)) return out;
-  readStatusList(status.containerStatuses, 'status.containerStatuses', out, problems);
-  readStatusList(status.initContainerStatuses, 'status.initContainerStatuses', out, problems);
-  const conditions = Array.isArray(status.conditions) ? status.conditions : [];
-  const resize = conditions.find((c: unknown) => isRecord(c) && c.type === 'PodResizePending');
-  out.infeasible = isRecord(resize) && resize.reason === 'Infeasible';
-  return out;
 }
 
 /**
  * One container. Like the API server's defaulting, a limit stands in for a request that is
  * not given (objects from the API server already have this applied). With a resize status,
- * app containers and sidecars are charged max(spec, actuated, allocated), as kube does.
+ * app containers and sidecars are charged as containerCharge says.
  */
 function readContainer(
   c: JsonRecord,
@@ -140,14 +69,10 @@ function readContainer(
   // Requests second, so that they override the limits they share a name with.
   if (requests !== undefined) for (const [name, v] of requests) spec.set(name, v);
   const sidecar = init && c.restartPolicy === 'Always';
-  const status = (!init || sidecar) && typeof c.name === 'string' && resize.byName.get(c.name);
-  let effective = spec;
-  if (status) {
-    effective = resize.infeasible ? new Map() : new Map(spec);
-    maxInto(effective, status.actuated);
-    maxInto(effective, status.allocated);
-  }
-  return { spec, effective, limits: limits ?? new Map(), sidecar };
+  const name = typeof c.name === 'string' ? c.name : undefined;
+  const status = name === undefined ? undefined : resize.byName.get(name);
+  const effective = containerCharge(spec, status, !init || sidecar, resize.infeasible);
+  return { name, spec, effective, limits: limits ?? new Map(), sidecar };
 }
 
 function readContainers(
@@ -169,36 +94,6 @@ function readContainers(
     else note(problems, `${path}[${i}] is not an object`);
   }
   return out;
-}
-
-/**
- * kube's AggregateContainerRequests: app containers and sidecars are summed; init container i
- * needs its own amount plus the sidecars started before it; the pod needs the larger of the
- * two, per resource.
- */
-function aggregate(
-  app: ContainerRequests[],
-  init: ContainerRequests[],
-  pick: (c: ContainerRequests) => Amounts,
-): Amounts {
-  const result: Amounts = new Map();
-  for (const c of app) addInto(result, pick(c));
-  const sidecars: Amounts = new Map();
-  const initMax: Amounts = new Map();
-  for (const c of init) {
-    const own = pick(c);
-    if (c.sidecar) {
-      addInto(result, own);
-      addInto(sidecars, own);
-      maxInto(initMax, sidecars);
-    } else {
-      const step = new Map(sidecars);
-      addInto(step, own);
-      maxInto(initMax, step);
-    }
-  }
-  maxInto(result, initMax);
-  return result;
 }
 
 /** Resources PodLevelResources lets `spec.resources` set: cpu, memory and hugepages-*. */
@@ -250,25 +145,32 @@ function readPodLevel(
   return supported;
 }
 
-/** kube's PodRequests: the container aggregate, pod-level values over it, then overhead. */
-function podTotal(
-  app: ContainerRequests[],
-  init: ContainerRequests[],
-  podLevel: Amounts,
-  overhead: Amounts,
-  pick: (c: ContainerRequests) => Amounts,
-): Amounts {
-  const total = aggregate(app, init, pick);
-  for (const [name, v] of podLevel) total.set(name, v);
-  addInto(total, overhead);
-  return total;
+/** What a pod's requests are computed from, read once. */
+interface PodParts {
+  app: ContainerRequests[];
+  init: ContainerRequests[];
+  resize: ResizeStatus;
+  rules: ResizeRules;
+  /** The pod-level requests charged over the containers' (see podLevelCharge). */
+  podLevel: Amounts;
+  overhead: Amounts;
 }
 
-/** kube's applyNonMissing: the defaults for resources a container does not name. */
-function withDefaults(amounts: Amounts, defaults: Amounts): Amounts {
-  const out = new Map(amounts);
-  for (const [name, v] of defaults) if (!amounts.has(name)) out.set(name, v);
-  return out;
+/**
+ * kube's PodRequests: the containers' charge (by release, see ResizeRules; `defaults` fill
+ * each container's missing cpu/memory for the non-zero variant), pod-level values over it,
+ * then overhead.
+ */
+function podTotal(parts: PodParts, defaults: Amounts | undefined): Amounts {
+  const { app, init, resize } = parts;
+  const total = parts.rules.maxOfAggregates
+    ? chargeSince137(app, init, resize, defaults)
+    : aggregate(app, init, (c) =>
+        defaults === undefined ? c.effective : withDefaults(c.effective, defaults),
+      );
+  for (const [name, v] of parts.podLevel) total.set(name, v);
+  addInto(total, parts.overhead);
+  return total;
 }
 
 function toResources(amounts: Amounts): Resources {
@@ -284,37 +186,42 @@ function toResources(amounts: Amounts): Resources {
 
 /**
  * Computes a pod's effective requests from its (untrusted) `spec`, and optionally its `status`
- * (in-place resize), exactly as kube-scheduler 1.34's NodeResourcesFit does (PodRequests in
- * k8s.io/component-helpers/resource, after the API server's defaulting): quantities are
- * summed exactly and rounded up once (CPU to millicores, everything else to whole units);
- * `pods` entries are ignored. Non-zero requests add 100m CPU / 200Mi memory to each container
- * lacking them; with pod-level requests, only for a resource the pod names nowhere. Never
- * throws; a malformed field or quantity is reported in `invalid` and counted as 0.
+ * (in-place resize), exactly as kube-scheduler `release` charges it (PodRequests in
+ * k8s.io/component-helpers/resource with the release's default gates, after the API server's
+ * defaulting; see ResizeRules): quantities are summed exactly and rounded up once (CPU to
+ * millicores, everything else to whole units); `pods` entries are ignored. Non-zero requests
+ * add 100m CPU / 200Mi memory to each container lacking them; with pod-level requests, only
+ * for a resource the pod names nowhere. Never throws; a malformed field or quantity is
+ * reported in `invalid` and counted as 0.
  */
-export function computePodRequests(spec: unknown, status?: unknown): PodRequests {
+export function computePodRequests(
+  spec: unknown,
+  status?: unknown,
+  release: KubeRelease = unrecordedKubeRelease,
+): PodRequests {
   const problems: Problems = { first: undefined };
   const s = isRecord(spec) ? spec : emptyRecord<unknown>();
   if (!isRecord(spec))
     note(problems, spec === undefined ? 'spec is missing' : 'spec is not an object');
   // Status problems rank after the spec's: read them aside, report them last.
   const statusProblems: Problems = { first: undefined };
-  const resize = readResizeStatus(status, statusProblems);
+  const rules = resizeRules(release);
+  const resize = readResizeStatus(status, rules, statusProblems);
   const app = readContainers(s.containers, 'spec.containers', false, resize, problems);
   const init = readContainers(s.initContainers, 'spec.initContainers', true, resize, problems);
   const overhead = readOptionalList(s.overhead, 'spec.overhead', problems) ?? new Map();
-  const podLevel = readPodLevel(s, app, init, problems);
+  const specPodLevel = readPodLevel(s, app, init, problems);
   if (statusProblems.first !== undefined) note(problems, statusProblems.first);
+  const podLevel = podLevelCharge(specPodLevel, resize, rules, podLevelSupported);
+  const parts: PodParts = { app, init, resize, rules, podLevel, overhead };
 
-  const total = podTotal(app, init, podLevel, overhead, (c) => c.effective);
+  const total = podTotal(parts, undefined);
   // kube's getNonMissingContainerRequests: both defaults without pod-level requests; with
-  // them, only for cpu/memory that neither the pod level nor any container names.
+  // them, only for cpu/memory that the pod's requests do not name.
   const defaults: Amounts = new Map();
-  if (podLevel.size === 0 || !total.has('cpu')) defaults.set('cpu', DEFAULT_CPU_NANOS);
-  if (podLevel.size === 0 || !total.has('memory')) defaults.set('memory', DEFAULT_MEMORY_NANOS);
-  const nonZero =
-    defaults.size === 0
-      ? total
-      : podTotal(app, init, podLevel, overhead, (c) => withDefaults(c.effective, defaults));
+  if (specPodLevel.size === 0 || !total.has('cpu')) defaults.set('cpu', DEFAULT_CPU_NANOS);
+  if (specPodLevel.size === 0 || !total.has('memory')) defaults.set('memory', DEFAULT_MEMORY_NANOS);
+  const nonZero = defaults.size === 0 ? total : podTotal(parts, defaults);
   return {
     requests: toResources(total),
     nonZeroRequests: {

@@ -1,5 +1,7 @@
 // ClusterState to and from plain JSON data, for the core's snapshot (log rotation).
+
 import type { ResourceKind } from '../events/types.ts';
+import { type KubeRelease, unrecordedKubeRelease } from '../model/kube-release.ts';
 import type { Taint } from '../model/objects.ts';
 import { buildPodAffinityIndex, indexAffinityPod } from './charges.ts';
 import { isObjectKind, type ObjectKind, objectKinds } from './cluster-objects.ts';
@@ -264,6 +266,9 @@ function podInfo(j: PodInfoData, at: string): PodInfo {
     podAffinity: restoredPodAffinity(j.podAffinity),
     // Absent in snapshots older than ImageLocality.
     images: Array.isArray(j.images) && j.images.length > 0 ? j.images : noStrings,
+    // Absent in snapshots older than image volumes (ImageLocality, kube 1.36).
+    imageVolumes:
+      Array.isArray(j.imageVolumes) && j.imageVolumes.length > 0 ? j.imageVolumes : noStrings,
     // Absent in snapshots older than the volume plugins.
     volumes: Array.isArray(j.volumes) && j.volumes.length > 0 ? j.volumes : noVolumes,
     // Absent in snapshots older than default spreading.
@@ -370,8 +375,11 @@ function checkCharge(record: PodRecord, state: ClusterState, at: string): void {
  * Throws SnapshotDataError for data that does not hang together (a node charging an
  * unknown pod, a charge its node does not hold, a `nodeOrder` that is not the live nodes).
  */
-export function restoreClusterState(data: ClusterStateData): ClusterState {
-  const state = initialState();
+export function restoreClusterState(
+  data: ClusterStateData,
+  release: KubeRelease = unrecordedKubeRelease,
+): ClusterState {
+  const state = initialState(release);
   const infos = new Map<string, PodInfo>();
   data.pods.forEach((p, i) => {
     const info = podInfo(p.info, `cluster.pods[${i}]`);

@@ -1,5 +1,6 @@
 // The parsed cluster model that the reducer maintains and the plugins read.
 
+import type { KubeRelease } from '../model/kube-release.ts';
 import type {
   NodeSelectorTerm,
   PreferredSchedulingTerm,
@@ -116,6 +117,11 @@ export interface PodInfo {
    */
   images: readonly string[];
   /**
+   * The `image.reference` of each image volume in `spec.volumes`, normalized like `images`
+   * (kube 1.36+'s ImageLocality scores them); an empty shared list when there are none.
+   */
+  imageVolumes: readonly string[];
+  /**
    * `spec.volumes` the volume plugins read (claims, generic ephemeral volumes, in-tree
    * disks), in spec order; `noVolumes` when none.
    */
@@ -213,6 +219,11 @@ export interface RejectedObject {
 
 /** Cluster state folded from the event log. Mutable; only `evolve` writes it. */
 export interface ClusterState {
+  /**
+   * The kube-scheduler release whose rules charge pods to nodes (in-place resize and
+   * pod-level resources changed in 1.36 and 1.37); fixed for the state's life.
+   */
+  readonly release: KubeRelease;
   nodes: Map<string, NodeInfo>;
   /**
    * The nodes in a stable, deterministic order for sampling; O(1) removal by swap. Holds

@@ -6,7 +6,7 @@ import type { AttemptRef, DecisionEvent, Envelope, InputEvent } from '../events/
 import type { SchedulingContext } from '../framework/cycle.ts';
 import type { Profile } from '../framework/types.ts';
 import type { BinderCommand, Command, ReportCommand, TimerCommand } from './commands.ts';
-import { type BerthConfig, type ProfileInUse, profilesOf } from './config.ts';
+import { type BerthConfig, emulatedReleaseOf, type ProfileInUse, profilesOf } from './config.ts';
 import { Gangs } from './gangs.ts';
 import { PodActors } from './pod-actors.ts';
 import type { GroupReport, TimerPort } from './ports.ts';
@@ -42,7 +42,7 @@ export type GroupSpecOrMissing = { minMember: number; timeoutMs: number } | { mi
  * being built (decisions made and commands queued). Only the core's own modules change it.
  */
 export class CoreState {
-  cluster: ClusterState = initialState();
+  cluster: ClusterState;
   readonly pods: PodActors;
   /** Preemptors waiting for their victims to go. */
   preemptions = new Preemptions();
@@ -75,6 +75,7 @@ export class CoreState {
     readonly inspect?: EnvelopeInspector,
   ) {
     this.rng = trackedRng(seed);
+    this.cluster = initialState(emulatedReleaseOf(config));
     const inUse = profilesWithGroupHint(config, profile);
     this.profiles = new Map(inUse.map((p) => [p.schedulerName, p]));
     const first = inUse[0] as ProfileInUse;

@@ -37,7 +37,7 @@ export function restoreSnapshot(core: CoreState, snapshot: CoreSnapshot): void {
       `version ${String(snapshot?.snapshotVersion)} is not supported (this berth reads ${snapshotVersion})`,
     );
   try {
-    core.cluster = restoreClusterState(snapshot.cluster);
+    core.cluster = restoreClusterState(snapshot.cluster, core.cluster.release);
     core.seq = snapshot.seq;
     core.now = snapshot.time;
     core.lastTime = snapshot.time;

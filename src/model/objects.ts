@@ -140,6 +140,8 @@ export interface VolumeObject {
   iscsi?: Record<string, unknown>;
   portworxVolume?: Record<string, unknown>;
   vsphereVolume?: Record<string, unknown>;
+  /** An OCI image mounted as a volume (ImageVolume): ImageLocality scores it from kube 1.36. */
+  image?: { reference?: string };
 }
 
 /** A container status, reduced to what in-place resize makes the scheduler charge. */
@@ -213,6 +215,13 @@ export interface PodObject {
     conditions?: { type: string; status?: string; reason?: string }[];
     containerStatuses?: ContainerStatusObject[];
     initContainerStatuses?: ContainerStatusObject[];
+    /**
+     * Pod-level resources the kubelet allocated (InPlacePodLevelResourcesVerticalScaling,
+     * kube 1.36+): the scheduler charges them as it charges containers' allocations.
+     */
+    allocatedResources?: RawResourceList;
+    /** Pod-level resources the kubelet actuated (kube 1.36+, see allocatedResources). */
+    resources?: { requests?: RawResourceList };
     /** Names of the ResourceClaims generated for the pod (DRA). */
     resourceClaimStatuses?: { name: string; resourceClaimName?: string }[];
   };

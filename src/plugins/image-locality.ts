@@ -1,6 +1,7 @@
 // ImageLocality score: favours nodes that already hold the images of the pod's containers.
 import type { ClusterSnapshot, ImageStateSummary, NodeInfo, PodInfo } from '../cluster/types.ts';
 import { type CycleState, maxNodeScore, type ScorePlugin } from '../framework/types.ts';
+import { type KubeRelease, latestKubeRelease, releaseAtLeast } from '../model/kube-release.ts';
 
 /** kube defines normalizedImageName in this plugin; berth applies it when parsing pods. */
 export { normalizedImageName } from '../cluster/images.ts';
@@ -23,7 +24,7 @@ interface PreScoreData {
   readonly names: readonly string[];
   /** `scaledImageScore` of each of `names`, aligned. */
   readonly scaled: readonly number[];
-  /** kube's numContainers: init plus app containers. */
+  /** kube's numContainers (1.37: imageCount): init plus app containers (plus image volumes). */
   readonly numContainers: number;
 }
 
@@ -57,7 +58,7 @@ export function calculatePriority(sumScores: number, numContainers: number): num
 }
 
 /**
- * kube 1.34's ImageLocality score of `node` for `pod`: the `scaledImageScore` of each
+ * kube 1.34–1.35's ImageLocality score of `node` for `pod`: the `scaledImageScore` of each
  * init and app container image (normalized, see `normalizedImageName`) that the node lists
  * in `status.images`, summed, through `calculatePriority` with the number of containers.
  * `imageStates` and `totalNumNodes` are the snapshot's image index and live node count.
@@ -96,6 +97,12 @@ function preScoreData(state: CycleState): PreScoreData {
   return data;
 }
 
+/** Which images a release scores: image volumes in the sum (1.36+), and in the count (1.37+). */
+interface ImageRules {
+  readonly sumVolumes: boolean;
+  readonly countVolumes: boolean;
+}
+
 /**
  * Score only, raw scores already 0–100 (no normalize), never skipped (kube has neither a
  * PreScore Skip nor ScoreExtensions for it). kube reads the live node count and the image
@@ -105,40 +112,61 @@ function preScoreData(state: CycleState): PreScoreData {
  * node changes, so kube may score an unchanged node with stale counts; berth always uses
  * the current ones (what kube's own tests, building a fresh snapshot, expect).
  */
-export const imageLocality = {
-  name,
-  preScore(pod: PodInfo, state: CycleState, snapshot: ClusterSnapshot): void {
-    const total = snapshot.nodeOrder.length;
-    const names: string[] = [];
-    const scaled: number[] = [];
-    for (const image of pod.images) {
-      const summary = snapshot.imageStates.get(image);
-      if (summary === undefined) continue; // on no live node: adds nothing anywhere
-      names.push(image);
-      scaled.push(scaledImageScore(summary, total));
-    }
-    const data: PreScoreData = { names, scaled, numContainers: pod.images.length };
-    state.set(preScoreStateKey, data);
-  },
-  score(_pod: PodInfo, node: NodeInfo, state: CycleState): number {
-    const { names, scaled, numContainers } = preScoreData(state);
-    return calculatePriority(heldImagesScore(names, scaled, node), numContainers);
-  },
-  scoreNodes(_pod: PodInfo, nodes: readonly NodeInfo[], state: CycleState, scores: number[]) {
-    const { names, scaled, numContainers } = preScoreData(state);
-    if (names.length === 0) {
-      // No image of the pod is on any live node: every node scores the empty sum.
-      scores.fill(calculatePriority(0, numContainers), 0, nodes.length);
-      return;
-    }
-    for (let i = 0; i < nodes.length; i++) {
-      const sum = heldImagesScore(names, scaled, nodes[i] as NodeInfo);
-      scores[i] = calculatePriority(sum, numContainers);
-    }
-  },
-} satisfies ScorePlugin;
+function imageLocalityPlugin(rules: ImageRules) {
+  return {
+    name,
+    preScore(pod: PodInfo, state: CycleState, snapshot: ClusterSnapshot): void {
+      const total = snapshot.nodeOrder.length;
+      const names: string[] = [];
+      const scaled: number[] = [];
+      const add = (image: string) => {
+        const summary = snapshot.imageStates.get(image);
+        if (summary === undefined) return; // on no live node: adds nothing anywhere
+        names.push(image);
+        scaled.push(scaledImageScore(summary, total));
+      };
+      pod.images.forEach(add);
+      if (rules.sumVolumes) pod.imageVolumes.forEach(add);
+      const numContainers = pod.images.length + (rules.countVolumes ? pod.imageVolumes.length : 0);
+      const data: PreScoreData = { names, scaled, numContainers };
+      state.set(preScoreStateKey, data);
+    },
+    score(_pod: PodInfo, node: NodeInfo, state: CycleState): number {
+      const { names, scaled, numContainers } = preScoreData(state);
+      return calculatePriority(heldImagesScore(names, scaled, node), numContainers);
+    },
+    scoreNodes(_pod: PodInfo, nodes: readonly NodeInfo[], state: CycleState, scores: number[]) {
+      const { names, scaled, numContainers } = preScoreData(state);
+      if (names.length === 0) {
+        // No image of the pod is on any live node: every node scores the empty sum.
+        scores.fill(calculatePriority(0, numContainers), 0, nodes.length);
+        return;
+      }
+      for (let i = 0; i < nodes.length; i++) {
+        const sum = heldImagesScore(names, scaled, nodes[i] as NodeInfo);
+        scores[i] = calculatePriority(sum, numContainers);
+      }
+    },
+  } satisfies ScorePlugin;
+}
 
-/** Returns the plugin (it takes no arguments in kube either). */
-export function newImageLocality(): typeof imageLocality {
-  return imageLocality;
+/** kube 1.34–1.35's ImageLocality: the images of the init and app containers. */
+export const imageLocality = imageLocalityPlugin({ sumVolumes: false, countVolumes: false });
+
+/**
+ * kube 1.36's: image volumes' images (`spec.volumes[].image.reference`) add to the sum, but
+ * the thresholds still scale with the containers alone.
+ */
+export const imageLocality136 = imageLocalityPlugin({ sumVolumes: true, countVolumes: false });
+
+/** kube 1.37's: image volumes add to the sum and each counts like a container. */
+export const imageLocality137 = imageLocalityPlugin({ sumVolumes: true, countVolumes: true });
+
+/** Returns the plugin for `release` (absent: the latest); it takes no arguments in kube either. */
+export function newImageLocality(
+  _args?: unknown,
+  release: KubeRelease = latestKubeRelease,
+): typeof imageLocality {
+  if (releaseAtLeast(release, '1.37')) return imageLocality137;
+  return releaseAtLeast(release, '1.36') ? imageLocality136 : imageLocality;
 }

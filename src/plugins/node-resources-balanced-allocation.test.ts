@@ -8,7 +8,11 @@ import {
   type NodeInput,
   type PodInput,
 } from '../../test/support/builders.ts';
-import { nodeResourcesBalancedAllocation } from './node-resources-balanced-allocation.ts';
+import {
+  newNodeResourcesBalancedAllocation,
+  nodeResourcesBalancedAllocation,
+  nodeResourcesBalancedAllocationSince136,
+} from './node-resources-balanced-allocation.ts';
 
 describe('NodeResourcesBalancedAllocation', () => {
   const cases: {
@@ -98,5 +102,116 @@ describe('NodeResourcesBalancedAllocation', () => {
     expect(nodeResourcesBalancedAllocation.score(pod, even)).toBeGreaterThan(
       nodeResourcesBalancedAllocation.score(pod, cpuHeavy),
     );
+  });
+});
+
+describe('NodeResourcesBalancedAllocation from kube 1.36 (kubernetes#135573: the change in balance)', () => {
+  const since136 = nodeResourcesBalancedAllocationSince136;
+  const cases: {
+    name: string;
+    pod: PodInput;
+    node: NodeInput;
+    existing?: PodInput[];
+    /** kube 1.34/1.35's score of the same case. */
+    before: number;
+    want: number;
+  }[] = [
+    {
+      name: 'a best-effort pod is still skipped: 0 everywhere',
+      pod: {},
+      node: { allocatable: { milliCPU: 4000, memory: 10000 } },
+      existing: [{ requests: { milliCPU: 3000 } }],
+      before: 0,
+      want: 0,
+    },
+    {
+      name: 'a balanced pod on an empty node leaves the balance as it was: 75',
+      pod: { requests: { milliCPU: 2000, memory: 5000 } },
+      node: { allocatable: { milliCPU: 4000, memory: 10000 } },
+      // with 0.5/0.5 → 100, without 0/0 → 100: 50 + (50 + 100 − 100) / 2
+      before: 100,
+      want: 75,
+    },
+    {
+      name: 'a pod that evens out a memory-heavy node scores above 75',
+      pod: { requests: { milliCPU: 2000, memory: 5000 } },
+      node: { allocatable: { milliCPU: 4000, memory: 20000 } },
+      existing: [{ requests: { memory: 10000 } }],
+      // with 0.5/0.75 → 87, without 0/0.5 → 75: 50 + trunc((50 + 87 − 75) / 2) = 50 + 31
+      before: 87,
+      want: 81,
+    },
+    {
+      name: 'a pod that skews a balanced node scores below 75, truncating like Go',
+      pod: { requests: { milliCPU: 2000 } },
+      node: { allocatable: { milliCPU: 4000, memory: 10000 } },
+      existing: [{ requests: { milliCPU: 2000, memory: 5000 } }],
+      // with 1.0/0.5 → 75, without 0.5/0.5 → 100: 50 + trunc((50 + 75 − 100) / 2) = 50 + 12
+      before: 75,
+      want: 62,
+    },
+    {
+      name: 'fractions without the pod are capped at 1 too',
+      pod: { requests: { milliCPU: 1000, memory: 1000 } },
+      node: { allocatable: { milliCPU: 4000, memory: 10000 } },
+      existing: [{ requests: { milliCPU: 6000 } }],
+      // with min(1.75,1)=1/0.1 → 55, without 1/0 → 50: 50 + trunc((50 + 55 − 50) / 2) = 50 + 27
+      before: 55,
+      want: 77,
+    },
+    {
+      name: 'one resource with allocatable 0: std 0 with and without the pod, 75',
+      pod: { requests: { milliCPU: 3000, memory: 5000 } },
+      node: { allocatable: { milliCPU: 0, memory: 10000 } },
+      before: 100,
+      want: 75,
+    },
+  ];
+  for (const c of cases) {
+    it(c.name, () => {
+      const node = makeNodeWith(c.node, c.existing ?? []);
+      const pod = makePod(c.pod);
+      expect(since136.score(pod, node)).toBe(c.want);
+      expect(nodeResourcesBalancedAllocation.score(pod, node)).toBe(c.before);
+    });
+  }
+
+  it('two nodes that 1.35 and 1.36+ rank the other way round', () => {
+    const pod = makePod({ requests: { milliCPU: 2000, memory: 5000 } });
+    const empty = makeNode({ allocatable: { milliCPU: 4000, memory: 10000 } });
+    const memoryHeavy = makeNodeWith({ allocatable: { milliCPU: 4000, memory: 20000 } }, [
+      { requests: { memory: 10000 } },
+    ]);
+    const scores = (release: '1.35' | '1.36' | '1.37') => {
+      const plugin = newNodeResourcesBalancedAllocation(undefined, release);
+      return [plugin.score(pod, empty), plugin.score(pod, memoryHeavy)];
+    };
+    expect(scores('1.35')).toEqual([100, 87]);
+    expect(scores('1.36')).toEqual([75, 81]);
+    expect(scores('1.37')).toEqual([75, 81]);
+  });
+
+  it('the factory gives the 1.34 scorer for 1.34 and 1.35, the new one from 1.36, the latest by default', () => {
+    expect(newNodeResourcesBalancedAllocation(undefined, '1.34')).toBe(
+      nodeResourcesBalancedAllocation,
+    );
+    expect(newNodeResourcesBalancedAllocation(undefined, '1.35')).toBe(
+      nodeResourcesBalancedAllocation,
+    );
+    expect(newNodeResourcesBalancedAllocation(undefined, '1.36')).toBe(since136);
+    expect(newNodeResourcesBalancedAllocation()).toBe(since136);
+  });
+
+  it('scoreNodes gives what score gives, node by node', () => {
+    const pod = makePod({ requests: { milliCPU: 2000, memory: 5000 } });
+    const nodes = [
+      makeNode({ allocatable: { milliCPU: 4000, memory: 10000 } }),
+      makeNodeWith({ allocatable: { milliCPU: 4000, memory: 20000 } }, [
+        { requests: { memory: 10000 } },
+      ]),
+    ];
+    const out = [0, 0];
+    since136.scoreNodes(pod, nodes, undefined, out);
+    expect(out).toEqual([75, 81]);
   });
 });

@@ -67,6 +67,8 @@ export interface PodInput {
   podAffinity?: PodAffinityTerms;
   /** Normalized container images (ImageLocality), init containers first. */
   images?: string[];
+  /** Normalized image-volume references (ImageLocality from kube 1.36). */
+  imageVolumes?: string[];
   /** Parsed `spec.volumes` (volume plugins). */
   volumes?: PodVolume[];
   /** The controller ownerReference (default spreading). */
@@ -148,6 +150,7 @@ export function makePod(input: PodInput = {}): PodInfo {
     spreadConstraints: input.spreadConstraints ?? noSpreadConstraints,
     podAffinity: input.podAffinity ?? noPodAffinity,
     images: input.images ?? [],
+    imageVolumes: input.imageVolumes ?? [],
     volumes: input.volumes ?? [],
     controllerRef: input.controllerRef,
     requiredNodeFeatures: input.requiredNodeFeatures ?? [],
