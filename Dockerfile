@@ -1,4 +1,4 @@
-# berth's container image: compiled JavaScript and production dependencies on Node 20, started by tini as a non-root user.
+# berth's container image: compiled JavaScript and production dependencies on Node 24, started by tini as a non-root user.
 #
 #   podman build -t berth .            (or docker build; needs RUN --mount, i.e. BuildKit or buildah)
 #   podman run --rm --read-only -v ~/.kube/config:/kube/config:ro berth run --kubeconfig /kube/config
@@ -9,7 +9,7 @@
 # Optional build arguments fill the OCI labels: VERSION, REVISION, SOURCE.
 
 # --- production dependencies only --------------------------------------------------------------
-FROM node:20-bookworm-slim AS deps
+FROM node:24-bookworm-slim AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN --mount=type=secret,id=npm-ca,target=/run/secrets/npm-ca,required=false \
@@ -18,7 +18,9 @@ RUN --mount=type=secret,id=npm-ca,target=/run/secrets/npm-ca,required=false \
     && find node_modules -mindepth 1 -maxdepth 1 -type d -empty -delete
 
 # --- compile, bundle and code-cache to dist/ ----------------------------------------------------
-FROM node:20-bookworm-slim AS build
+# The V8 code cache (dist/berth.cjs.cache) is valid only for the Node that made it: it is made here,
+# on the same base as the runtime stage, and never copied in from a checkout built on another Node.
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN --mount=type=secret,id=npm-ca,target=/run/secrets/npm-ca,required=false \
@@ -32,7 +34,7 @@ COPY bin ./bin
 RUN npm run build
 
 # --- runtime ------------------------------------------------------------------------------------
-FROM node:20-bookworm-slim
+FROM node:24-bookworm-slim
 # tini as PID 1 forwards SIGTERM to berth and reaps orphaned children. The package managers
 # are not needed at run time. A numeric user with no home and no shell runs berth.
 RUN apt-get update -q \
@@ -67,4 +69,4 @@ LABEL org.opencontainers.image.title="berth" \
       org.opencontainers.image.version="${VERSION}" \
       org.opencontainers.image.revision="${REVISION}" \
       org.opencontainers.image.source="${SOURCE}" \
-      org.opencontainers.image.base.name="docker.io/library/node:20-bookworm-slim"
+      org.opencontainers.image.base.name="docker.io/library/node:24-bookworm-slim"

@@ -3,6 +3,7 @@ import { chmodSync, copyFileSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import tls from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listContents, listProcesses, type ProcEntry } from './image/in-container.ts';
 import type { BerthRun } from './support/berth.ts';
 import { berthCommand } from './support/berth.ts';
 import { chartAccess } from './support/chart-access.ts';
@@ -34,6 +35,12 @@ const packageJson = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf
   version: string;
 };
 
+/** The base image of each of the Dockerfile's stages (its FROM lines), e.g. node:24-bookworm-slim. */
+const baseImages = [
+  ...readFileSync(join(repoRoot, 'Dockerfile'), 'utf8').matchAll(/^FROM\s+(\S+)/gm),
+].map((m) => m[1] ?? '');
+const baseImageName = baseImages[0] ?? 'none';
+
 /** How long each step took, printed after the tests. */
 const timings: string[] = [];
 function timed(step: string, ms: number, note = ''): void {
@@ -48,61 +55,7 @@ function pemBody(pem: string): string {
   return pem.replace(/-----(BEGIN|END) CERTIFICATE-----|\s/g, '');
 }
 
-/** What a process inside the container looks like in /proc. */
-interface ProcEntry {
-  pid: number;
-  ppid: number;
-  state: string;
-  uid: number;
-  cmdline: string[];
-}
-
-/** Lists the container's processes from /proc (runs node in the container; it has no ps). */
-const listProcesses = `
-const fs = require('node:fs');
-const out = [];
-for (const d of fs.readdirSync('/proc')) {
-  if (!/^[0-9]+$/.test(d)) continue;
-  try {
-    const stat = fs.readFileSync('/proc/' + d + '/stat', 'utf8');
-    const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const uid = /^Uid:\\s+(\\d+)/m.exec(fs.readFileSync('/proc/' + d + '/status', 'utf8'))[1];
-    const cmdline = fs.readFileSync('/proc/' + d + '/cmdline', 'utf8').split('\\0').filter(Boolean);
-    out.push({ pid: Number(d), ppid: Number(rest[1]), state: rest[0], uid: Number(uid), cmdline });
-  } catch {}
-}
-console.log(JSON.stringify(out));
-`;
-
-/** Lists /app's packages (node_modules paths as package-lock.json names them) and .ts files. */
-const listContents = `
-const fs = require('node:fs');
-const path = require('node:path');
-const packages = [];
-const tsFiles = [];
-function walkModules(dir) {
-  for (const name of fs.existsSync(dir) ? fs.readdirSync(dir) : []) {
-    if (name.startsWith('.')) continue;
-    const full = path.join(dir, name);
-    if (name.startsWith('@')) { walkModules(full); continue; }
-    if (!fs.existsSync(path.join(full, 'package.json'))) continue;
-    packages.push(path.relative('/app', full));
-    walkModules(path.join(full, 'node_modules'));
-  }
-}
-function walkTs(dir) {
-  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
-    const full = path.join(dir, e.name);
-    if (e.isDirectory()) { if (full !== '/app/node_modules') walkTs(full); }
-    else if (/\\.(c|m)?ts$/.test(e.name) && !/\\.d\\.(c|m)?ts$/.test(e.name)) tsFiles.push(full);
-  }
-}
-walkModules('/app/node_modules');
-walkTs('/app');
-console.log(JSON.stringify({ packages, tsFiles, top: fs.readdirSync('/app').sort() }));
-`;
-
-describe('berth container image (podman, stand-in node:20-bookworm-slim)', () => {
+describe(`berth container image (podman, stand-in ${baseImageName})`, () => {
   const cluster = useCluster('image');
   let podman: Podman;
   let image: ImageInspect;
@@ -257,6 +210,16 @@ describe('berth container image (podman, stand-in node:20-bookworm-slim)', () =>
     const digest = (s: string) => /^\s+digest\s+([0-9a-f]{64})$/m.exec(s)?.[1];
     expect(digest(inImage.stdout)).toBeDefined();
     expect(digest(inImage.stdout)).toBe(digest(local.stdout));
+  });
+
+  it("runs on the Node.js major of the Dockerfile's base, the same in every stage", async () => {
+    const major = /^node:(\d+)-/.exec(baseImageName)?.[1];
+    expect(major, `FROM ${baseImageName}`).toBeDefined();
+    expect(baseImages, 'every stage builds on the one base').toEqual(
+      baseImages.map(() => baseImageName),
+    );
+    const r = await podman.must([...offlineRun, '--entrypoint', 'node', imageTag, '--version']);
+    expect(r.stdout.trim()).toMatch(new RegExp(`^v${major}\\.\\d+\\.\\d+$`));
   });
 
   it('compiles the bundle from the code cache made in the build stage', async () => {

