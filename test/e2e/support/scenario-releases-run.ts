@@ -12,6 +12,7 @@ import {
   type Outcome,
   settledOutcomes,
 } from './differential.ts';
+import { milli } from './invariants.ts';
 import {
   type KubeScheduler,
   type KubeSchedulerOptions,
@@ -120,31 +121,50 @@ interface PodStatusJson {
 
 const podPath = (name: string) => `/api/v1/namespaces/${scenarioNamespace}/pods/${name}`;
 
+/** PUTs `name`'s status with each container's running requests and, when given, the resize's condition. */
+async function reportRunning(
+  api: Api,
+  name: string,
+  actuated: Record<string, Record<string, string>>,
+  condition?: { type: string; reason?: string },
+): Promise<void> {
+  const pod = await api.ok<PodStatusJson>('GET', podPath(name));
+  const status = pod.status ?? {};
+  for (const cs of status.containerStatuses ?? []) {
+    const requests = actuated[cs.name];
+    if (requests !== undefined) cs.resources = { requests };
+  }
+  if (condition !== undefined) {
+    const { type, reason } = condition;
+    const since = new Date().toISOString();
+    status.conditions = [
+      ...(status.conditions ?? []).filter((c) => c.type !== type),
+      {
+        type,
+        status: 'True',
+        ...(reason === undefined ? {} : { reason }),
+        lastTransitionTime: since,
+      },
+    ];
+  }
+  await api.ok('PUT', `${podPath(name)}/status`, { ...pod, status });
+}
+
+/**
+ * Resizes a running resident as a kubelet would see it: the kubelet first reports what runs
+ * (the API server accepts a resize only of a pod whose running containers report resources),
+ * then the new requests go through `pods/resize`, then the kubelet reports the resize's
+ * condition while the old requests still run.
+ */
 async function resize(api: Api, step: Extract<PrepareStep, { kind: 'resize' }>): Promise<void> {
+  await reportRunning(api, step.pod, step.actuated);
   const pod = await api.ok<PodStatusJson>('GET', podPath(step.pod));
   for (const c of pod.spec.containers) {
     const requests = step.requests[c.name];
     if (requests !== undefined) c.resources = { ...c.resources, requests };
   }
   await api.ok('PUT', `${podPath(step.pod)}/resize`, pod);
-  // What the kubelet would report: the old requests still run, and the resize's condition.
-  const resized = await api.ok<PodStatusJson>('GET', podPath(step.pod));
-  const status = resized.status ?? {};
-  for (const cs of status.containerStatuses ?? []) {
-    const requests = step.actuated[cs.name];
-    if (requests !== undefined) cs.resources = { requests };
-  }
-  const { type, reason } = step.condition;
-  status.conditions = [
-    ...(status.conditions ?? []).filter((c) => c.type !== type),
-    {
-      type,
-      status: 'True',
-      ...(reason === undefined ? {} : { reason }),
-      lastTransitionTime: new Date().toISOString(),
-    },
-  ];
-  await api.ok('PUT', `${podPath(step.pod)}/status`, { ...resized, status });
+  await reportRunning(api, step.pod, step.actuated, step.condition);
 }
 
 /** Whether a prepared write is still there (kwok or the API server may have undone it). */
@@ -162,11 +182,16 @@ async function stillPrepared(api: Api, step: PrepareStep): Promise<boolean> {
   }
   const pod = await api.ok<PodStatusJson>('GET', podPath(step.pod));
   if (step.kind === 'nominate') return pod.status?.nominatedNodeName === step.node;
-  return (pod.status?.containerStatuses ?? []).every(
-    (cs) =>
-      step.actuated[cs.name] === undefined ||
-      JSON.stringify(cs.resources?.requests) === JSON.stringify(step.actuated[cs.name]),
+  return (pod.status?.containerStatuses ?? []).every((cs) =>
+    sameAmounts(cs.resources?.requests, step.actuated[cs.name]),
   );
+}
+
+/** Whether `held` has `wanted`'s amounts (the API server rewrites 1000m as 1); no `wanted` holds. */
+function sameAmounts(held: Record<string, string> | undefined, wanted?: Record<string, string>) {
+  if (wanted === undefined) return true;
+  const keys = new Set([...Object.keys(held ?? {}), ...Object.keys(wanted)]);
+  return [...keys].every((k) => milli(held?.[k] ?? '0') === milli(wanted[k] ?? '0'));
 }
 
 /** Makes the scenario's writes through the API (status and resize subresources), then checks they held. */
