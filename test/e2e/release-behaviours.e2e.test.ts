@@ -1,7 +1,8 @@
 // Behaviours kube-scheduler changed in 1.35–1.37, each in a small cluster, scheduled by that release's kube-scheduler and by berth emulating it.
 //
-// For each release (1.37: the control plane's own kube-scheduler; 1.36 and 1.35: a 1.36.x or
-// 1.35.x binary from the e2e cache, build.sh --compat) and each scenario of support/scenario-releases.ts: the cluster is reset and
+// For each release (1.37: the control plane's own kube-scheduler; 1.36, 1.35 and 1.34: that
+// release's binary from the e2e cache, build.sh --compat; 1.34.10 is the build berth was
+// checked against before) and each scenario of support/scenario-releases.ts: the cluster is reset and
 // loaded (nodes, residents, pending pods), the scenario's writes are made through the API
 // (a nomination by "another component", a resize, declared features), then kube-scheduler of
 // that release places the pods; the same again with `berth run --emulated-version <release>`.
@@ -11,7 +12,7 @@
 // pins the behaviour it names. At the end the log shows, per scenario, where the releases'
 // answers differ (what makes each scenario discriminate).
 //
-// BERTH_RELEASE_ORACLES=1.37 runs one release (default: all three; a release whose
+// BERTH_RELEASE_ORACLES=1.37,1.35 runs those releases (default: all four; a release whose
 // kube-scheduler is not built is skipped). BERTH_RELEASE_SCENARIOS=name,… runs some.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -43,7 +44,7 @@ import {
   watchFirstMessages,
 } from './support/scenario-releases-run.ts';
 
-const allReleases: readonly OracleRelease[] = ['1.37', '1.36', '1.35'];
+const allReleases: readonly OracleRelease[] = ['1.37', '1.36', '1.35', '1.34'];
 
 function releasesFromEnv(): OracleRelease[] {
   const spec = process.env.BERTH_RELEASE_ORACLES;

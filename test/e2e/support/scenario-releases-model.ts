@@ -2,8 +2,8 @@
 import { podTemplate } from './scenario-basics.ts';
 import type { NodeObj, PodObj, TaintObj } from './scenario-model.ts';
 
-/** A Kubernetes minor whose kube-scheduler is an oracle here. */
-export type OracleRelease = '1.35' | '1.36' | '1.37';
+/** A Kubernetes minor whose kube-scheduler is an oracle here (1.34.10: what berth matched before). */
+export type OracleRelease = '1.34' | '1.35' | '1.36' | '1.37';
 
 /** Whether `release` is `since` or later (both `1.N`). */
 export function atLeast(release: OracleRelease, since: OracleRelease): boolean {
