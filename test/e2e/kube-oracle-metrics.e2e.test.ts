@@ -1,4 +1,4 @@
-// kube-scheduler 1.34 as the oracle for berth run: one workload each, then their scheduler_ metrics and Leases side by side.
+// kube-scheduler (the pinned release, 1.37.2) as the oracle for berth run: one workload each, then their scheduler_ metrics and Leases side by side.
 import { hostname } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseSamples, type Sample } from '../support/prometheus-text.ts';
@@ -399,7 +399,7 @@ describe('kube-scheduler as the oracle for berth’s metrics and Lease', () => {
       (n) => n.startsWith('scheduler_') && !s.berth.has(n),
     );
     console.log(
-      `[e2e] kube-oracle: berth's scheduler_ families against kube-scheduler 1.34\n${table(['family', 'type berth / kube', 'label names', 'le buckets', 'verdict'], rows)}\n` +
+      `[e2e] kube-oracle: berth's scheduler_ families against kube-scheduler ${cluster().kubeVersion}\n${table(['family', 'type berth / kube', 'label names', 'le buckets', 'verdict'], rows)}\n` +
         `kube-scheduler's scheduler_ families berth does not expose: ${kubeOnly.sort().join(', ')}`,
     );
     expect(problems).toEqual([]);

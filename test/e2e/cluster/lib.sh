@@ -134,8 +134,8 @@ apiserver_ready() {
 }
 
 # --- kube-apiserver ---------------------------------------------------------------------------
-# start_apiserver DIR: start kube-apiserver for the cluster in DIR (ports from the environment), wait
-# for /readyz and record its pid.
+# start_apiserver DIR: start kube-apiserver for the cluster in DIR (ports from the environment; the
+# binary from BERTH_E2E_KUBE_BIN, else the main set), wait for /readyz and record its pid.
 start_apiserver() {
   local dir=$1 pki="$1/pki" logfile="$1/kube-apiserver.log"
   local audit=()
@@ -145,7 +145,7 @@ start_apiserver() {
       --audit-log-format=json --audit-log-maxsize=0)
   fi
   port_in_use "${APISERVER_PORT}" && die "port ${APISERVER_PORT} (kube-apiserver) is already in use"
-  start_daemon "${logfile}" "${BERTH_E2E_BIN}/kube-apiserver" "${audit[@]}" \
+  start_daemon "${logfile}" "${BERTH_E2E_KUBE_BIN:-${BERTH_E2E_BIN}}/kube-apiserver" "${audit[@]}" \
     --etcd-servers="http://127.0.0.1:${ETCD_CLIENT_PORT}" \
     --bind-address=127.0.0.1 \
     --advertise-address=127.0.0.1 \

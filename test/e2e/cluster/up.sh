@@ -12,6 +12,8 @@ usage: up.sh DIR                      start etcd + kube-apiserver + kwok, state/
        up.sh --restart-apiserver DIR  (re)start only kube-apiserver of the cluster in DIR,
                                       on the same port and etcd
 environment: BERTH_E2E_AUDIT_POLICY=FILE  audit what FILE selects to DIR/audit.log
+             BERTH_E2E_KUBE=MINOR         run that pinned release's kube-apiserver (e.g. 1.35;
+                                          default K8S_VERSION's); etcd and kwok stay the main set's
 EOF
   exit 2
 }
@@ -51,6 +53,13 @@ if [[ "${MODE}" == restart ]]; then
 fi
 
 # --- fresh start ---------------------------------------------------------------------------------
+# BERTH_E2E_KUBE=MINOR: kube-apiserver of another pinned release (build.sh --kube builds it once).
+BERTH_E2E_KUBE_BIN=${BERTH_E2E_BIN}
+if [[ -n "${BERTH_E2E_KUBE:-}" ]]; then
+  kube_paths=$("${HERE}/build.sh" --kube "${BERTH_E2E_KUBE}") || die "no kube-apiserver for BERTH_E2E_KUBE=${BERTH_E2E_KUBE}"
+  K8S_VERSION=$(sed -n 's/^K8S_VERSION=//p' <<<"${kube_paths}")
+  BERTH_E2E_KUBE_BIN=$(sed -n 's/^BERTH_E2E_KUBE_BIN=//p' <<<"${kube_paths}")
+fi
 if [[ -f "${DIR}/pids" ]]; then
   while read -r name pid; do
     if [[ -n "${name}" ]] && pid_is "${pid}" "${name}"; then
@@ -139,6 +148,7 @@ chmod 600 "${KUBECONFIG_PATH}"
     ETCD_CLIENT_PORT "${ETCD_CLIENT_PORT}" \
     ETCD_PEER_PORT "${ETCD_PEER_PORT}" \
     BERTH_E2E_BIN "${BERTH_E2E_BIN}" \
+    BERTH_E2E_KUBE_BIN "${BERTH_E2E_KUBE_BIN}" \
     K8S_VERSION "${K8S_VERSION}"
 } >"${DIR}/env"
 

@@ -3,6 +3,7 @@ import { execFile, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { ControlPlaneRelease } from './kube-builds.ts';
 import { Kubectl } from './kubectl.ts';
 import { clusterScripts as scriptsDir } from './paths.ts';
 
@@ -56,11 +57,18 @@ function parseEnvFile(text: string): Record<string, string> {
 export interface ClusterOptions {
   /** An audit.k8s.io/v1 Policy (YAML): kube-apiserver logs what it selects to DIR/audit.log. */
   auditPolicy?: string;
+  /**
+   * The Kubernetes minor whose kube-apiserver to run (its pinned patch, built once by
+   * `build.sh --kube`); default the pinned K8S_VERSION. etcd and kwok are the main set's.
+   */
+  release?: ControlPlaneRelease;
 }
 
 /** One control plane (etcd, kube-apiserver, kwok) whose state and logs live in `dir`. */
 export class Cluster {
   readonly dir: string;
+  /** How long `up` took, in ms (0 before it finished). */
+  upMs = 0;
   private env: Record<string, string> | undefined;
 
   /** Creates a fresh temp dir for a cluster named after `label`; nothing is started yet. */
@@ -94,6 +102,16 @@ export class Cluster {
     return this.value('BERTH_E2E_BIN');
   }
 
+  /** Directory of this cluster's kube-apiserver and the kube-scheduler of the same release. */
+  get kubeBinDir(): string {
+    return this.env?.BERTH_E2E_KUBE_BIN ?? this.binDir;
+  }
+
+  /** The Kubernetes tag kube-apiserver was built from, e.g. `v1.37.2`. */
+  get kubeVersion(): string {
+    return this.value('K8S_VERSION');
+  }
+
   /** A kubectl bound to this cluster's kubeconfig. */
   get kubectl(): Kubectl {
     return new Kubectl(this.kubeconfig);
@@ -117,7 +135,7 @@ export class Cluster {
   /**
    * Starts etcd, kube-apiserver and kwok with up.sh; throws with up.sh's output on failure.
    * With `auditPolicy` (an audit.k8s.io/v1 Policy as YAML), kube-apiserver audits what it
-   * selects to {@link auditLog}.
+   * selects to {@link auditLog}; with `release`, that release's kube-apiserver runs.
    */
   async up(options: ClusterOptions = {}): Promise<void> {
     live.add(this);
@@ -127,7 +145,12 @@ export class Cluster {
       writeFileSync(file, options.auditPolicy);
       env.BERTH_E2E_AUDIT_POLICY = file;
     }
-    const r = await runScript('up.sh', this.dir, 180_000, env);
+    if (options.release !== undefined) env.BERTH_E2E_KUBE = options.release;
+    // A release not built yet is built first (build.sh --kube): allow for a cold build.
+    const timeoutMs = options.release === undefined ? 180_000 : 30 * 60_000;
+    const started = Date.now();
+    const r = await runScript('up.sh', this.dir, timeoutMs, env);
+    this.upMs = Date.now() - started;
     if (r.code !== 0) throw new Error(`up.sh ${this.dir} failed (exit ${r.code}):\n${r.output}`);
     this.env = parseEnvFile(readFileSync(join(this.dir, 'env'), 'utf8'));
   }

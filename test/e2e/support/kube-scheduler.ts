@@ -5,6 +5,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import type { Cluster } from './control-plane.ts';
 import { httpsGet, type ServedResponse } from './https-get.ts';
+import { type ControlPlaneRelease, kubeBuild } from './kube-builds.ts';
 
 export type { ServedResponse } from './https-get.ts';
 
@@ -42,6 +43,14 @@ export interface KubeSchedulerOptions {
   burst?: number;
   /** klog verbosity (`-v`), e.g. 2 to log each preemption and victim; default kube's. */
   verbosity?: number;
+  /**
+   * Run that release's kube-scheduler binary (its pinned patch, built once by `build.sh
+   * --kube`), e.g. 1.35 as the oracle of berth's `--emulated-version 1.35`; default the
+   * cluster's own release (the pinned K8S_VERSION unless the cluster was started with another).
+   */
+  release?: ControlPlaneRelease;
+  /** kube's own `--emulated-version` (KEP-4330), e.g. `1.35`; default none (the binary's). */
+  emulatedVersion?: string;
 }
 
 /** A TCP port on 127.0.0.1 that was free a moment ago (the kernel's pick). */
@@ -80,17 +89,18 @@ function servingFlags(cluster: Cluster, securePort: number | undefined): string[
   ];
 }
 
-/**
- * Starts the cluster's kube-scheduler binary, logging to `kube-scheduler.log` (or
- * `NAME.log`) in the cluster dir. With no options: leader election off, no serving port and
- * kube's adaptive percentage of nodes to score.
- */
-export function startKubeScheduler(
+/** The kube-scheduler binary `opts` select on `cluster`. */
+export function kubeSchedulerBinary(cluster: Cluster, opts: KubeSchedulerOptions = {}): string {
+  const dir = opts.release === undefined ? cluster.kubeBinDir : kubeBuild(opts.release).binDir;
+  return join(dir, 'kube-scheduler');
+}
+
+/** Writes the KubeSchedulerConfiguration `opts` describe to NAME.yaml in the cluster dir; returns its path. */
+export function writeKubeSchedulerConfig(
   cluster: Cluster,
   opts: KubeSchedulerOptions = {},
-): KubeScheduler {
-  const base = opts.name ?? 'kube-scheduler';
-  const configPath = join(cluster.dir, `${base}.yaml`);
+): string {
+  const configPath = join(cluster.dir, `${opts.name ?? 'kube-scheduler'}.yaml`);
   writeFileSync(
     configPath,
     [
@@ -107,14 +117,36 @@ export function startKubeScheduler(
       '',
     ].join('\n'),
   );
+  return configPath;
+}
+
+/** The flags after `--config` that `opts` select (emulated version, verbosity). */
+export function kubeSchedulerFlags(opts: KubeSchedulerOptions): string[] {
+  return [
+    ...(opts.verbosity === undefined ? [] : [`-v=${opts.verbosity}`]),
+    ...(opts.emulatedVersion === undefined ? [] : [`--emulated-version=${opts.emulatedVersion}`]),
+  ];
+}
+
+/**
+ * Starts the cluster's kube-scheduler binary (or `release`'s), logging to `kube-scheduler.log` (or
+ * `NAME.log`) in the cluster dir. With no options: leader election off, no serving port and
+ * kube's adaptive percentage of nodes to score.
+ */
+export function startKubeScheduler(
+  cluster: Cluster,
+  opts: KubeSchedulerOptions = {},
+): KubeScheduler {
+  const base = opts.name ?? 'kube-scheduler';
+  const configPath = writeKubeSchedulerConfig(cluster, opts);
   const logPath = join(cluster.dir, `${base}.log`);
   const log = createWriteStream(logPath);
   const child: ChildProcess = spawn(
-    join(cluster.binDir, 'kube-scheduler'),
+    kubeSchedulerBinary(cluster, opts),
     [
       `--config=${configPath}`,
       ...servingFlags(cluster, opts.securePort),
-      ...(opts.verbosity === undefined ? [] : [`-v=${opts.verbosity}`]),
+      ...kubeSchedulerFlags(opts),
     ],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
