@@ -256,7 +256,7 @@ describe('scheduleOne: outcome', () => {
     expect(r.kind).toBe('Unschedulable');
     if (r.kind !== 'Unschedulable') return;
     expect(r.message).toBe(
-      "0/13 nodes are available: 1 node(s) were unschedulable, 3 Insufficient cpu, 9 node(s) didn't match Pod's node affinity/selector. no new claims to deallocate, preemption: 0/13 nodes are available: 10 Preemption is not helpful for scheduling, 3 No preemption victims found for incoming pod.",
+      "0/13 nodes are available: 1 node(s) were unschedulable, 3 Insufficient cpu, 9 node(s) didn't match Pod's node affinity/selector. preemption: 0/13 nodes are available: 10 Preemption is not helpful for scheduling, 3 No preemption victims found for incoming pod.",
     );
     expect(r.diagnosis.unresolvableNodes).toBe(10);
     expect(r.diagnosis.nodeToStatus.size).toBe(13);

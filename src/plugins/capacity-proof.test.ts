@@ -212,7 +212,7 @@ describe('proveInfeasibleFromCapacity', () => {
     expect(fast.result.kind).toBe('Unschedulable');
     if (fast.result.kind !== 'Unschedulable') return;
     expect(fast.result.message).toBe(
-      '0/50 nodes are available: 3 node(s) had untolerated taint(s), 47 Insufficient cpu. no new claims to deallocate, preemption: 0/50 nodes are available: 50 Preemption is not helpful for scheduling.',
+      '0/50 nodes are available: 3 node(s) had untolerated taint(s), 47 Insufficient cpu. preemption: 0/50 nodes are available: 50 Preemption is not helpful for scheduling.',
     );
     expect(fast.result.diagnosis.summarizedNodes).toBe(47);
     expect(fast.result.diagnosis.nodeToStatus.size).toBe(3);

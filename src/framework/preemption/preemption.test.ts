@@ -125,7 +125,7 @@ describe('DefaultPreemption: victims on a node', () => {
     });
     const r = run(s, preemptor({ name: 'hi2', cpu: '3', priority: 100 }));
     expect(r.kind === 'Unschedulable' && r.message).toBe(
-      '0/1 nodes are available: 1 Insufficient cpu. no new claims to deallocate, preemption: 0/1 nodes are available: 1 Insufficient cpu.',
+      '0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: 1 Insufficient cpu.',
     );
   });
 
@@ -139,7 +139,7 @@ describe('DefaultPreemption: victims on a node', () => {
     );
     const r = run(s, preemptor({ name: 'p', cpu: '1', priority: 5 }));
     expect(r.kind === 'Unschedulable' && r.message).toBe(
-      '0/2 nodes are available: 2 Insufficient cpu. no new claims to deallocate, preemption: 0/2 nodes are available: 2 No preemption victims found for incoming pod.',
+      '0/2 nodes are available: 2 Insufficient cpu. preemption: 0/2 nodes are available: 2 No preemption victims found for incoming pod.',
     );
     // kube's PostFilter result nominates to "": the pod's own nomination is to be cleared.
     expect(r).toMatchObject({ kind: 'Unschedulable', clearsNomination: true });
@@ -247,7 +247,7 @@ describe('DefaultPreemption: eligibility', () => {
     const s = cluster(['n1'], [{ name: 'low', cpu: '4', priority: 1, node: 'n1' }]);
     const r = run(s, preemptor({ name: 'hi', cpu: '1', priority: 10, preemptionPolicy: 'Never' }));
     expect(r.kind === 'Unschedulable' && r.message).toBe(
-      '0/1 nodes are available: 1 Insufficient cpu. no new claims to deallocate, preemption: not eligible due to preemptionPolicy=Never.',
+      '0/1 nodes are available: 1 Insufficient cpu. preemption: not eligible due to preemptionPolicy=Never.',
     );
     // Not eligible: kube's result is nil, the nomination is left as it is.
     expect(r.kind === 'Unschedulable' && r.clearsNomination).toBeFalsy();
@@ -260,7 +260,7 @@ describe('DefaultPreemption: eligibility', () => {
     );
     const r = run(s, preemptor({ name: 'hi', cpu: '1', priority: 10, nominated: 'n1' }));
     expect(r.kind === 'Unschedulable' && r.message).toBe(
-      '0/1 nodes are available: 1 Insufficient cpu. no new claims to deallocate, preemption: not eligible due to a terminating pod on the nominated node.',
+      '0/1 nodes are available: 1 Insufficient cpu. preemption: not eligible due to a terminating pod on the nominated node.',
     );
     expect(r.kind === 'Unschedulable' && r.clearsNomination).toBeFalsy();
   });

@@ -182,11 +182,14 @@ export interface StartOptions {
 /**
  * Flags every test run gets unless it sets them itself: no leader election (a restarted
  * berth would wait out its own lease), no HTTPS server (its default port 10259 is one per
- * machine) and the plain status server, by its loopback opt-in, on a free port.
+ * machine), the plain status server, by its loopback opt-in, on a free port, and
+ * `--emulated-version` of the cluster's Kubernetes minor, so berth schedules as the
+ * kube-scheduler of the same release (the oracle the tests compare it with) does.
  */
-function testDefaults(args: string[]): string[] {
+function testDefaults(args: string[], kubeVersion: string): string[] {
   const has = (flag: string) => args.some((a) => a === flag || a.startsWith(`${flag}=`));
   return [
+    ...(has('--emulated-version') ? [] : ['--emulated-version', kubeVersion]),
     ...(has('--leader-elect') ? [] : ['--leader-elect=false']),
     ...(has('--secure-port') ? [] : ['--secure-port=0']),
     ...(has('--metrics-bind-address') ? [] : ['--metrics-bind-address', '127.0.0.1:0']),
@@ -214,7 +217,7 @@ export async function startBerth(cluster: Cluster, opts: StartOptions = {}): Pro
       'run',
       '--kubeconfig',
       kubeconfig,
-      ...testDefaults(args),
+      ...testDefaults(args, cluster.kubeVersion),
       ...args,
     ],
     { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] },
