@@ -27,10 +27,8 @@ function simulate(fixture: string) {
 
 // kube's PostFilter part of the message: equal-priority pods have no victims to preempt, and
 // a pod beyond a node's whole allocatable (or a missing topology key) cannot be helped.
-const NV =
-  ' preemption: 0/2 nodes are available: 2 No preemption victims found for incoming pod.';
-const NH =
-  ' preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.';
+const NV = ' preemption: 0/2 nodes are available: 2 No preemption victims found for incoming pod.';
+const NH = ' preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.';
 
 describe('berth simulate on pods with fields the core must not drop', () => {
   const out = simulate('protocol-regressions.yaml');
