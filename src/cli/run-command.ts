@@ -7,6 +7,8 @@ import { leaderIdentity } from '../adapters/kube/leader-election.ts';
 import { TokenBucket } from '../adapters/kube/rate-limiter.ts';
 import { BindHealth } from '../adapters/metrics/bind-health.ts';
 import { SchedulerMetrics } from '../adapters/metrics/scheduler-metrics.ts';
+import { emulatedReleaseOf } from '../core/config.ts';
+import { releaseAtLeast } from '../model/kube-release.ts';
 import { LiveScheduler } from '../runtime/live.ts';
 import { observeAll } from '../runtime/observers.ts';
 import { readRunFlags, startingFields } from './run-flags.ts';
@@ -50,6 +52,7 @@ export async function runCommand(argv: string[]): Promise<void> {
           reportingInstance: `berth-${hostname()}`,
           schedulerName: config.schedulerName,
           nodeExists: (node) => live.core.state.nodes.has(node),
+          preemptedEventsNamePreemptor: !releaseAtLeast(emulatedReleaseOf(config), '1.37'),
         }),
       ),
     ...recording.options,

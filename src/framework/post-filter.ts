@@ -70,8 +70,16 @@ export function unschedulable(
   if ((failed.ctx.profile.postFilter ?? []).length === 0)
     return { kind: 'Unschedulable', message, diagnosis, clearsNomination: true };
   const post = runPostFilterPlugins(failed, diagnosis);
-  if (post.code === 'Success' && post.nomination !== undefined)
-    return { kind: 'Unschedulable', message, diagnosis, nomination: post.nomination };
+  // A Success's message (kube 1.37 names the placement) follows the FitError message too.
+  if (post.code === 'Success' && post.nomination !== undefined) {
+    const said = post.reasons.join(', ');
+    return {
+      kind: 'Unschedulable',
+      message: said === '' ? message : `${message} ${said}`,
+      diagnosis,
+      nomination: post.nomination,
+    };
+  }
   const postMessage = post.reasons.join(', ');
   const out: CycleUnschedulable = {
     kind: 'Unschedulable',

@@ -4,7 +4,8 @@ import {
   type PreemptionArgs,
   preempt,
 } from '../framework/preemption/evaluate.ts';
-import type { PostFilterPlugin } from '../framework/types.ts';
+import type { PostFilterPlugin, PostFilterResult } from '../framework/types.ts';
+import { type KubeRelease, latestKubeRelease, releaseAtLeast } from '../model/kube-release.ts';
 
 export const name = 'DefaultPreemption';
 
@@ -49,12 +50,32 @@ export function preemptionArgs(raw: unknown): PreemptionArgs {
   return args;
 }
 
-/** The DefaultPreemption plugin with `raw` args (kube's defaults when absent). */
-export function defaultPreemption(raw?: unknown) {
+/** The release from which a successful preemption is named in the pod's message. */
+export const placementMessageSince: KubeRelease = '1.37';
+
+/**
+ * From 1.37 kube's successful preemption answers Success with a message (PR #140180), which
+ * DefaultPreemption prefixes like its failures: the PodScheduled=False message and the
+ * FailedScheduling Event end "preemption: found a potential placement for pod on node N,
+ * preempting K victims". Before 1.37 the Success carried no message.
+ */
+function namingPlacement(result: PostFilterResult): PostFilterResult {
+  const nomination = result.nomination;
+  if (result.code !== 'Success' || nomination === undefined) return result;
+  const said = `preemption: found a potential placement for pod on node ${nomination.node}, preempting ${nomination.victims.length} victims`;
+  return { ...result, reasons: [said] };
+}
+
+/** The DefaultPreemption plugin with `raw` args (kube's defaults when absent), as `release` preempts. */
+export function defaultPreemption(raw?: unknown, release: KubeRelease = latestKubeRelease) {
   const args = preemptionArgs(raw);
+  const named = releaseAtLeast(release, placementMessageSince);
   return {
     name,
-    postFilter: (pod, postFilterArgs) => preempt(pod, postFilterArgs, args),
+    postFilter: (pod, postFilterArgs) => {
+      const result = preempt(pod, postFilterArgs, args);
+      return named ? namingPlacement(result) : result;
+    },
     // kube's async preemption skips every event for a preempting pod: it waits for its victims.
     queueingHint: () => false,
   } satisfies PostFilterPlugin & { queueingHint: () => boolean };

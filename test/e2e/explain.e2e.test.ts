@@ -82,7 +82,7 @@ describe('berth explain on a live cluster', () => {
     );
     expect(out).toMatch(/^ {2}\d +n1 .*feasible, scored, CHOSEN$/m);
     expect(out).toMatch(/^ {2}\d +n2 .*feasible, scored$/m);
-    expect(out).toMatch(/^ {2}\d +n3 +✓ +- +✗ .*TaintToleration: node\(s\) had untolerated taint/m);
+    expect(out).toMatch(/^ {2}\d +n3 +- +✓ +✗ .*TaintToleration: node\(s\) had untolerated taint/m);
     expect(out).toMatch(/^ {2}n1 .*← chosen$/m);
     // Nothing written: the pod is as it was, unbound, and no Event names it.
     const after = footprint(await k.pod(ns, 'web'));
@@ -103,7 +103,7 @@ describe('berth explain on a live cluster', () => {
     expect(doc.explanation.outcome).toEqual({
       kind: 'Unschedulable',
       message:
-        '0/3 nodes are available: 1 node(s) had untolerated taint(s), 2 Insufficient cpu. no new claims to deallocate, preemption: 0/3 nodes are available: 1 No preemption victims found for incoming pod, 2 Preemption is not helpful for scheduling.',
+        '0/3 nodes are available: 1 node(s) had untolerated taint(s), 2 Insufficient cpu. preemption: 0/3 nodes are available: 1 No preemption victims found for incoming pod, 2 Preemption is not helpful for scheduling.',
       reasons: { 'Insufficient cpu': 2, 'node(s) had untolerated taint(s)': 1 },
     });
     expect(doc.explanation.nodes.map((n: { node: string }) => n.node).sort()).toEqual([

@@ -1020,7 +1020,7 @@ describe('the Helm chart helm/berth', () => {
       'name',
     ]);
     expect(records.stdout.trim()).toBe('');
-    expect((await helm.run(['list', '-n', releaseNs, '-a', '-q'])).stdout.trim()).toBe('');
+    expect((await helm.run(['list', '-n', releaseNs, '-q'])).stdout.trim()).toBe('');
     // Helm never deletes what it installed from crds/: the CRD, and every PodGroup, stay.
     expect((await k.run(['get', 'crd', podGroupCrdName, '-o', 'name'])).stdout.trim()).toBe(
       `customresourcedefinition.apiextensions.k8s.io/${podGroupCrdName}`,

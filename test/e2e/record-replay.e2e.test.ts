@@ -12,7 +12,7 @@ import { waitFor } from './support/wait.ts';
 const ns = 'replay';
 // 5 cpu exceeds each node's whole allocatable: preemption cannot help (kube's PostFilter part).
 const message =
-  '0/2 nodes are available: 2 Insufficient cpu. no new claims to deallocate, preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.';
+  '0/2 nodes are available: 2 Insufficient cpu. preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.';
 
 describe('record a live run and replay it', () => {
   const cluster = useCluster('replay');

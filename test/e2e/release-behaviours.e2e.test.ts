@@ -12,8 +12,8 @@
 // pins the behaviour it names. At the end the log shows, per scenario, where the releases'
 // answers differ (what makes each scenario discriminate).
 //
-// BERTH_RELEASE_ORACLES=1.37,1.35 runs those releases (default: all four; a release whose
-// kube-scheduler is not built is skipped). BERTH_RELEASE_SCENARIOS=name,… runs some.
+// BERTH_RELEASE_ORACLES=1.37,1.35 runs those releases (default: 1.37, 1.36, 1.35; a release
+// whose kube-scheduler is not built is skipped; 1.34 only on request). BERTH_RELEASE_SCENARIOS=name,… runs some.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -45,10 +45,16 @@ import {
 } from './support/scenario-releases-run.ts';
 
 const allReleases: readonly OracleRelease[] = ['1.37', '1.36', '1.35', '1.34'];
+/**
+ * The supported releases run by default. The 1.34 leg (kube-scheduler 1.34.10 against the
+ * pinned 1.37 API server) is run only on request: 1.34 is out of support, berth emulates it
+ * only so old logs replay, and it fails every scenario there (see the issue note).
+ */
+const defaultReleases: readonly OracleRelease[] = ['1.37', '1.36', '1.35'];
 
 function releasesFromEnv(): OracleRelease[] {
   const spec = process.env.BERTH_RELEASE_ORACLES;
-  if (spec === undefined || spec === '') return [...allReleases];
+  if (spec === undefined || spec === '') return [...defaultReleases];
   return spec.split(',').map((s) => {
     const r = s.trim();
     if (!allReleases.includes(r as OracleRelease))

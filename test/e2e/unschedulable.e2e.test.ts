@@ -14,7 +14,7 @@ const ns = 'unsched';
 // 3 cpu exceeds each 2-cpu node's whole allocatable: kube's PostFilter part says preemption
 // cannot help (checked against kube-scheduler 1.34 in priority.e2e's msg-too-big).
 const expectedMessage =
-  '0/3 nodes are available: 3 Insufficient cpu. no new claims to deallocate, preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.';
+  '0/3 nodes are available: 3 Insufficient cpu. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.';
 
 describe('an unschedulable pod on a real cluster', () => {
   const cluster = useCluster('unsched');

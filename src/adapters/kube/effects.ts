@@ -54,6 +54,12 @@ export interface KubeEffectsOptions {
   /** Wall clock for condition and event timestamps (default `new Date()`). */
   now?: () => Date;
   /**
+   * Whether a victim's `Preempted` Event names the preemptor in `related` (default true, as
+   * kube-scheduler 1.34–1.36 does). kube-scheduler 1.37 passes the recorder a wrapper of the
+   * preemptor that has no object reference, so its Events have no `related`: false matches it.
+   */
+  preemptedEventsNamePreemptor?: boolean;
+  /**
    * Whether the node is still in the cluster as last watched. Asked after a bind has its
    * token, immediately before it is sent: the API server accepts a Binding to a node that no
    * longer exists, so a bind decided before its node was deleted fails here instead.
@@ -110,7 +116,8 @@ export function kubeEffects(opts: KubeEffectsOptions): KubeEffects {
     timeoutMs,
     now,
     ...(opts.nodeExists === undefined ? {} : { nodeExists: opts.nodeExists }),
-    recordPreempted: (victim, preemptor, node) => reports.recordPreempted(victim, preemptor, node),
+    recordPreempted: (victim, preemptor, node) =>
+      reports.recordPreempted(victim, preemptor, node, opts.preemptedEventsNamePreemptor ?? true),
   });
   return { binder, reports };
 }

@@ -64,6 +64,25 @@ function victimStatusPatch(condition: Record<string, unknown>) {
 }
 
 describe('KubeBinder preempt', () => {
+  it('writes the Preempted Event without `related` when told to (kube-scheduler 1.37 names no preemptor)', async () => {
+    const t = setup({ preemptedEventsNamePreemptor: false });
+    t.binder.execute({
+      kind: 'preempt',
+      preemptor,
+      schedulerName: 'my-scheduler',
+      victim,
+      node: 'node-a',
+      observedGeneration: 0,
+    });
+    await t.reports.settled();
+    const body = t.of('event')[0]?.param.body as Record<string, unknown>;
+    expect(body).toMatchObject({
+      reason: 'Preempted',
+      note: 'Preempted by pod uid-hi on node node-a',
+    });
+    expect(body.related).toBeUndefined();
+  });
+
   it('sets DisruptionTarget, deletes with the uid precondition, then records Preempted, in that order', async () => {
     const t = setup();
     t.binder.execute({

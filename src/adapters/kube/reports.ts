@@ -122,12 +122,15 @@ export class KubeReports implements CommandHandler<ReportCommand> {
     } else this.forgetPod(command.pod);
   }
 
-  /** Records the `Preempted` Event on `victim` for `preemptor` (the binder's last step). */
-  recordPreempted(victim: PodRef, preemptor: PodRef, node: string): void {
+  /**
+   * Records the `Preempted` Event on `victim` for `preemptor` (the binder's last step), with
+   * the preemptor as its `related` object unless `namePreemptor` is false (kube 1.37's Event).
+   */
+  recordPreempted(victim: PodRef, preemptor: PodRef, node: string, namePreemptor = true): void {
     const note = `Preempted by pod ${preemptor.uid} on node ${node}`;
     this.recordEvent(
       { pod: victim, type: 'Normal', reason: 'Preempted', action: 'Preempting', note },
-      { related: preemptor },
+      namePreemptor ? { related: preemptor } : {},
     );
   }
 

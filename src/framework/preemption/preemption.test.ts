@@ -7,6 +7,7 @@ import { podInfoFromObject } from '../../cluster/pod-info.ts';
 import { initialState, reduce } from '../../cluster/reducer.ts';
 import type { ClusterState, NodeInfo, PodInfo } from '../../cluster/types.ts';
 import type { BerthEvent } from '../../events/types.ts';
+import type { KubeRelease } from '../../model/kube-release.ts';
 import { defaultProfile, profileFromConfig } from '../../plugins/registry.ts';
 import { type CycleResult, scheduleOne } from '../cycle.ts';
 import { seededRng } from '../rng.ts';
@@ -74,9 +75,9 @@ function preemptor(p: PodSpec): PodInfo {
   return info;
 }
 
-function run(state: ClusterState, pod: PodInfo, seed = 1): CycleResult {
+function run(state: ClusterState, pod: PodInfo, seed = 1, release?: KubeRelease): CycleResult {
   return scheduleOne(pod, state, {
-    profile: defaultProfile(),
+    profile: release === undefined ? defaultProfile() : profileFromConfig({ release }),
     rng: seededRng(seed),
     cursor: { next: 0 },
     percentageOfNodesToScore: 0,
@@ -106,7 +107,13 @@ describe('DefaultPreemption: victims on a node', () => {
     const r = run(s, preemptor({ name: 'hi', cpu: '3', priority: 100 }));
     // 1 free + 2 evicted = 3: p30 is reprieved first (most important), then p20 and p10 go.
     expect(nominationOf(r)).toEqual({ node: 'n1', victims: ['p20', 'p10'] });
+    // kube 1.37 names the placement (PR #140180); 1.36 and before say only the filters' part.
     expect(r.kind === 'Unschedulable' && r.message).toBe(
+      '0/1 nodes are available: 1 Insufficient cpu. preemption: found a potential placement for pod on node n1, preempting 2 victims',
+    );
+    const before = run(s, preemptor({ name: 'hi', cpu: '3', priority: 100 }), 1, '1.36');
+    expect(nominationOf(before)).toEqual({ node: 'n1', victims: ['p20', 'p10'] });
+    expect(before.kind === 'Unschedulable' && before.message).toBe(
       '0/1 nodes are available: 1 Insufficient cpu.',
     );
   });
