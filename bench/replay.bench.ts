@@ -26,6 +26,7 @@ interface Measurement {
   ms: number;
   peakRssMiB: number;
   matches?: boolean;
+  cpuMs?: number;
 }
 
 /** The key of `--sealed` runs (a benchmark's key: fixed, never a secret). */
@@ -33,6 +34,7 @@ const benchKey = sealKey(Buffer.alloc(32, 7));
 
 function measure(mode: Measurement['mode'], path: string, key: SealKey | undefined): Measurement {
   const started = performance.now();
+  const cpuStart = process.cpuUsage();
   let events: number;
   let matches: boolean | undefined;
   if (mode === 'read') {
@@ -49,8 +51,9 @@ function measure(mode: Measurement['mode'], path: string, key: SealKey | undefin
     events = result.lastSeq;
   }
   const ms = performance.now() - started;
+  const cpu = process.cpuUsage(cpuStart);
   const peakRssMiB = Math.round(process.resourceUsage().maxRSS / 1024);
-  return { mode, events, ms, peakRssMiB, matches };
+  return { mode, events, ms, peakRssMiB, matches, cpuMs: (cpu.user + cpu.system) / 1000 };
 }
 
 function child(mode: Measurement['mode'], path: string, sealed: boolean): Measurement {
@@ -116,6 +119,7 @@ function main(): void {
           `(core ${Math.round(coreShare * 100)}% of replay time), ` +
           `peak RSS ${median(replays.map((m) => m.peakRssMiB))} MiB`,
       );
+      console.log(`cpu ${s.name}: ${Math.round(median(replays.map((m) => m.cpuMs ?? 0)))} ms`);
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });

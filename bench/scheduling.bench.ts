@@ -105,6 +105,7 @@ function runScenario(s: Scenario): Result {
     if (env.event.type === 'PodReserved') outcome = 'placed';
     else if (env.event.type === 'PodUnschedulable') outcome = 'unschedulable';
   };
+  const cpuStart = process.cpuUsage();
   const summary = simulate({
     nodes,
     pods,
@@ -115,6 +116,8 @@ function runScenario(s: Scenario): Result {
     cycleDurations: s.unschedulableEvery === undefined ? cycles : byOutcome,
     ...(s.unschedulableEvery === undefined ? {} : { inspect }),
   });
+  const cpu = process.cpuUsage(cpuStart);
+  process.stdout.write(`cpu ${s.name}: ${Math.round((cpu.user + cpu.system) / 1000)} ms\n`);
   const all = latency(cycles);
   return {
     scenario: s.name,
@@ -203,6 +206,7 @@ if (process.argv[2] === '--child') {
         encoding: 'utf8',
         maxBuffer: 1 << 26,
       });
+      for (const line of out.trim().split('\n').slice(0, -1)) process.stdout.write(`${line}\n`);
       results.push(JSON.parse(out.trim().split('\n').pop() as string) as Result);
     }
     const sorted = [...results].sort((a, b) => a.podsPerSecond - b.podsPerSecond);
