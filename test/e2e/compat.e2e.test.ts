@@ -35,7 +35,7 @@ function log(line: string): void {
   process.stderr.write(`[e2e] compat: ${line}\n`);
 }
 
-for (const release of compatReleases()) {
+for (const release of compatReleases(process.env.BERTH_E2E_COMPAT_RELEASES)) {
   describe(`berth on a Kubernetes ${release} API server, installed with the chart`, () => {
     const cluster = useCluster(`compat-${release}`, { release });
     let install: ChartInstall;

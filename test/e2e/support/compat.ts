@@ -19,12 +19,10 @@ export const compatRelease = { name: 'berth', namespace: 'berth-system' } as con
 export const compatPoolLabel = 'berth-e2e/compat-pool';
 
 /**
- * The releases the leg runs against: all pinned ones, or the comma-separated minors of
- * BERTH_E2E_COMPAT_RELEASES (e.g. `1.35,1.37`); throws on a release that is not pinned.
+ * The releases the leg runs against: all pinned ones, or the comma-separated minors in `env`
+ * (the value of BERTH_E2E_COMPAT_RELEASES, e.g. `1.35,1.37`); throws on a release not pinned.
  */
-export function compatReleases(
-  env: string | undefined = process.env.BERTH_E2E_COMPAT_RELEASES,
-): ControlPlaneRelease[] {
+export function compatReleases(env: string | undefined): ControlPlaneRelease[] {
   if (env === undefined || env.trim() === '') return [...controlPlaneReleases];
   return env.split(',').map((text) => {
     const release = controlPlaneReleases.find((r) => r === text.trim());
