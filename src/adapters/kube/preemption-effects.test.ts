@@ -63,17 +63,22 @@ function victimStatusPatch(condition: Record<string, unknown>) {
   };
 }
 
+/** The binder's preempt command for victim batch/lo on node-a (preemptor prod/hi). */
+function preemptLo(t: ReturnType<typeof setup>): void {
+  t.binder.execute({
+    kind: 'preempt',
+    preemptor,
+    schedulerName: 'my-scheduler',
+    victim,
+    node: 'node-a',
+    observedGeneration: 0,
+  });
+}
+
 describe('KubeBinder preempt', () => {
   it('writes the Preempted Event without `related` when told to (kube-scheduler 1.37 names no preemptor)', async () => {
     const t = setup({ preemptedEventsNamePreemptor: false });
-    t.binder.execute({
-      kind: 'preempt',
-      preemptor,
-      schedulerName: 'my-scheduler',
-      victim,
-      node: 'node-a',
-      observedGeneration: 0,
-    });
+    preemptLo(t);
     await t.reports.settled();
     const body = t.of('event')[0]?.param.body as Record<string, unknown>;
     expect(body).toMatchObject({
@@ -85,14 +90,7 @@ describe('KubeBinder preempt', () => {
 
   it('sets DisruptionTarget, deletes with the uid precondition, then records Preempted, in that order', async () => {
     const t = setup();
-    t.binder.execute({
-      kind: 'preempt',
-      preemptor,
-      schedulerName: 'my-scheduler',
-      victim,
-      node: 'node-a',
-      observedGeneration: 0,
-    });
+    preemptLo(t);
     await t.reports.settled();
     expect(t.calls.map((c) => c.kind)).toEqual(['patch', 'delete', 'event']);
     expect(t.of('patch')[0]?.param).toEqual(
