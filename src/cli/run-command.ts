@@ -53,6 +53,7 @@ export async function runCommand(argv: string[]): Promise<void> {
           schedulerName: config.schedulerName,
           nodeExists: (node) => live.core.state.nodes.has(node),
           preemptedEventsNamePreemptor: !releaseAtLeast(emulatedReleaseOf(config), '1.37'),
+          ...leadership.bindFence(identity),
         }),
       ),
     ...recording.options,

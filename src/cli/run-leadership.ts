@@ -1,5 +1,6 @@
 // `berth run`'s leadership: the lease election, the write fence, and how the run ends (signal or lost lease).
 import pino, { type Logger } from 'pino';
+import type { BindFenceIdentity } from '../adapters/kube/bind-fence.ts';
 import type { loadKubeConfig } from '../adapters/kube/config.ts';
 import { kubeLeaseApi, LeaseElector } from '../adapters/kube/leader-election.ts';
 import type { WriteFence } from '../adapters/kube/write-fence.ts';
@@ -66,6 +67,17 @@ export class Leadership {
         onNewLeader: (holder) => logger.info({ holder, identity }, 'leader observed'),
       },
     });
+  }
+
+  /**
+   * The Lease and `identity` Bindings are annotated with, for the chart's admission policy to
+   * refuse a bind from a replica that no longer holds the Lease; none without election.
+   */
+  bindFence(identity: string): { bindFence?: BindFenceIdentity } {
+    const { election } = this;
+    if (!election.enabled) return {};
+    const { resourceNamespace: leaseNamespace, resourceName: leaseName } = election;
+    return { bindFence: { leaseNamespace, leaseName, identity } };
   }
 
   /** The elector's liveness problem, if any (undefined without election). */

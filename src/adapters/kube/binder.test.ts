@@ -32,6 +32,21 @@ describe('KubeBinder bind', () => {
     ]);
   });
 
+  it('annotates the Binding with the lease and holder under a bind fence', async () => {
+    const t = setup({
+      bindFence: { leaseNamespace: 'berth-system', leaseName: 'berth', identity: 'host-a_1' },
+    });
+    t.binder.execute({ kind: 'bind', attempt: attempt('ns1/p1', 1, 'uid-1'), node: 'node-a' });
+    await t.binder.idle();
+    const body = t.calls.bind[0]?.param.body as { metadata: Record<string, unknown> };
+    expect(body.metadata).toEqual({
+      name: 'p1',
+      namespace: 'ns1',
+      uid: 'uid-1',
+      annotations: { 'berth.dev/lease': 'berth-system/berth', 'berth.dev/holder': 'host-a_1' },
+    });
+  });
+
   it('reports a uid precondition failure (pod recreated under its name) as Conflict of that attempt', async () => {
     const t = setup();
     const message =

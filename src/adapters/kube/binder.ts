@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { BinderCommand, CommandHandler } from '../../core/commands.ts';
 import type { AttemptRef, BindFailureReason, InputEvent, PodRef } from '../../events/types.ts';
 import { describeApiError } from './api-error.ts';
+import { type BindFenceIdentity, bindFenceAnnotations } from './bind-fence.ts';
 import type { KubeClients } from './config.ts';
 import { type PreemptionWriter, runPreempt, splitKey } from './preemption-effects.ts';
 import type { TokenBucket } from './rate-limiter.ts';
@@ -31,6 +32,12 @@ export interface KubeBinderOptions {
   nodeExists?: (node: string) => boolean;
   /** Records the `Preempted` Event on `victim` (a report: KubeReports.recordPreempted). */
   recordPreempted: (victim: PodRef, preemptor: PodRef, node: string) => void;
+  /**
+   * The Lease and identity this replica binds under (leader election on): each Binding is
+   * annotated with them, for the chart's admission policy to refuse it once another holds
+   * the Lease (see bind-fence.ts). Absent: Bindings carry no annotations.
+   */
+  bindFence?: BindFenceIdentity;
 }
 
 /** The BindFailed reason of an API status code. */
@@ -49,6 +56,8 @@ function bindFailureReason(code: number | undefined): BindFailureReason {
  */
 export class KubeBinder implements CommandHandler<BinderCommand> {
   private readonly preemption: PreemptionWriter;
+  /** `annotations` for every Binding under a bind fence; empty without one. */
+  private readonly fenceMetadata: { annotations?: Record<string, string> };
   private stopped = false;
 
   constructor(private readonly opts: KubeBinderOptions) {
@@ -62,11 +71,15 @@ export class KubeBinder implements CommandHandler<BinderCommand> {
       stopped: () => this.stopped,
       recordPreempted: opts.recordPreempted,
     };
+    this.fenceMetadata =
+      opts.bindFence === undefined ? {} : { annotations: bindFenceAnnotations(opts.bindFence) };
   }
 
   /**
    * `bind`: POST pods/binding with the pod's uid (so the API server refuses it with a 409 if
-   * the name now belongs to another pod); the result comes back through `ingest`. `preempt`:
+   * the name now belongs to another pod) and, under a bind fence, the lease annotations (so
+   * the chart's admission policy refuses it with a 403 once another replica holds the
+   * Lease: an ordinary BindFailed); the result comes back through `ingest`. `preempt`:
    * DisruptionTarget condition, delete with the victim's uid as precondition, then the
    * `Preempted` Event (a report); a victim already gone is success, any other failure comes
    * back as PreemptionFailed. A no-op once stopped.
@@ -118,7 +131,7 @@ export class KubeBinder implements CommandHandler<BinderCommand> {
       const body = {
         apiVersion: 'v1',
         kind: 'Binding',
-        metadata: { name, namespace, uid },
+        metadata: { name, namespace, uid, ...this.fenceMetadata },
         target: { apiVersion: 'v1', kind: 'Node', name: node },
       };
       await this.opts.clients.http.request(

@@ -1,6 +1,7 @@
 // Builds the Kubernetes binder and reports side by side, sharing the scheduling writes they both watch.
 import type { Logger } from 'pino';
 import type { InputEvent } from '../../events/types.ts';
+import type { BindFenceIdentity } from './bind-fence.ts';
 import { KubeBinder } from './binder.ts';
 import type { KubeClients } from './config.ts';
 import type { TokenBucket } from './rate-limiter.ts';
@@ -65,6 +66,8 @@ export interface KubeEffectsOptions {
    * longer exists, so a bind decided before its node was deleted fails here instead.
    */
   nodeExists?: (node: string) => boolean;
+  /** The Lease and identity Bindings are annotated with (leader election on; see bind-fence.ts). */
+  bindFence?: BindFenceIdentity;
   /**
    * How a report that failed with a 5xx, a 429 or no answer is tried again (default 4 tries,
    * 100 ms doubling); each try takes a report token. Other failures are not retried.
@@ -116,6 +119,7 @@ export function kubeEffects(opts: KubeEffectsOptions): KubeEffects {
     timeoutMs,
     now,
     ...(opts.nodeExists === undefined ? {} : { nodeExists: opts.nodeExists }),
+    ...(opts.bindFence === undefined ? {} : { bindFence: opts.bindFence }),
     recordPreempted: (victim, preemptor, node) =>
       reports.recordPreempted(victim, preemptor, node, opts.preemptedEventsNamePreemptor ?? true),
   });

@@ -49,6 +49,16 @@ describe('BindHealth', () => {
     );
   });
 
+  it("names the chart's bind fence when the admission policy refused the binds", () => {
+    const t = given(1);
+    const fenced =
+      "pods \"web\" is forbidden: ValidatingAdmissionPolicy 'berth-system-berth-bind-fence' with binding 'berth-system-berth-bind-fence' denied request: berth bind fence: the replica that sent this bind does not hold Lease berth-system/berth (another replica leads, or none does)";
+    t.refused(403, fenced);
+    expect(t.health.problem()).toContain(
+      "(the chart's bind fence: the Lease the binds name is not held by this replica as the API server sees it; 1 binds refused in a row",
+    );
+  });
+
   it('clears on a successful bind, and counts again from zero after it', () => {
     const t = given();
     for (let i = 0; i < 4; i++) t.refused();

@@ -25,6 +25,8 @@ interface Refusal {
 function hint(code: number, message: string): string {
   if (code === 401)
     return "authentication: the API server rejects berth's credentials (ServiceAccount token or kubeconfig)";
+  if (message.includes('berth bind fence'))
+    return "the chart's bind fence: the Lease the binds name is not held by this replica as the API server sees it";
   if (message.includes('"pods/binding"'))
     return "RBAC: berth's ClusterRole lacks create on pods/binding";
   return "the API server forbids berth's binds: check its RBAC (create on pods/binding) and admission webhooks";

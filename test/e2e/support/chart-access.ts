@@ -20,14 +20,16 @@ export interface ChartAccess {
 }
 
 /**
- * Whether the install path needs `o` for berth's identity: the ServiceAccount, every
- * rbac.authorization.k8s.io object the chart renders (whatever templates add one), and the
- * Lease the Role names. Nothing else (no Deployment, ConfigMap or Service).
+ * Whether the install path needs `o` for what berth may do: the ServiceAccount, every
+ * rbac.authorization.k8s.io object the chart renders (whatever templates add one), the
+ * Lease the Role names, and the admission policy that fences binds by that Lease. Nothing
+ * else (no Deployment, ConfigMap or Service).
  */
 export function isAccessObject(o: Manifest): boolean {
   const group = String(o.apiVersion ?? '').split('/')[0];
   return (
     group === 'rbac.authorization.k8s.io' ||
+    group === 'admissionregistration.k8s.io' ||
     (o.apiVersion === 'v1' && o.kind === 'ServiceAccount') ||
     (group === 'coordination.k8s.io' && o.kind === 'Lease')
   );

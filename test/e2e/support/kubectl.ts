@@ -11,6 +11,7 @@ export interface PodJson {
     deletionTimestamp?: string;
     creationTimestamp?: string;
     labels?: Record<string, string>;
+    annotations?: Record<string, string>;
   };
   spec: {
     nodeName?: string;

@@ -131,6 +131,8 @@ describe('isAccessObject', () => {
     ['Role', 'rbac.authorization.k8s.io/v1', true],
     ['RoleBinding', 'rbac.authorization.k8s.io/v1', true],
     ['Lease', 'coordination.k8s.io/v1', true],
+    ['ValidatingAdmissionPolicy', 'admissionregistration.k8s.io/v1', true],
+    ['ValidatingAdmissionPolicyBinding', 'admissionregistration.k8s.io/v1', true],
     ['Deployment', 'apps/v1', false],
     ['ConfigMap', 'v1', false],
     ['Service', 'v1', false],
