@@ -63,6 +63,9 @@ const chartKinds = [
   'Service',
   'ServiceAccount',
   'ServiceMonitor',
+  // the bind fence: the API server refuses a bind from a replica that lost the Lease
+  'ValidatingAdmissionPolicy',
+  'ValidatingAdmissionPolicyBinding',
 ];
 /** The same kinds as `kubectl get` resource names (cluster-scoped ones included). */
 const chartResources = [
@@ -77,6 +80,8 @@ const chartResources = [
   'services',
   'serviceaccounts',
   'servicemonitors.monitoring.coreos.com',
+  'validatingadmissionpolicies.admissionregistration.k8s.io',
+  'validatingadmissionpolicybindings.admissionregistration.k8s.io',
 ].join(',');
 
 interface DeploymentJson {
@@ -180,6 +185,14 @@ const renderCases: RenderCase[] = [
     values: {},
     check: (objects) => {
       expect(kindsOf(objects)).toEqual(chartKinds.filter((k) => k !== 'ServiceMonitor'));
+      // The bind fence takes the chart's Lease (in the release namespace) as its parameter.
+      const { name, namespace } = find(objects, 'Lease')?.metadata as Record<string, string>;
+      expect(find(objects, 'ValidatingAdmissionPolicyBinding')).toMatchObject({
+        spec: {
+          validationActions: ['Deny'],
+          paramRef: { name, namespace, parameterNotFoundAction: 'Deny' },
+        },
+      });
       const d = deploymentOf(objects);
       expect(d.spec.replicas).toBe(2);
       const pod = d.spec.template.spec;
@@ -332,6 +345,15 @@ const renderCases: RenderCase[] = [
     },
   },
   {
+    name: 'bind fence off (no admission policy)',
+    values: { leaderElection: { bindFence: false } },
+    check: (objects) => {
+      expect(kindsOf(objects)).toEqual(
+        chartKinds.filter((k) => k !== 'ServiceMonitor' && !k.startsWith('ValidatingAdmission')),
+      );
+    },
+  },
+  {
     name: 'nodeSelector, tolerations, affinity, priorityClassName, topology spread',
     values: placement,
     check: (objects) => {
@@ -380,7 +402,13 @@ const renderCases: RenderCase[] = [
       podDisruptionBudget: { enabled: false },
     },
     check: (objects) => {
-      expect(kindsOf(objects)).toEqual(['ConfigMap', 'Deployment', 'Lease']);
+      expect(kindsOf(objects)).toEqual([
+        'ConfigMap',
+        'Deployment',
+        'Lease',
+        'ValidatingAdmissionPolicy',
+        'ValidatingAdmissionPolicyBinding',
+      ]);
       const pod = deploymentOf(objects).spec.template.spec;
       expect(pod.serviceAccountName).toBe('prebuilt');
       expect(pod.affinity).toMatchObject({
