@@ -1,4 +1,4 @@
-// What kube-scheduler 1.34 must do with each pod of a scenario placed one pod at a time, given where the earlier ones went.
+// What kube-scheduler 1.37 must do with each pod of a scenario placed one pod at a time, given where the earlier ones went.
 //
 // In a sequential scenario (pods whose spreading or affinity reads where other pods went)
 // each pending pod is created only once the one before it settled, an unschedulable one is
@@ -6,7 +6,8 @@
 // meets a known cluster: the residents plus the earlier pods where kube-scheduler put them.
 // Then kube's filters decide the feasible nodes, and its whole default score decides the
 // node, unless two nodes tie (kube and berth break ties at random). Sources (k8s.io/kubernetes
-// v1.34): plugins/noderesources/{least_allocated,balanced_allocation,resource_allocation}.go,
+// v1.34, and v1.37 for balanced_allocation.go: the change in balance since 1.36, #135573):
+// plugins/noderesources/{least_allocated,balanced_allocation,resource_allocation}.go,
 // framework/types.go (NonZeroRequested), plugins/imagelocality (0 on nodes without images).
 import type { Outcomes } from './differential.ts';
 import { affinityFilter, affinityScores } from './scenario-affinity.ts';
@@ -37,8 +38,9 @@ function unit(resource: 'cpu' | 'memory', thousandths: number): bigint {
  * NodeResourcesFit (LeastAllocated over cpu and memory, weight 1 each) plus
  * NodeResourcesBalancedAllocation, per feasible node: LeastAllocated reads the non-zero
  * requests (missing ones count as 100m / 200Mi per container) of the node's pods and the pod;
- * BalancedAllocation their real requests, 100 × (1 − |cpu fraction − memory fraction| / 2),
- * and nothing for a pod that requests neither.
+ * BalancedAllocation their real requests: with b = 100 × (1 − |cpu fraction − memory
+ * fraction| / 2) truncated, 50 + trunc((50 + b with the pod − b without it) / 2) (as kube
+ * scores since 1.36), and nothing for a pod that requests neither.
  */
 export function resourceScores(pod: PodObj, feasible: readonly NodeObj[], world: World): number[] {
   const podNonZero = podRequests(pod, nonZeroDefaults);
@@ -55,24 +57,31 @@ export function resourceScores(pod: PodObj, feasible: readonly NodeObj[], world:
     const alloc = allocatable(node);
     let sum = 0n;
     let weights = 0n;
-    const fractions: number[] = [];
+    const withPod: number[] = [];
+    const withoutPod: number[] = [];
     for (const r of ['cpu', 'memory'] as const) {
       const capacity = unit(r, alloc[r] ?? 0);
       if (capacity === 0n) continue;
       const requested = unit(r, (nonZero[r] ?? 0) + (podNonZero[r] ?? 0));
       sum += requested > capacity ? 0n : ((capacity - requested) * 100n) / capacity;
       weights += 1n;
-      const used = unit(r, (real[r] ?? 0) + (podReal[r] ?? 0));
-      fractions.push(Math.min(1, Number(used) / Number(capacity)));
+      const share = (used: number) => Math.min(1, Number(unit(r, used)) / Number(capacity));
+      withPod.push(share((real[r] ?? 0) + (podReal[r] ?? 0)));
+      withoutPod.push(share(real[r] ?? 0));
     }
     const fit = weights === 0n ? 0 : Number(sum / weights);
     if (bestEffort) return fit;
-    const std =
-      fractions.length === 2
-        ? Math.abs(((fractions[0] as number) - (fractions[1] as number)) / 2)
-        : 0;
-    return fit + Math.trunc((1 - std) * 100);
+    return fit + 50 + Math.trunc((50 + balance(withPod) - balance(withoutPod)) / 2);
   });
+}
+
+/** kube's balance of cpu and memory fractions: trunc(100 × (1 − |f_cpu − f_mem| / 2)); one fraction alone is even. */
+function balance(fractions: readonly number[]): number {
+  const std =
+    fractions.length === 2
+      ? Math.abs(((fractions[0] as number) - (fractions[1] as number)) / 2)
+      : 0;
+  return Math.trunc((1 - std) * 100);
 }
 
 /**
