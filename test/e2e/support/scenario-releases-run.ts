@@ -81,9 +81,19 @@ export function startOracle(
       `no kube-scheduler ${release} to compare with: the control plane's is ${own ?? 'unknown'}, ` +
         `the cache has ${dir ?? 'none'} (${version ?? 'no version'}); build it (test/e2e/cluster/build.sh)`,
     );
-  // The same cluster (its kubeconfig and dir) with another binary directory.
-  const elsewhere = Object.create(cluster, { binDir: { value: dir } }) as Cluster;
-  return { scheduler: startKubeScheduler(elsewhere, opts), version: version as string };
+  return {
+    scheduler: startKubeScheduler(withKubeBinaries(cluster, dir), opts),
+    version: version as string,
+  };
+}
+
+/**
+ * The same cluster (its kubeconfig and dir) with its kube binaries (kube-scheduler) taken from
+ * `dir`. It must replace `kubeBinDir`, the directory kube-scheduler is started from: replacing
+ * `binDir` alone left every older leg running the control plane's own kube-scheduler.
+ */
+export function withKubeBinaries(cluster: Cluster, dir: string): Cluster {
+  return Object.create(cluster, { kubeBinDir: { value: dir } }) as Cluster;
 }
 
 /** `rs` as the differential harness's Scenario, with `release`'s expectations. */

@@ -1,8 +1,15 @@
 // The release scenarios' premises, worked out from kube's formulas, and the comparison's extra checks.
 import { describe, expect, it } from 'vitest';
+import { Cluster } from './control-plane.ts';
 import { milli } from './invariants.ts';
+import { kubeSchedulerBinary } from './kube-scheduler.ts';
 import { atLeast, type OracleRelease, releaseScenarios } from './scenario-releases.ts';
-import { asScenario, compareRelease, type ReleaseOutcomes } from './scenario-releases-run.ts';
+import {
+  asScenario,
+  compareRelease,
+  type ReleaseOutcomes,
+  withKubeBinaries,
+} from './scenario-releases-run.ts';
 
 const scenario = (name: string) => {
   const s = releaseScenarios.find((r) => r.name === name);
@@ -87,5 +94,16 @@ describe('release scenarios', () => {
     );
     expect(kinds.sort()).toEqual(['message', 'model', 'nomination']);
     expect(compareRelease(asScenario(s, '1.35', 1), s.expect('1.35'), kube, kube)).toEqual([]);
+  });
+});
+
+describe('the oracle binary of an older release', () => {
+  it("starts that release's kube-scheduler, not the control plane's", () => {
+    // A cluster that is up, as its env says: the main set's binaries and its kube release's.
+    const env = { BERTH_E2E_BIN: '/cache/main/bin', BERTH_E2E_KUBE_BIN: '/cache/k8s-v1.37.2/bin' };
+    const controlPlane = Object.create(Cluster.prototype, { env: { value: env } }) as Cluster;
+    expect(kubeSchedulerBinary(controlPlane)).toBe('/cache/k8s-v1.37.2/bin/kube-scheduler');
+    const older = withKubeBinaries(controlPlane, '/cache/k8s-v1.35.4/bin');
+    expect(kubeSchedulerBinary(older)).toBe('/cache/k8s-v1.35.4/bin/kube-scheduler');
   });
 });
