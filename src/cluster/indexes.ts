@@ -63,12 +63,14 @@ export function unindexNodeImages(state: ClusterState, node: NodeInfo): void {
 
 /**
  * Whether a record belongs in the nominated index: waiting, unbound, unassumed, unfinished,
- * and (when the state names them) one of the scheduler names whose nominations count.
+ * (when the state names them) one of the scheduler names whose nominations count, and
+ * recorded by kube's nominator (see PodRecord.nominationUnrecorded).
  */
-function isNominated(state: ClusterState, record: PodRecord): boolean {
+export function isNominated(state: ClusterState, record: PodRecord): boolean {
   const { info, charge } = record;
   return (
     info.nominatedNodeName !== undefined &&
+    record.nominationUnrecorded !== true &&
     info.nodeName === undefined &&
     charge.kind === 'none' &&
     !isTerminal(info.phase) &&

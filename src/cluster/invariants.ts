@@ -3,6 +3,7 @@
 import { isTerminal } from '../model/phase.ts';
 import { amountsJson, subAmounts } from './amount.ts';
 import { absentNodes } from './charges.ts';
+import { isNominated } from './indexes.ts';
 import { checkPodAffinity } from './pod-affinity-invariants.ts';
 import {
   addNonZero,
@@ -142,12 +143,9 @@ function checkIndexes(state: ClusterState, out: string[]): void {
     out.push(`topology index holds ${indexed} entries, nodes have ${entries}`);
   let nominated = 0;
   for (const record of state.pods.values()) {
-    const { info, charge } = record;
-    const target = info.nominatedNodeName;
-    if (target === undefined || info.nodeName !== undefined || charge.kind !== 'none') continue;
-    if (isTerminal(info.phase)) continue;
-    const schedulers = state.nominationSchedulers;
-    if (schedulers !== undefined && !schedulers.has(info.schedulerName)) continue;
+    if (!isNominated(state, record)) continue;
+    const { info } = record;
+    const target = info.nominatedNodeName as string;
     nominated++;
     if (state.nominated.get(target)?.get(info.uid) !== info)
       out.push(`pod ${info.key} nominated to ${target} is not indexed`);

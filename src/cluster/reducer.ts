@@ -1,7 +1,7 @@
 // The cluster-state reducer: folds the event log into nodes, pods and their charges, in place.
 
 import type { BerthEvent, Envelope, ResourceKind } from '../events/types.ts';
-import { type KubeRelease, unrecordedKubeRelease } from '../model/kube-release.ts';
+import { type KubeRelease, releaseAtLeast, unrecordedKubeRelease } from '../model/kube-release.ts';
 import { isTerminal } from '../model/phase.ts';
 import { finishIndexUpdate, reindexNode } from './capacity-index.ts';
 import {
@@ -175,7 +175,12 @@ function chargeFor(info: PodInfo, current: Charge | undefined): Charge {
 }
 
 /** Replaces a pod's record: uncharges and unindexes the old, charges and indexes the new. */
-function setRecord(state: ClusterState, info: PodInfo, charge: Charge): PodRecord {
+function setRecord(
+  state: ClusterState,
+  info: PodInfo,
+  charge: Charge,
+  nominationUnrecorded = false,
+): PodRecord {
   const uid = info.uid;
   const old = state.pods.get(uid);
   if (old !== undefined) {
@@ -186,6 +191,7 @@ function setRecord(state: ClusterState, info: PodInfo, charge: Charge): PodRecor
       state.podUids.delete(old.info.key);
   }
   const record: PodRecord = { info, charge };
+  if (nominationUnrecorded) record.nominationUnrecorded = true;
   applyCharge(state, uid, info, charge);
   if (old !== undefined && old.charge.kind !== 'none') reindexNode(state, old.charge.node);
   if (charge.kind !== 'none') reindexNode(state, charge.node);
@@ -219,8 +225,19 @@ function upsertPod(state: ClusterState, raw: unknown, seq: number): ClusterChang
     holder !== undefined && holder !== info.uid ? removeRecord(state, holder) : undefined;
   const before = state.pods.get(info.uid);
   const nominated = keepNomination(info, before, state.followsNominationRemoval === true);
-  const after = setRecord(state, nominated, chargeFor(info, before?.charge));
+  // kube 1.35–1.36's nominator skips a pod added while gated, until its next update.
+  const unrecorded =
+    before === undefined && info.schedulingGates.length > 0 && skipsGatedOnAdd(state.release);
+  const after = setRecord(state, nominated, chargeFor(info, before?.charge), unrecorded);
   return { kind: 'pod', uid: info.uid, before, after, replaced };
+}
+
+/**
+ * Whether kube-scheduler `release`'s queue leaves a pod added while gated out of its
+ * nominator (1.35 and 1.36; #139057 fixed it in 1.37). berth's 1.34 logs counted it.
+ */
+function skipsGatedOnAdd(release: KubeRelease): boolean {
+  return releaseAtLeast(release, '1.35') && !releaseAtLeast(release, '1.37');
 }
 
 /**

@@ -1,4 +1,4 @@
-// Snapshot round trips of the image fields (node and pod images, the image index's sizes) and of preemption's pod fields.
+// Snapshot round trips of the image fields (node and pod images, the image index's sizes), of preemption's pod fields and of unrecorded nominations.
 import { describe, expect, it } from 'vitest';
 import { nodeObject, podObject } from '../../test/support/objects.ts';
 import type { BerthEvent } from '../events/types.ts';
@@ -187,5 +187,28 @@ describe('snapshot of amounts past 2^53', () => {
     expect(() => restoreClusterState(data)).toThrow(
       'snapshot: cluster.nodes[0].requested.memory is not an amount',
     );
+  });
+});
+
+describe('snapshot of a nomination kube 1.35–1.36 has not recorded', () => {
+  it('round-trips nominationUnrecorded: a gated pod added with a nomination stays out of the index', () => {
+    const gated = podObject('g');
+    gated.spec.schedulingGates = [{ name: 'example.com/wait' }];
+    gated.status = { ...gated.status, nominatedNodeName: 'n1' };
+    const live = initialState('1.36');
+    const events: BerthEvent[] = [
+      { type: 'NodeUpserted', node: nodeObject('n1') },
+      { type: 'PodUpserted', pod: gated },
+    ];
+    events.forEach((event, i) => {
+      evolve(live, { seq: i + 1, time: i, event });
+    });
+    expect(live.nominated.size).toBe(0);
+    const data = serializeClusterState(live);
+    expect(data.pods[0]?.nominationUnrecorded).toBe(true);
+    const restored = restoreClusterState(JSON.parse(JSON.stringify(data)), '1.36');
+    expect(restored.nominated.size).toBe(0);
+    expect(checkClusterInvariants(restored)).toEqual([]);
+    expect(serializeClusterState(restored)).toEqual(data);
   });
 });

@@ -72,6 +72,8 @@ export type PodInfoData = Omit<PodInfo, 'requests' | 'nonZeroRequests'> & {
 export interface PodData {
   info: PodInfoData;
   charge: Charge;
+  /** PodRecord.nominationUnrecorded (absent when false, as in older snapshots). */
+  nominationUnrecorded?: true;
 }
 
 /**
@@ -165,8 +167,10 @@ function nodeData(node: NodeInfo): NodeData {
 export function serializeClusterState(state: ClusterState): ClusterStateData {
   const pods: PodData[] = new Array(state.pods.size);
   let i = 0;
-  for (const record of state.pods.values())
-    pods[i++] = { info: podInfoData(record.info), charge: record.charge };
+  for (const record of state.pods.values()) {
+    const unrecorded = record.nominationUnrecorded === true ? { nominationUnrecorded: true } : {};
+    pods[i++] = { info: podInfoData(record.info), charge: record.charge, ...unrecorded } as PodData;
+  }
   const resync: ClusterStateData['resync'] = {};
   for (const kind of Object.keys(state.resync) as ResourceKind[]) {
     const seen = state.resync[kind];
@@ -387,6 +391,7 @@ export function restoreClusterState(
     infos.set(info.uid, info);
     const charge: Charge = p.charge.kind === 'none' ? { kind: 'none' } : { ...p.charge };
     const rec: PodRecord = { info, charge };
+    if (p.nominationUnrecorded === true) rec.nominationUnrecorded = true;
     state.pods.set(info.uid, rec);
     state.podUids.set(info.key, info.uid);
   });

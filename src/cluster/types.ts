@@ -208,6 +208,12 @@ export type Charge =
 export interface PodRecord {
   info: PodInfo;
   charge: Charge;
+  /**
+   * True while kube's nominator would not hold this pod's nomination: as kube 1.35–1.36, a
+   * pod added while gated is not recorded there until its next update (#139057 records it
+   * from 1.37). Absent otherwise.
+   */
+  nominationUnrecorded?: true;
 }
 
 /** An object the reducer could not accept at all (e.g. no name), kept for explanation. */

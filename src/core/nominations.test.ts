@@ -98,9 +98,9 @@ describe('a nomination another component set (status.nominatedNodeName in the wa
     },
   );
 
-  // kube 1.37 records a gated pod's nomination when the pod is added (1.34 only once it is
-  // updated or leaves the gate); berth has always counted it.
-  it.each(['1.35', '1.37'] as const)(
+  // kube 1.37 records a gated pod's nomination when the pod is added (#139057); 1.35 and
+  // 1.36 only once the pod is updated (or leaves the gate). berth's 1.34 logs counted it.
+  it.each(['1.34', '1.37'] as const)(
     "%s: a gated pod's nomination holds its room against a lower-priority pod, not against a higher one",
     (release) => {
       const h = given(release);
@@ -110,6 +110,24 @@ describe('a nomination another component set (status.nominatedNodeName in the wa
       expect(types(h.cycle())).toEqual(['PodUnschedulable']);
       h.events(upsert(pod('high', { cpu: '2', priority: 200, nodeSelector: { name: 'n1' } })));
       expect(types(h.cycle())).toEqual(['PodReserved', 'BindRequested']);
+    },
+  );
+
+  it.each(['1.35', '1.36'] as const)(
+    "%s: a pod added while gated holds no room until its next update, as kube's nominator",
+    (release) => {
+      const h = given(release);
+      h.events(node('n1'), node('n2', '1'));
+      const held = pod('held', { cpu: '3', priority: 100, nominated: 'n1', gated: true });
+      h.events(upsert(held));
+      expect(h.nominated()).toEqual({});
+      h.events(upsert(pod('low', { cpu: '2', priority: 10, nodeSelector: { name: 'n1' } })));
+      expect(types(h.cycle())).toEqual(['PodReserved', 'BindRequested']);
+      // Any update of the gated pod records it: from then on its room is held.
+      h.events(upsert({ ...held, metadata: { ...held.metadata, labels: { touched: 'yes' } } }));
+      expect(h.nominated()).toEqual({ n1: ['held-1'] });
+      h.events(upsert(pod('low2', { cpu: '1', priority: 10, nodeSelector: { name: 'n1' } })));
+      expect(types(h.cycle())).toEqual(['PodUnschedulable']);
     },
   );
 
