@@ -167,10 +167,8 @@ function nodeData(node: NodeInfo): NodeData {
 export function serializeClusterState(state: ClusterState): ClusterStateData {
   const pods: PodData[] = new Array(state.pods.size);
   let i = 0;
-  for (const record of state.pods.values()) {
-    const unrecorded = record.nominationUnrecorded === true ? { nominationUnrecorded: true } : {};
-    pods[i++] = { info: podInfoData(record.info), charge: record.charge, ...unrecorded } as PodData;
-  }
+  for (const { info, charge, nominationUnrecorded: u } of state.pods.values())
+    pods[i++] = { info: podInfoData(info), charge, ...(u ? { nominationUnrecorded: u } : {}) };
   const resync: ClusterStateData['resync'] = {};
   for (const kind of Object.keys(state.resync) as ResourceKind[]) {
     const seen = state.resync[kind];

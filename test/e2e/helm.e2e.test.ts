@@ -186,7 +186,8 @@ const renderCases: RenderCase[] = [
     check: (objects) => {
       expect(kindsOf(objects)).toEqual(chartKinds.filter((k) => k !== 'ServiceMonitor'));
       // The bind fence takes the chart's Lease (in the release namespace) as its parameter.
-      const { name, namespace } = find(objects, 'Lease')?.metadata as Record<string, string>;
+      const lease = find(objects, 'Lease');
+      const { name, namespace } = (lease?.metadata ?? {}) as Record<string, string>;
       expect(find(objects, 'ValidatingAdmissionPolicyBinding')).toMatchObject({
         spec: {
           validationActions: ['Deny'],
