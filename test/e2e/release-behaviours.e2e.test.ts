@@ -46,9 +46,9 @@ import {
 
 const allReleases: readonly OracleRelease[] = ['1.37', '1.36', '1.35', '1.34'];
 /**
- * The supported releases run by default. The 1.34 leg (kube-scheduler 1.34.10 against the
- * pinned 1.37 API server) is run only on request: 1.34 is out of support, berth emulates it
- * only so old logs replay, and it fails every scenario there (see the issue note).
+ * The supported releases run by default (each skipped when its kube-scheduler is not built).
+ * The 1.34 leg (kube-scheduler 1.34.10) is run only on request: 1.34 is out of support, and
+ * berth emulates it only so that old logs replay as they were recorded.
  */
 const defaultReleases: readonly OracleRelease[] = ['1.37', '1.36', '1.35'];
 
