@@ -64,14 +64,14 @@ function victimStatusPatch(condition: Record<string, unknown>) {
 }
 
 /** The binder's preempt command for victim batch/lo on node-a (preemptor prod/hi). */
-function preemptLo(t: ReturnType<typeof setup>): void {
+function preemptLo(t: ReturnType<typeof setup>, observedGeneration = 0): void {
   t.binder.execute({
     kind: 'preempt',
     preemptor,
     schedulerName: 'my-scheduler',
     victim,
     node: 'node-a',
-    observedGeneration: 0,
+    observedGeneration,
   });
 }
 
@@ -260,14 +260,7 @@ describe('KubeBinder preempt', () => {
       if (t.of('patch').length === 2) expect(t.ingested).toEqual([]);
       return Promise.resolve({ metadata: { resourceVersion: '42' } });
     };
-    t.binder.execute({
-      kind: 'preempt',
-      preemptor,
-      schedulerName: 'my-scheduler',
-      victim,
-      node: 'node-a',
-      observedGeneration: 7,
-    });
+    preemptLo(t, 7);
     await t.reports.settled();
     expect(t.calls.map((c) => c.kind)).toEqual(['patch', 'delete', 'patch']);
     const undo = t.of('patch')[1];
