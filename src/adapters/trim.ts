@@ -319,6 +319,31 @@ const objectShapes: { readonly [K in ObjectKind]: Shape } = {
     metadata: { ...objectMeta, creationTimestamp: true },
     spec: { minMember: true, minResources: true, scheduleTimeoutSeconds: true },
   },
+  /**
+   * DynamicResources: what the claim asks for, what it was given and for whom; the claim's
+   * pod (owner, annotation) and its deletion. `status.devices` (drivers' device status) is
+   * dropped: the scheduler never reads it.
+   */
+  ResourceClaim: {
+    metadata: {
+      ...objectMeta,
+      annotations: { 'resource.kubernetes.io/pod-claim-name': true },
+      deletionTimestamp: true,
+      finalizers: true,
+      ownerReferences: each({ kind: true, name: true, uid: true, controller: true }),
+    },
+    spec: true,
+    status: { allocation: true, reservedFor: true },
+  },
+  /** DynamicResources: the class's selectors and configuration, and the extended resource it backs. */
+  DeviceClass: {
+    metadata: objectMeta,
+    spec: { selectors: true, config: true, extendedResourceName: true },
+  },
+  /** DynamicResources: a pool's devices and where they can be used (all of the spec). */
+  ResourceSlice: { metadata: objectMeta, spec: true },
+  /** DynamicResources: the taint and the devices it applies to (the status is the controller's). */
+  DeviceTaintRule: { metadata: objectMeta, spec: true },
 };
 
 /** Keeps every field of an object of `kind` that berth's plugins read. Never throws. */

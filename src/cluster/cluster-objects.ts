@@ -1,6 +1,14 @@
-// The other API objects berth reads (namespaces, workloads, volumes, disruption budgets, pod groups): kinds, keys, parsed views.
+// The other API objects berth reads (namespaces, workloads, volumes, disruption budgets, pod groups, DRA objects): kinds, keys, parsed views.
 import { type ObjectKind, objectKinds } from '../model/kinds.ts';
 import { type DisruptionBudget, parseDisruptionBudget } from './disruption-budgets.ts';
+import { parseDeviceClass, parseDeviceTaintRule, parseResourceClaim } from './dra-objects.ts';
+import { parseResourceSlice } from './dra-slices.ts';
+import type {
+  DeviceClassInfo,
+  DeviceTaintRuleInfo,
+  ResourceClaimInfo,
+  ResourceSliceInfo,
+} from './dra-types.ts';
 import { isRecord, nonEmptyString, stringEntries } from './fields.ts';
 import { type PodGroupInfo, parsePodGroup } from './pod-groups.ts';
 import { type PodLabelSelector, parseLabelSelector } from './spread-constraints.ts';
@@ -60,6 +68,10 @@ export interface ObjectTypes {
   CSINode: CSINodeInfo;
   PodDisruptionBudget: DisruptionBudget;
   PodGroup: PodGroupInfo;
+  ResourceClaim: ResourceClaimInfo;
+  DeviceClass: DeviceClassInfo;
+  ResourceSlice: ResourceSliceInfo;
+  DeviceTaintRule: DeviceTaintRuleInfo;
 }
 
 /** The objects of every kind, by key. Written only by the reducer. */
@@ -136,4 +148,8 @@ export const objectParsers: {
   CSINode: parseCSINode,
   PodDisruptionBudget: parseDisruptionBudget,
   PodGroup: parsePodGroup,
+  ResourceClaim: parseResourceClaim,
+  DeviceClass: parseDeviceClass,
+  ResourceSlice: parseResourceSlice,
+  DeviceTaintRule: parseDeviceTaintRule,
 };

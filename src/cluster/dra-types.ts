@@ -79,6 +79,8 @@ export interface ResourceSliceInfo {
   devices: Device[];
   /** Shared counter sets (partitionable devices): set name → counter name → quantity. */
   sharedCounters?: { name: string; counters: Record<string, { value: string }> }[];
+  /** The first thing kube's API validation would have refused, by field path; undefined when valid. */
+  invalid?: string;
 }
 
 /** A CEL device selector. */
@@ -188,6 +190,8 @@ export interface ResourceClaimInfo {
     allocation?: AllocationResult;
     reservedFor?: ResourceClaimConsumerReference[];
   };
+  /** The first thing kube's API validation would have refused, by field path; undefined when valid. */
+  invalid?: string;
 }
 
 /** A DeviceClass: selectors and configuration a request names by class. */
@@ -197,6 +201,8 @@ export interface DeviceClassInfo {
   config?: DeviceConfiguration[];
   /** The extended resource (e.g. `example.com/gpu`) this class backs, if any. */
   extendedResourceName?: string;
+  /** The first thing kube's API validation would have refused, by field path; undefined when valid. */
+  invalid?: string;
 }
 
 /** A DeviceTaintRule: one taint for every device its selector picks. */
@@ -205,4 +211,6 @@ export interface DeviceTaintRuleInfo {
   /** Unset fields match every device. */
   deviceSelector?: { driver?: string; pool?: string; device?: string };
   taint: DeviceTaint;
+  /** The first thing kube's API validation would have refused, by field path; undefined when valid. */
+  invalid?: string;
 }

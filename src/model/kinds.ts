@@ -16,7 +16,11 @@ export type ObjectKind =
   | 'StorageClass'
   | 'CSINode'
   | 'PodDisruptionBudget'
-  | 'PodGroup';
+  | 'PodGroup'
+  | 'ResourceClaim'
+  | 'DeviceClass'
+  | 'ResourceSlice'
+  | 'DeviceTaintRule';
 
 /** Every object kind, in the order the live runtime starts their watches. */
 export const objectKinds: readonly ObjectKind[] = Object.freeze([
@@ -31,6 +35,10 @@ export const objectKinds: readonly ObjectKind[] = Object.freeze([
   'CSINode',
   'PodDisruptionBudget',
   'PodGroup',
+  'ResourceClaim',
+  'DeviceClass',
+  'ResourceSlice',
+  'DeviceTaintRule',
 ]);
 
 const namespaced: ReadonlySet<ObjectKind> = new Set<ObjectKind>([
@@ -41,13 +49,18 @@ const namespaced: ReadonlySet<ObjectKind> = new Set<ObjectKind>([
   'PersistentVolumeClaim',
   'PodDisruptionBudget',
   'PodGroup',
+  'ResourceClaim',
 ]);
 
 /**
- * The kinds served by a CustomResourceDefinition that may not be installed: berth runs
- * without them (their relist ends `unavailable`) and says what that holds up.
+ * The kinds an API server may not serve (a CustomResourceDefinition not installed, an API
+ * of a later Kubernetes release): berth runs without them (their relist ends `unavailable`) and says what that holds up.
  */
-export const optionalObjectKinds: ReadonlySet<ObjectKind> = new Set<ObjectKind>(['PodGroup']);
+export const optionalObjectKinds: ReadonlySet<ObjectKind> = new Set<ObjectKind>([
+  'PodGroup',
+  // resource.k8s.io/v1 serves DeviceTaintRules from Kubernetes 1.37 (v1alpha3 before, off by default).
+  'DeviceTaintRule',
+]);
 
 /** True for the object kinds that live in a namespace (their key is `namespace/name`). */
 export function isNamespacedKind(kind: ObjectKind): boolean {

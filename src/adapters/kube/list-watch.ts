@@ -192,6 +192,14 @@ function objectPath(kind: ObjectKind): string {
       const { group, version, plural } = podGroupResource;
       return `/apis/${group}/${version}/${plural}`;
     }
+    case 'ResourceClaim':
+      return '/apis/resource.k8s.io/v1/resourceclaims';
+    case 'DeviceClass':
+      return '/apis/resource.k8s.io/v1/deviceclasses';
+    case 'ResourceSlice':
+      return '/apis/resource.k8s.io/v1/resourceslices';
+    case 'DeviceTaintRule':
+      return '/apis/resource.k8s.io/v1/devicetaintrules';
   }
 }
 

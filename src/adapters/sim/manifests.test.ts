@@ -47,7 +47,7 @@ describe('parseManifests', () => {
       'in.yaml: document 2: ConfigMap ignored (berth simulates Nodes, Pods, PriorityClasses, ' +
         'Namespace, Service, ReplicaSet, StatefulSet, ReplicationController, ' +
         'PersistentVolumeClaim, PersistentVolume, StorageClass, CSINode, PodDisruptionBudget, ' +
-        'PodGroup)',
+        'PodGroup, ResourceClaim, DeviceClass, ResourceSlice, DeviceTaintRule)',
     ]);
   });
 

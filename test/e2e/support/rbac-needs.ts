@@ -113,6 +113,16 @@ export const berthNeeds: Need[] = [
     scope: 'cluster',
     usedBy: 'priority.e2e: scenario 2 (PDB): both preempt on the node where no PDB is violated',
   },
+  ...(['resourceclaims', 'deviceclasses', 'resourceslices', 'devicetaintrules'] as const).map(
+    (resource) => ({
+      group: 'resource.k8s.io',
+      resource,
+      verbs: read,
+      scope: 'cluster' as const,
+      usedBy:
+        'helm.e2e: berth under the chart’s role lists and watches every kind it reads, no 403',
+    }),
+  ),
   {
     group: 'events.k8s.io',
     resource: 'events',
