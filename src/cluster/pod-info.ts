@@ -8,6 +8,7 @@ import { emptyRecord, isRecord, nonEmptyString, stringEntries } from './fields.t
 import { parsePodImages, parsePodImageVolumes } from './images.ts';
 import { parseControllerRef } from './owner-ref.ts';
 import { parsePodAffinity } from './pod-affinity.ts';
+import { parsePodResourceClaims } from './pod-claims.ts';
 import { parseHostPorts, parseSchedulingGates } from './pod-fields.ts';
 import { parsePodVolumes } from './pod-volumes.ts';
 import { podRequestsOf } from './requests-cache.ts';
@@ -15,6 +16,12 @@ import { noSpreadConstraints, parseSpreadConstraints } from './spread-constraint
 import { parseTimestampMs } from './timestamps.ts';
 import type { PodInfo } from './types.ts';
 import { unsupportedConstraint } from './unsupported.ts';
+
+/** `{ resourceClaims }` when the pod has DRA claims, else nothing (no field on most pods). */
+function claimsOf(spec: Record<string, unknown>, status: Record<string, unknown>) {
+  const resourceClaims = parsePodResourceClaims(spec, status);
+  return resourceClaims === undefined ? {} : { resourceClaims };
+}
 
 /** Scheduler name a pod gets when it names none (as the API server defaults it). */
 export const DEFAULT_SCHEDULER_NAME = 'default-scheduler';
@@ -117,6 +124,7 @@ export function podInfoFromObject(
     preferredNodeAffinity: affinity.ok ? affinity.value.preferred : [],
     tolerations: parseTolerations(spec.tolerations),
     schedulingGates: parseSchedulingGates(spec.schedulingGates),
+    ...claimsOf(spec, status),
     nominatedNodeName: nonEmptyString(status.nominatedNodeName),
     statusNominatedNodeName: nonEmptyString(status.nominatedNodeName),
     hostPorts: parseHostPorts(spec),

@@ -8,6 +8,7 @@ import type {
   Toleration,
 } from '../model/objects.ts';
 import type { Amount } from './amount.ts';
+import type { PodResourceClaim } from './pod-claims.ts';
 import type { Resources } from './resources.ts';
 
 export type { Resources } from './resources.ts';
@@ -92,6 +93,8 @@ export interface PodInfo {
   tolerations: Toleration[];
   /** `spec.schedulingGates` names: while any remain the pod waits in PreEnqueue (gated). */
   schedulingGates: readonly string[];
+  /** `spec.resourceClaims` (DRA) with the claim each names; absent when the pod has none. */
+  resourceClaims?: readonly PodResourceClaim[];
   /**
    * The node the pod is nominated to while unbound: its `status.nominatedNodeName`, or the
    * nomination berth decided before its status patch landed.
