@@ -1,0 +1,77 @@
+// The DRA structured allocator for one node, as kube-scheduler 1.37 runs it (incubating variant, default gates).
+
+import { createHash } from 'node:crypto';
+import type { AllocationResult, ResourceClaimInfo } from '../../../cluster/dra-types.ts';
+import { type Constraint, makeConstraints } from './constraints.ts';
+import { CounterTracker } from './counters.ts';
+import { gatherPools } from './pools.ts';
+import { prepareRequests } from './requests.ts';
+import { buildResult } from './result.ts';
+import { Search } from './search.ts';
+import { DeviceSelection } from './selection.ts';
+import {
+  type AllocateInput,
+  type AllocateOutcome,
+  AllocatorError,
+  cannotAllocateMessage,
+  invalidPoolsMessage,
+  kobj,
+} from './types.ts';
+
+/**
+ * A stable UUID-shaped shareID for the `resultIndex`-th device of a claim's allocation
+ * (kube draws a random UUID; any unique value serves, and this one replays the same).
+ */
+export function defaultShareId(claim: ResourceClaimInfo, resultIndex: number): string {
+  const h = createHash('sha256').update(`${claim.uid}/${resultIndex}`).digest('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-8${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
+
+function search(input: AllocateInput): AllocationResult[] | 'none' | 'invalidPools' {
+  const pools = gatherPools(input.slices, input.node);
+  const selection = new DeviceSelection(input.matcher, input.node);
+  const constraints: Constraint[][] = [];
+  const requests = prepareRequests(
+    { classes: input.classes, pools, selection },
+    input.claims,
+    (c) => {
+      const claim = input.claims[c] as ResourceClaimInfo;
+      constraints.push(makeConstraints(claim.spec.devices.constraints ?? [], kobj(claim)));
+    },
+  );
+  const s = new Search({
+    claims: input.claims,
+    pools,
+    requests,
+    constraints,
+    selection,
+    counters: new CounterTracker(input.allocated),
+    allocated: input.allocated,
+    shareId: input.shareId ?? defaultShareId,
+  });
+  if (!s.run()) return pools.some((p) => p.invalid) ? 'invalidPools' : 'none';
+  return input.claims.map((claim, c) =>
+    buildResult(claim, requests[c]!, s.selected[c]!, s.results[c]!, input.node),
+  );
+}
+
+/**
+ * Decides whether the claims can all be allocated on the node, picking exactly the devices
+ * kube's allocator picks. Pure: same input, same outcome.
+ *
+ * - `allocated`: one AllocationResult per claim, in the claims' order;
+ * - `unschedulable`: no solution on this node, with the Filter's message (`cannot allocate
+ *   all claims`, or kube's invalid-pools message when some pool for the node is invalid);
+ * - `error`: a broken claim, class or CEL expression, worded as kube words it.
+ */
+export function allocate(input: AllocateInput): AllocateOutcome {
+  try {
+    const r = search(input);
+    if (r === 'none') return { kind: 'unschedulable', message: cannotAllocateMessage };
+    if (r === 'invalidPools') return { kind: 'unschedulable', message: invalidPoolsMessage };
+    return { kind: 'allocated', results: r };
+  } catch (e) {
+    if (e instanceof AllocatorError) return { kind: 'error', message: e.message };
+    throw e;
+  }
+}

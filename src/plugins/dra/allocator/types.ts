@@ -1,0 +1,103 @@
+// The DRA allocator's inputs and outputs: allocated state, the injected CEL matcher, outcomes.
+
+import type {
+  AllocationResult,
+  DeviceAttribute,
+  DeviceCapacity,
+  DeviceClassInfo,
+  DeviceTaintRuleInfo,
+  ResourceClaimInfo,
+  ResourceSliceInfo,
+} from '../../../cluster/dra-types.ts';
+import type { NodeLike } from '../../node-selector.ts';
+
+/** The most devices one claim's allocation may hold (kube's AllocationResultsMaxSize). */
+export const allocationResultsMaxSize = 32;
+
+/** A device as a CEL selector sees it (kube's cel.Device). */
+export interface CelDevice {
+  driver: string;
+  attributes: Record<string, DeviceAttribute>;
+  capacity: Record<string, DeviceCapacity>;
+  allowMultipleAllocations?: boolean;
+}
+
+/**
+ * Evaluates one CEL selector expression against a device. An error is a compile error when
+ * `compileError` is true, else a runtime error; kube words the two differently.
+ */
+export type SelectorMatcher = (
+  expression: string,
+  device: CelDevice,
+) => { matches: boolean } | { error: string; compileError?: boolean };
+
+/** Capacity name → consumed amount in nano-units. */
+export type CapacityAmounts = ReadonlyMap<string, bigint>;
+
+/**
+ * What is allocated already (kube's AllocatedState), keyed by {@link deviceKey}: claims'
+ * allocations and in-flight (reserved, not yet written) allocations alike.
+ */
+export interface AllocatedState {
+  /** Devices held whole by some claim (admin-access results do not count). */
+  readonly devices: ReadonlySet<string>;
+  /** Devices holding at least one share (results with a shareID). */
+  readonly sharedDevices?: ReadonlySet<string>;
+  /** The summed consumed capacity of each shared device. */
+  readonly consumedCapacity?: ReadonlyMap<string, CapacityAmounts>;
+}
+
+/** The key of a device: `driver/pool/device`, as kube's DeviceID prints. */
+export function deviceKey(driver: string, pool: string, device: string): string {
+  return `${driver}/${pool}/${device}`;
+}
+
+/** All slices of a snapshot, grouped as kube's allocator groups them (see indexSlices). */
+export interface SliceIndex {
+  readonly byNode: ReadonlyMap<string, readonly ResourceSliceInfo[]>;
+  readonly shared: readonly ResourceSliceInfo[];
+  readonly all: readonly ResourceSliceInfo[];
+}
+
+/** Everything one Allocate call reads. */
+export interface AllocateInput {
+  /** The pod's unallocated claims, in the pod's order. */
+  readonly claims: readonly ResourceClaimInfo[];
+  readonly classes: ReadonlyMap<string, DeviceClassInfo>;
+  /** From {@link indexSlices}: build it once per snapshot and reuse it for every node. */
+  readonly slices: SliceIndex;
+  readonly allocated: AllocatedState;
+  readonly node: NodeLike;
+  readonly matcher: SelectorMatcher;
+  /**
+   * The shareID of a new share of a multi-allocatable device. kube draws a random UUID;
+   * berth derives it from the claim and the result's position so replays agree.
+   */
+  readonly shareId?: (claim: ResourceClaimInfo, resultIndex: number) => string;
+}
+
+/** DeviceTaintRules a slice index applies (kube's ResourceSlice tracker). */
+export type TaintRules = readonly DeviceTaintRuleInfo[];
+
+/**
+ * The outcome for one node: one AllocationResult per claim (in the claims' order), or
+ * "cannot allocate" with the plugin's Unschedulable message, or an error (kube's
+ * Filter returns Error: a broken claim, class or CEL expression).
+ */
+export type AllocateOutcome =
+  | { readonly kind: 'allocated'; readonly results: AllocationResult[] }
+  | { readonly kind: 'unschedulable'; readonly message: string }
+  | { readonly kind: 'error'; readonly message: string };
+
+/** The Filter's message when the allocator finds no solution on the node. */
+export const cannotAllocateMessage = 'cannot allocate all claims';
+/** The Filter's message when no solution was found and some pool for the node is invalid. */
+export const invalidPoolsMessage = 'invalid resource pools were encountered';
+
+/** A fatal allocation problem: Allocate returns it as an `error` outcome. */
+export class AllocatorError extends Error {}
+
+/** kube's klog.KObj for a namespaced object: `namespace/name`, or `name` without namespace. */
+export function kobj(o: { namespace?: string; name: string }): string {
+  return o.namespace ? `${o.namespace}/${o.name}` : o.name;
+}
