@@ -1,0 +1,55 @@
+// The ResourceClaims a pod uses, found as kube's DynamicResources finds them, with its messages when one is missing or not the pod's.
+import type { ResourceClaimInfo } from '../../cluster/dra-types.ts';
+import type { PodInfo } from '../../cluster/types.ts';
+
+/** kube's error when a claim from a template has not been created yet. */
+export const claimNotCreatedYet = 'ResourceClaim not created yet';
+/** kube's error when a pod's claim entry names neither a claim nor a template. */
+export const noSupportedFields = 'none of the supported fields are set';
+
+/** A claim of the pod: the pod's name for it and the claim object. */
+export interface PodClaim {
+  readonly podClaimName: string;
+  readonly claim: ResourceClaimInfo;
+}
+
+/**
+ * The pod's claims in `spec.resourceClaims` order (entries whose template the controller
+ * decided needs no claim are skipped), or why the pod cannot be scheduled yet, worded as
+ * kube's PreEnqueue and PreFilter word it: a template claim not created yet, a claim that
+ * does not exist, one being deleted, or one made from a template for another pod.
+ * `claims` is the store of ResourceClaims by `namespace/name`.
+ */
+export function podClaims(
+  pod: PodInfo,
+  claims: ReadonlyMap<string, ResourceClaimInfo>,
+): { claims: PodClaim[] } | { message: string } {
+  const out: PodClaim[] = [];
+  for (const entry of pod.resourceClaims ?? []) {
+    let name: string;
+    let mustBeOwner = false;
+    if (entry.claimName !== undefined) name = entry.claimName;
+    else if (entry.templateName !== undefined) {
+      if (entry.generatedName === undefined)
+        return { message: `pod "${pod.key}": ${claimNotCreatedYet}` };
+      if (entry.generatedName === null) continue;
+      name = entry.generatedName;
+      mustBeOwner = true;
+    } else
+      return {
+        message: `pod "${pod.key}", spec.resourceClaim "${entry.name}": ${noSupportedFields}`,
+      };
+    const claim = claims.get(`${pod.namespace}/${name}`);
+    // kube's claim assume cache words its miss so.
+    if (claim === undefined)
+      return { message: `could not find ResourceClaim "${pod.namespace}/${name}"` };
+    if (claim.deletionTimestamp !== undefined)
+      return { message: `resourceclaim "${name}" is being deleted` };
+    if (mustBeOwner && claim.ownerPodUid !== pod.uid)
+      return {
+        message: `ResourceClaim ${pod.namespace}/${name} was not created for Pod ${pod.key} (Pod is not owner)`,
+      };
+    out.push({ podClaimName: entry.name, claim });
+  }
+  return { claims: out };
+}
