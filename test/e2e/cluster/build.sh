@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# build.sh [--kube MINOR | --compat] — build the pinned control-plane binaries once into the cache and print their paths.
+# build.sh [--kube MINOR | --compat | --controller-manager] — build the pinned control-plane binaries once into the cache and print their paths.
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -8,10 +8,13 @@ source "${HERE}/versions.env"
 
 usage() {
   cat >&2 <<'EOF_USAGE'
-usage: build.sh              etcd, kube-apiserver, kube-scheduler, kwok, helm at the pinned versions
+usage: build.sh              etcd, kube-apiserver, kube-scheduler, kwok, helm at the pinned versions,
+                             and kube-controller-manager (its own key: --controller-manager)
        build.sh --kube 1.35  kube-apiserver and kube-scheduler of the pinned 1.35.x (any pinned minor,
                              or its full tag v1.35.4); the main set's own for K8S_VERSION's minor
        build.sh --compat     --kube for every release in K8S_COMPAT_VERSIONS, one after the other
+       build.sh --controller-manager
+                             only kube-controller-manager of K8S_VERSION, in its own key
 Prints KEY=path lines on stdout; progress goes to stderr. Cached builds return at once.
 EOF_USAGE
   exit 2
@@ -33,12 +36,19 @@ case "${1:-}" in
     for tag in ${K8S_COMPAT_VERSIONS}; do bash "${BASH_SOURCE[0]}" --kube "${tag}"; done
     exit 0
     ;;
+  --controller-manager)
+    [[ $# -eq 1 ]] || usage
+    MODE=kcm
+    ;;
   *) usage ;;
 esac
 
 if [[ "${MODE}" == main ]]; then
   BINARIES=(etcd kube-apiserver kube-scheduler kwok helm)
   KEY=${BERTH_E2E_KEY}
+elif [[ "${MODE}" == kcm ]]; then
+  BINARIES=(kube-controller-manager)
+  KEY=${BERTH_E2E_KCM_KEY}
 else
   BINARIES=(kube-apiserver kube-scheduler)
   KEY="k8s-${KUBE_TAG}_r${BUILD_RECIPE}"
@@ -53,11 +63,25 @@ print_paths() {
     echo "BERTH_E2E_BIN=${BIN_DIR}"
   fi
   echo "K8S_VERSION=${KUBE_TAG}"
-  echo "BERTH_E2E_KUBE_BIN=${BIN_DIR}"
+  [[ "${MODE}" == kcm ]] || echo "BERTH_E2E_KUBE_BIN=${BIN_DIR}"
   for b in "${BINARIES[@]}"; do
     key=${b^^}
     echo "${key//-/_}=${BIN_DIR}/${b}"
   done
+  if [[ "${MODE}" == main ]]; then
+    echo "KUBE_CONTROLLER_MANAGER=${BERTH_E2E_KCM}"
+  fi
+}
+
+# Print the paths and exit; the main set first builds kube-controller-manager (its own key, under the
+# same lock, which this process must release first) if it is missing.
+finish() {
+  if [[ "${MODE}" == main && ! -x "${BERTH_E2E_KCM}" ]]; then
+    exec 9>&-
+    bash "${BASH_SOURCE[0]}" --controller-manager >/dev/null || exit 1
+  fi
+  print_paths
+  exit 0
 }
 
 have_all() {
@@ -69,8 +93,7 @@ have_all() {
 
 # Fast path: everything for the pinned versions is already built.
 if have_all; then
-  print_paths
-  exit 0
+  finish
 fi
 
 log() { printf '[build] %s\n' "$*" >&2; }
@@ -94,8 +117,7 @@ else
   log "flock not found (util-linux): not guarding against concurrent builds"
 fi
 if have_all; then
-  print_paths
-  exit 0
+  finish
 fi
 
 # Leftovers of builds that were killed (we hold the lock, so none is running).
@@ -124,9 +146,12 @@ step() { # step NAME CMD... : run a build step, timing it and failing clearly
   log "${name}: done in $((SECONDS - t0))s"
 }
 
-# --- kube-apiserver + kube-scheduler: wrapper module around k8s.io/kubernetes ------------------
+# --- kube-apiserver, kube-scheduler, kube-controller-manager: wrapper module around k8s.io/kubernetes
+# build_kubernetes TAG COMMAND...: builds k8s.io/kubernetes/cmd/COMMAND of TAG for each COMMAND.
 build_kubernetes() {
-  local tag=$1 dir="${STAGE}/src/kubernetes" gomod staging stage_ver minor info_time ldflags=() pkg
+  local tag=$1 dir="${STAGE}/src/kubernetes" gomod staging stage_ver minor info_time ldflags=() pkg cmds=()
+  shift
+  for pkg in "$@"; do cmds+=("k8s.io/kubernetes/cmd/${pkg}"); done
   mkdir -p "${dir}"
   stage_ver="v0.${tag#v1.}"           # v1.37.2 -> v0.37.2
   minor=${tag#v1.}; minor=${minor%%.*} # v1.37.2 -> 37
@@ -157,17 +182,16 @@ build_kubernetes() {
     echo ")"
   } >"${dir}/go.mod"
   step "kubernetes: resolve dependencies" \
-    in_dir "${dir}" go get "k8s.io/kubernetes/cmd/kube-apiserver@${tag}" "k8s.io/kubernetes/cmd/kube-scheduler@${tag}"
+    in_dir "${dir}" go get "${cmds[@]/%/@${tag}}"
   info_time=$(cd "${dir}" && go list -m -f '{{if .Time}}{{.Time.UTC.Format "2006-01-02T15:04:05Z"}}{{end}}' k8s.io/kubernetes)
   # The version kube reports, and the binary version its --emulated-version is checked against.
   for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
     ldflags+=("-X ${pkg}.gitVersion=${tag}" "-X ${pkg}.gitMajor=1" "-X ${pkg}.gitMinor=${minor}"
       "-X ${pkg}.gitTreeState=clean" "-X ${pkg}.buildDate=${info_time:-1970-01-01T00:00:00Z}")
   done
-  step "kubernetes: build kube-apiserver kube-scheduler" \
+  step "kubernetes: build $*" \
     in_dir "${dir}" "${GOBUILD[@]}" -tags=selinux,notest,grpcnotrace \
-    -ldflags "-s -w ${ldflags[*]}" -o "${STAGE}/bin/" \
-    k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-scheduler
+    -ldflags "-s -w ${ldflags[*]}" -o "${STAGE}/bin/" "${cmds[@]}"
 }
 
 # --- etcd: wrapper module around go.etcd.io/etcd/server/v3 (its go.mod has replace directives) ---
@@ -208,13 +232,16 @@ build_helm() {
 
 if [[ "${MODE}" == main ]]; then
   log "building ${BINARIES[*]} (k8s ${K8S_VERSION}, etcd ${ETCD_VERSION}, kwok ${KWOK_VERSION}, helm ${HELM_VERSION}); a cold build takes a long time on 2 cores"
-  build_kubernetes "${K8S_VERSION}"
+  build_kubernetes "${K8S_VERSION}" kube-apiserver kube-scheduler
   build_etcd
   build_kwok
   build_helm
+elif [[ "${MODE}" == kcm ]]; then
+  log "building kube-controller-manager of k8s ${K8S_VERSION}; it shares most packages with kube-apiserver (Go's build cache)"
+  build_kubernetes "${K8S_VERSION}" kube-controller-manager
 else
   log "building ${BINARIES[*]} of k8s ${KUBE_TAG} (compatibility release); a cold build takes several minutes on 2 cores"
-  build_kubernetes "${KUBE_TAG}"
+  build_kubernetes "${KUBE_TAG}" kube-apiserver kube-scheduler
 fi
 
 for b in "${BINARIES[@]}"; do
@@ -231,6 +258,6 @@ mv "${STAGE}" "${OUT_DIR}"
 trap - EXIT
 log "finished in $((SECONDS - T_ALL))s; sizes:"
 for b in "${BINARIES[@]}"; do
-  printf '[build]   %-15s %4d MiB\n' "${b}" "$(($(stat -c %s "${BIN_DIR}/${b}") / 1048576))" >&2
+  printf '[build]   %-23s %4d MiB\n' "${b}" "$(($(stat -c %s "${BIN_DIR}/${b}") / 1048576))" >&2
 done
-print_paths
+finish

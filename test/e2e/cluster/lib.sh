@@ -166,3 +166,30 @@ start_apiserver() {
   wait_until kube-apiserver "${STARTED_PID}" "${logfile}" apiserver_ready "${dir}"
   log "kube-apiserver ready on https://127.0.0.1:${APISERVER_PORT} (pid ${STARTED_PID})"
 }
+
+# --- kube-controller-manager --------------------------------------------------------------------
+kube_controller_manager_healthy() {
+  # Its serving certificate is self-signed in memory (no --cert-dir): -k, on loopback only.
+  [[ "$(curl -fsSk --max-time 3 "https://127.0.0.1:${KUBE_CONTROLLER_MANAGER_PORT}/healthz")" == "ok" ]]
+}
+
+# start_controller_manager DIR CONTROLLERS: start the main set's kube-controller-manager running only
+# CONTROLLERS (its --controllers list), as user system:kube-controller-manager (DIR's
+# kube-controller-manager.kubeconfig); each controller then acts as its own service account in
+# kube-system with kube's bootstrap role for it (--use-service-account-credentials, as kubeadm runs it).
+# Waits for /healthz on KUBE_CONTROLLER_MANAGER_PORT and records its pid.
+start_controller_manager() {
+  local dir=$1 controllers=$2 logfile="$1/kube-controller-manager.log"
+  port_in_use "${KUBE_CONTROLLER_MANAGER_PORT}" &&
+    die "port ${KUBE_CONTROLLER_MANAGER_PORT} (kube-controller-manager) is already in use"
+  start_daemon "${logfile}" "${BERTH_E2E_KCM}" \
+    --kubeconfig="${dir}/kube-controller-manager.kubeconfig" \
+    --controllers="${controllers}" \
+    --use-service-account-credentials=true \
+    --leader-elect=false \
+    --bind-address=127.0.0.1 \
+    --secure-port="${KUBE_CONTROLLER_MANAGER_PORT}"
+  record_pid "${dir}" kube-controller-manager "${STARTED_PID}"
+  wait_until kube-controller-manager "${STARTED_PID}" "${logfile}" kube_controller_manager_healthy
+  log "kube-controller-manager (${controllers}) healthy on https://127.0.0.1:${KUBE_CONTROLLER_MANAGER_PORT} (pid ${STARTED_PID})"
+}

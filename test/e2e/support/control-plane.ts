@@ -62,9 +62,15 @@ export interface ClusterOptions {
    * `build.sh --kube`); default the pinned K8S_VERSION. etcd and kwok are the main set's.
    */
   release?: ControlPlaneRelease;
+  /**
+   * kube-controller-manager controllers to run (kube's names, e.g. `resourceclaim-controller`):
+   * up.sh then starts kube-controller-manager with only these. Default none (no controller
+   * manager). Needs the pinned K8S_VERSION's kube-apiserver (no `release`).
+   */
+  controllers?: string[];
 }
 
-/** One control plane (etcd, kube-apiserver, kwok) whose state and logs live in `dir`. */
+/** One control plane (etcd, kube-apiserver, kwok, optionally kube-controller-manager) whose state and logs live in `dir`. */
 export class Cluster {
   readonly dir: string;
   /** How long `up` took, in ms (0 before it finished). */
@@ -122,7 +128,12 @@ export class Cluster {
     return join(this.dir, 'audit.log');
   }
 
-  /** The control plane's processes by name (etcd, kube-apiserver, kwok), from DIR/pids. */
+  /** kube-controller-manager's log (only when started with `controllers`). */
+  get controllerManagerLog(): string {
+    return join(this.dir, 'kube-controller-manager.log');
+  }
+
+  /** The control plane's processes by name (etcd, kube-apiserver, kwok, kube-controller-manager), from DIR/pids. */
   pids(): Record<string, number> {
     const pids: Record<string, number> = {};
     for (const line of readFileSync(join(this.dir, 'pids'), 'utf8').split('\n')) {
@@ -146,6 +157,8 @@ export class Cluster {
       env.BERTH_E2E_AUDIT_POLICY = file;
     }
     if (options.release !== undefined) env.BERTH_E2E_KUBE = options.release;
+    if (options.controllers !== undefined)
+      env.BERTH_E2E_CONTROLLERS = options.controllers.join(',');
     // A release not built yet is built first (build.sh --kube): allow for a cold build.
     const timeoutMs = options.release === undefined ? 180_000 : 30 * 60_000;
     const started = Date.now();
