@@ -1,15 +1,33 @@
 // The commands the core returns for the runtime to carry out: binds, evictions, reports and timers, as plain data.
+import type { AllocationResult } from '../cluster/dra-types.ts';
 import type { AttemptRef, PodRef, PodTimerId } from '../events/types.ts';
 import type { GroupReport, PodScheduledReason } from './ports.ts';
 
 /**
- * Binds the attempt's pod to `node` (the Binding carries the uid). Its result must come
- * back through the log as BindSucceeded or BindFailed naming the same attempt.
+ * A ResourceClaim the bind writes before the Binding (kube's DynamicResources PreBind): the
+ * `resource.kubernetes.io/delete-protection` finalizer and `status.allocation` when the
+ * cycle allocated it, and the pod appended to `status.reservedFor`.
+ */
+export interface ClaimBinding {
+  namespace: string;
+  name: string;
+  uid: string;
+  /** The allocation to write; absent when the claim was allocated already (only reserved). */
+  allocation?: AllocationResult;
+}
+
+/**
+ * Binds the attempt's pod to `node` (the Binding carries the uid), after writing its
+ * `claims` (DRA PreBind) when it has any. Its result must come back through the log as
+ * BindSucceeded or BindFailed naming the same attempt; a failure after a claim was
+ * reserved for the pod takes the pod out of that claim's `reservedFor` again (kube's
+ * Unreserve), leaving the allocation for the PostFilter to release.
  */
 export interface BindCommand {
   kind: 'bind';
   attempt: AttemptRef;
   node: string;
+  claims?: ClaimBinding[];
 }
 
 /**
