@@ -13,6 +13,13 @@ import {
   takeAbsentNode,
 } from './charges.ts';
 import {
+  bindDone,
+  claimChanged,
+  releaseClaims,
+  reserveClaims,
+  reservedClaimsOf,
+} from './claims-in-flight.ts';
+import {
   emptyObjectStore,
   isObjectKind,
   type ObjectKind,
@@ -20,6 +27,7 @@ import {
   objectParsers,
   optionalObjectKinds,
 } from './cluster-objects.ts';
+import type { ResourceClaimInfo } from './dra-types.ts';
 import { isRecord } from './fields.ts';
 import {
   indexNodeImages,
@@ -272,6 +280,7 @@ function nominate(state: ClusterState, uid: string, node: string | undefined): C
 }
 
 function deletePod(state: ClusterState, uid: string): ClusterChange {
+  releaseClaims(state, uid);
   const before = removeRecord(state, uid);
   if (before === undefined) return NO_CHANGE;
   return { kind: 'pod', uid, before, after: undefined, replaced: undefined };
@@ -320,6 +329,8 @@ function upsertObject(
   const store = state.objects[kind] as Map<string, unknown>;
   const before = store.get(key) as ObjectChange['before'];
   store.set(key, parsed.value);
+  if (kind === 'ResourceClaim')
+    claimChanged(state, before as ResourceClaimInfo | undefined, parsed.value as ResourceClaimInfo);
   return { kind: 'object', objectKind: kind, key, before, after: parsed.value };
 }
 
@@ -328,6 +339,7 @@ function deleteObject(state: ClusterState, kind: ObjectKind, key: string): Clust
   const before = store.get(key) as ObjectChange['before'];
   if (before === undefined) return NO_CHANGE;
   store.delete(key);
+  if (kind === 'ResourceClaim') claimChanged(state, before as ResourceClaimInfo, undefined);
   return { kind: 'object', objectKind: kind, key, before, after: undefined };
 }
 
@@ -422,14 +434,21 @@ function apply(state: ClusterState, event: BerthEvent, seq: number): ClusterChan
           )
         : NO_CHANGE;
     case 'PodReserved':
-      return isString(event.uid) && isString(event.node) && isAttempt(event.attempt)
-        ? assume(state, event.uid, event.node, event.attempt)
-        : NO_CHANGE;
+      if (!isString(event.uid) || !isString(event.node) || !isAttempt(event.attempt))
+        return NO_CHANGE;
+      if (event.claims !== undefined)
+        reserveClaims(state, event.uid, event.attempt, reservedClaimsOf(event.claims));
+      return assume(state, event.uid, event.node, event.attempt);
     case 'BindFailed':
     case 'PodUnreserved':
-      return isString(event.uid) && isString(event.node) && isAttempt(event.attempt)
-        ? forget(state, event.uid, event.node, event.attempt)
-        : NO_CHANGE;
+      if (!isString(event.uid) || !isString(event.node) || !isAttempt(event.attempt))
+        return NO_CHANGE;
+      releaseClaims(state, event.uid, event.attempt);
+      return forget(state, event.uid, event.node, event.attempt);
+    case 'BindSucceeded':
+      if (isString(event.uid) && isAttempt(event.attempt))
+        bindDone(state, event.uid, event.attempt);
+      return NO_CHANGE; // the pod is bound when the watch reports it
     case 'PodNominated':
     case 'PodHeld':
       return isString(event.uid) && isString(event.node)
@@ -441,7 +460,6 @@ function apply(state: ClusterState, event: BerthEvent, seq: number): ClusterChan
         : NO_CHANGE;
     case 'VictimPreempted':
     case 'PreemptionFailed':
-    case 'BindSucceeded':
     case 'BindRequested':
     case 'PodWaiting':
     case 'PodUnschedulable':

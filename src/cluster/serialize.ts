@@ -4,10 +4,12 @@ import type { ResourceKind } from '../events/types.ts';
 import { type KubeRelease, unrecordedKubeRelease } from '../model/kube-release.ts';
 import type { Taint } from '../model/objects.ts';
 import { buildPodAffinityIndex, indexAffinityPod } from './charges.ts';
+import * as inFlight from './claims-in-flight.ts';
 import { isObjectKind, type ObjectKind, objectKinds } from './cluster-objects.ts';
 import { parseDeclaredFeatures } from './declared-features.ts';
 import { disruptionBudgetData, restoreDisruptionBudget } from './disruption-budgets.ts';
 import { emptyRecord, isRecord } from './fields.ts';
+import { imagePairs } from './image-pairs.ts';
 import { NO_IMAGES } from './images.ts';
 import { indexNodeImages, indexNodeLabels, indexNomination } from './indexes.ts';
 import { newNodeInfo, refreshHeadroom } from './node-info.ts';
@@ -82,7 +84,7 @@ export interface PodData {
  * are rebuilt, which is deterministic, from the nodes and pods in their stored order. Only
  * the image index's sizes are stored, as the nodes alone cannot tell them.
  */
-export interface ClusterStateData {
+export interface ClusterStateData extends inFlight.ClaimsInFlightData {
   /** Last node generation handed out. */
   generation: number;
   /** Live nodes, in the order of the `nodes` map. */
@@ -202,6 +204,7 @@ export function serializeClusterState(state: ClusterState): ClusterStateData {
     resync,
     rejected: state.rejected.map((r) => ({ ...r })),
     rejectedTotal: state.rejectedTotal,
+    ...inFlight.claimsInFlightData(state),
   };
 }
 
@@ -281,18 +284,6 @@ function podInfo(j: PodInfoData, at: string): PodInfo {
   };
 }
 
-/** [name, number] pairs (as `nodeData` and `imageSizes` write them) as a Map, in order. */
-function imagePairs(pairs: unknown, what: string): Map<string, number> {
-  if (!Array.isArray(pairs)) throw new SnapshotDataError(`${what} is not a list`);
-  const out = new Map<string, number>();
-  pairs.forEach((p: unknown, i) => {
-    if (!Array.isArray(p) || typeof p[0] !== 'string' || typeof p[1] !== 'number')
-      throw new SnapshotDataError(`${what}[${i}] is not a [name, size] pair`);
-    out.set(p[0], p[1]);
-  });
-  return out;
-}
-
 function nodeInfo(j: NodeData, pods: ReadonlyMap<string, PodInfo>, at: string): NodeInfo {
   if (typeof j !== 'object' || j === null || typeof j.name !== 'string')
     throw new SnapshotDataError(`${at} has no name`);
@@ -306,7 +297,7 @@ function nodeInfo(j: NodeData, pods: ReadonlyMap<string, PodInfo>, at: string): 
       pods: j.allocatable.pods,
     },
     invalid: j.invalid ?? undefined,
-    images: j.images === undefined ? NO_IMAGES : imagePairs(j.images, `${at}.images`),
+    images: j.images === undefined ? NO_IMAGES : imagePairs(j.images, `${at}.images`, fail),
     // Absent for a node declaring none, and in snapshots older than NodeDeclaredFeatures.
     declaredFeatures: parseDeclaredFeatures(j.declaredFeatures),
   });
@@ -331,7 +322,7 @@ function nodeInfo(j: NodeData, pods: ReadonlyMap<string, PodInfo>, at: string): 
 function restoreImageIndex(state: ClusterState, sizes: unknown): void {
   const index = state.imageStates;
   if (sizes !== undefined) {
-    for (const [name, size] of imagePairs(sizes, 'cluster.imageSizes'))
+    for (const [name, size] of imagePairs(sizes, 'cluster.imageSizes', fail))
       index.set(name, { size, numNodes: 0 });
   }
   for (const node of state.nodes.values()) indexNodeImages(state, node);
@@ -434,5 +425,6 @@ export function restoreClusterState(
   }
   state.rejected = data.rejected.map((r) => ({ seq: r.seq, kind: r.kind, reason: r.reason }));
   state.rejectedTotal = data.rejectedTotal;
+  inFlight.restoreClaimsInFlight(state, data, fail);
   return state;
 }

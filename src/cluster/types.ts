@@ -8,6 +8,7 @@ import type {
   Toleration,
 } from '../model/objects.ts';
 import type { Amount } from './amount.ts';
+import type { ClaimInFlight, ClaimsInFlightState } from './claims-in-flight.ts';
 import type { PodResourceClaim } from './pod-claims.ts';
 import type { Resources } from './resources.ts';
 
@@ -227,7 +228,7 @@ export interface RejectedObject {
 }
 
 /** Cluster state folded from the event log. Mutable; only `evolve` writes it. */
-export interface ClusterState {
+export interface ClusterState extends ClaimsInFlightState {
   /**
    * The kube-scheduler release whose rules charge pods to nodes (in-place resize and
    * pod-level resources changed in 1.36 and 1.37); fixed for the state's life.
@@ -321,6 +322,8 @@ export interface ClusterSnapshot {
    * or stale when its generation is not the snapshot's: readers then walk `nodeOrder`.
    */
   readonly podAffinityIndex?: PodAffinityIndexView;
+  /** DRA allocations reserved pods hold and their claims do not show yet, by claim uid. */
+  readonly claimsInFlight?: ReadonlyMap<string, ClaimInFlight>;
 }
 
 /** The scheduling-relevant parts of a node, as they were before a change. */

@@ -1,6 +1,7 @@
 // Evolve: stamps one decision, folds it into the cluster state and moves the machines it concerns.
 import { reduce } from '../cluster/reducer.ts';
 import type { DecisionEvent, Envelope } from '../events/types.ts';
+import type { ClaimBinding } from './commands.ts';
 import type { CoreState } from './core-state.ts';
 import { reportUnschedulable } from './reports.ts';
 import { requeueHelped } from './requeue.ts';
@@ -12,6 +13,20 @@ type Handlers = {
     plugins: readonly string[],
   ) => void;
 };
+
+/** The DRA claims the reserved attempt's bind writes first (none for most pods). */
+function claimBindingsOf(
+  core: CoreState,
+  uid: string,
+  attempt: number,
+): ClaimBinding[] | undefined {
+  const reservation = core.cluster.claimReservations?.get(uid);
+  if (reservation === undefined || reservation.attempt !== attempt) return undefined;
+  return reservation.claims.map((c) => {
+    const [namespace = '', name = ''] = c.key.split('/');
+    return { namespace, name, uid: c.uid, ...(c.allocation ? { allocation: c.allocation } : {}) };
+  });
+}
 
 /**
  * What each decision does beyond the cluster state (which the reducer folds): the machine
@@ -28,10 +43,12 @@ const handlers: Handlers = {
     // A pod waiting at Permit is allowed (only `waiting` takes ALLOWED); else it is reserved now.
     if (core.pods.send(d.uid, { type: 'ALLOWED' })) core.pods.disarmPermit(d.uid);
     else core.pods.send(d.uid, { type: 'RESERVED', node: d.node, permit: 'allow' });
+    const claims = claimBindingsOf(core, d.uid, d.attempt);
     core.command({
       kind: 'bind',
       attempt: { uid: d.uid, key: d.key, attempt: d.attempt },
       node: d.node,
+      ...(claims === undefined ? {} : { claims }),
     });
   },
   PodUnreserved: (core, d) => {

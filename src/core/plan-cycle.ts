@@ -50,7 +50,14 @@ export function planCycle(core: CoreState, pod: PodInfo): Planned[] {
   switch (result.kind) {
     case 'Scheduled':
       return [
-        { decision: { type: 'PodReserved', ...ref, node: result.node } },
+        {
+          decision: {
+            type: 'PodReserved',
+            ...ref,
+            node: result.node,
+            ...(result.claims === undefined ? {} : { claims: result.claims }),
+          },
+        },
         { decision: { type: 'BindRequested', ...ref, node: result.node } },
       ];
     case 'Unschedulable': {

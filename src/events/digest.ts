@@ -7,7 +7,9 @@ export function decisionText(d: DecisionEvent): string {
   const who = `${d.key} ${d.uid} #${d.attempt}`;
   switch (d.type) {
     case 'PodReserved':
-      return `reserved ${who} ${d.node}`;
+      return d.claims === undefined
+        ? `reserved ${who} ${d.node}`
+        : `reserved ${who} ${d.node} claims ${JSON.stringify(d.claims)}`;
     case 'PodWaiting':
       return `waiting ${who} ${d.node} ${d.timeoutMs}`;
     case 'BindRequested':
@@ -41,7 +43,13 @@ export function sameDecision(a: DecisionEvent, b: DecisionEvent): boolean {
   if (a.type !== b.type || a.uid !== b.uid || a.attempt !== b.attempt || a.key !== b.key)
     return false;
   switch (a.type) {
-    case 'PodReserved':
+    case 'PodReserved': {
+      const c = (b as typeof a).claims;
+      if (a.node !== (b as typeof a).node || (a.claims === undefined) !== (c === undefined))
+        return false;
+      // Claims are rare (DRA pods only); their allocations compare as the text does.
+      return a.claims === undefined || JSON.stringify(a.claims) === JSON.stringify(c);
+    }
     case 'BindRequested':
       return a.node === (b as typeof a).node;
     case 'PodNominated':

@@ -1,4 +1,5 @@
 // The event vocabulary: everything that can influence a decision, and the decisions themselves.
+import type { AllocationResult } from '../model/dra-types.ts';
 import type { ObjectKind } from '../model/kinds.ts';
 import type { NodeObject, PodObject } from '../model/objects.ts';
 
@@ -158,10 +159,28 @@ export type InputEvent =
   | TimerFired
   | LeadershipChanged;
 
-/** Decision (Reserve): the attempt's pod is assumed onto `node`; its resources are held there. */
+/**
+ * A DRA claim of a reserved pod: the allocation the cycle chose for it (kube's Reserve
+ * signals it as pending), or none when the claim was allocated already (the bind only adds
+ * the pod to its `reservedFor`).
+ */
+export interface ReservedClaim {
+  /** `namespace/name`. */
+  key: string;
+  uid: string;
+  allocation?: AllocationResult;
+}
+
+/**
+ * Decision (Reserve): the attempt's pod is assumed onto `node`; its resources are held
+ * there, and so are the devices of the `claims` it allocates (DRA), until the claims show
+ * them or the reservation is released.
+ */
 export interface PodReserved extends AttemptRef {
   type: 'PodReserved';
   node: string;
+  /** The pod's DRA claims, in `spec.resourceClaims` order; absent for a pod without any. */
+  claims?: ReservedClaim[];
 }
 
 /** Decision (Permit → Wait): the reserved pod waits before binding, at most `timeoutMs`. */

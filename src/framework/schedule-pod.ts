@@ -44,7 +44,12 @@ export function schedulePod(
   const { feasible, processed } = fit;
   if (feasible.length === 1) {
     const only = feasible[0] as NodeInfo;
-    return { kind: 'Scheduled', node: only.name, evaluated: processed, feasible: 1 };
+    return reserved(pod, ctx, state, running, {
+      kind: 'Scheduled',
+      node: only.name,
+      evaluated: processed,
+      feasible: 1,
+    });
   }
   const { recorder } = ctx;
   const scorers = ctx.profile.score.filter(
@@ -56,5 +61,31 @@ export function schedulePod(
   const selected = selectHost(totals, ctx.rng);
   if (recorder !== undefined) recorder.selected(feasible, totals, selected);
   const chosen = feasible[selected] as NodeInfo;
-  return { kind: 'Scheduled', node: chosen.name, evaluated: processed, feasible: feasible.length };
+  return reserved(pod, ctx, state, running, {
+    kind: 'Scheduled',
+    node: chosen.name,
+    evaluated: processed,
+    feasible: feasible.length,
+  });
+}
+
+/**
+ * kube's Reserve on the selected node: each Reserve plugin's holdings join the result; a
+ * plugin that cannot reserve ends the cycle in Error naming it.
+ */
+function reserved(
+  pod: PodInfo,
+  ctx: SchedulingContext,
+  state: CycleState,
+  running: Running,
+  result: Extract<CycleResult, { kind: 'Scheduled' }>,
+): CycleResult {
+  for (const plugin of ctx.profile.reserve ?? []) {
+    running.plugin = plugin.name;
+    const held = plugin.reserve(pod, result.node, state);
+    if ('code' in held)
+      return { kind: 'Error', plugin: plugin.name, message: held.reasons.join(', ') };
+    if (held.claims !== undefined) result.claims = held.claims;
+  }
+  return result;
 }

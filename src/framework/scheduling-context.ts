@@ -1,4 +1,5 @@
 // What a scheduling cycle is given besides the pod and the snapshot, and what it returns.
+import type { ReservedClaim } from '../events/types.ts';
 import type { CycleRecorder } from './cycle-recorder.ts';
 import type { Diagnosis } from './explain.ts';
 import type { Rng } from './rng.ts';
@@ -38,6 +39,13 @@ export interface CycleUnschedulable {
  * EvaluatedNodes). `Error`: a plugin threw (or returned Error); the pod backs off.
  */
 export type CycleResult =
-  | { kind: 'Scheduled'; node: string; evaluated: number; feasible: number }
+  | {
+      kind: 'Scheduled';
+      node: string;
+      evaluated: number;
+      feasible: number;
+      /** What the Reserve plugins hold for the pod on `node`: its DRA claims (absent: none). */
+      claims?: ReservedClaim[];
+    }
   | CycleUnschedulable
   | CycleError;

@@ -1,5 +1,7 @@
 // Plugin interfaces and Status, named after kube-scheduler's extension points.
+
 import type { ClusterChange, ClusterSnapshot, NodeInfo, PodInfo } from '../cluster/types.ts';
+import type { ReservedClaim } from '../events/types.ts';
 import type { Rng } from './rng.ts';
 
 /**
@@ -206,8 +208,21 @@ export type InfeasibilityProof = (
   walkStart: number,
 ) => Diagnosis | undefined;
 
+/**
+ * kube's Reserve for the node the cycle selected: what the plugin holds for the pod there
+ * (DRA: the claims and the allocations its Filter found for that node), or a Status when it
+ * cannot (the cycle then ends in Error). Pure: the reservation is a decision, applied by
+ * the core like every other.
+ */
+export interface ReservePlugin {
+  readonly name: string;
+  reserve(pod: PodInfo, node: string, state: CycleState): { claims?: ReservedClaim[] } | Status;
+}
+
 /** The plugins of one scheduling profile, in the order they run. */
 export interface Profile {
+  /** Reserve plugins, run on the selected node (absent: none). */
+  reserve?: ReservePlugin[];
   preFilter: PreFilterPlugin[];
   filter: FilterPlugin[];
   score: WeightedScorePlugin[];

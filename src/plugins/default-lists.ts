@@ -27,7 +27,10 @@ export interface DefaultScore {
 /** The release whose default profile runs NodeName before NodeUnschedulable (1.37). */
 export const nodeNameFirstSince: KubeRelease = '1.37';
 
-/** The volume plugins, then the pod-placement ones: each a PreFilter and a filter, in kube's order. */
+/**
+ * The volume plugins, the pod-placement ones, then DynamicResources (kube inserts it before
+ * DefaultPreemption in its multiPoint list): each a PreFilter and a filter, in kube's order.
+ */
 const volumeAndPodPlugins: readonly string[] = [
   volumeRestrictions.name,
   nodeVolumeLimits.name,
@@ -35,6 +38,7 @@ const volumeAndPodPlugins: readonly string[] = [
   volumeZone.name,
   podTopologySpread.name,
   interPodAffinity.name,
+  dynamicResources.name,
 ];
 
 /** Whether `release`'s default profile has NodeDeclaredFeatures (gate on by default: 1.36). */

@@ -1,8 +1,20 @@
 // DynamicResources: kube's first PostFilter (deallocates idle claims) and, since 1.35, a Score; berth refuses claims.
 import type { NodeInfo, PodInfo } from '../cluster/types.ts';
-import type { PostFilterPlugin, ScorePlugin } from '../framework/types.ts';
+import type {
+  FilterPlugin,
+  PostFilterPlugin,
+  PreFilterPlugin,
+  ReservePlugin,
+  ScorePlugin,
+} from '../framework/types.ts';
 import { status } from '../framework/types.ts';
 import { type KubeRelease, latestKubeRelease, releaseAtLeast } from '../model/kube-release.ts';
+import {
+  claimsFilter,
+  claimsFilterSkip,
+  claimsPreFilter,
+  claimsReserve,
+} from './dra/claims-cycle.ts';
 import { defaultNormalizeScore } from './normalize-score.ts';
 
 export const name = 'DynamicResources';
@@ -58,8 +70,15 @@ const score: Required<Pick<ScorePlugin, 'score' | 'scoreNodes' | 'normalize'>> =
 export function dynamicResources(
   _args?: unknown,
   release: KubeRelease = latestKubeRelease,
-): PostFilterPlugin & Partial<typeof score> {
+): PostFilterPlugin & PreFilterPlugin & FilterPlugin & ReservePlugin & Partial<typeof score> {
   const reasons = releaseAtLeast(release, silentSince) ? [] : [noClaimsReason];
-  const plugin = { name, postFilter: postFilterSaying(reasons) } satisfies PostFilterPlugin;
+  const plugin = {
+    name,
+    preFilter: claimsPreFilter,
+    filter: claimsFilter,
+    preFilterSkip: claimsFilterSkip,
+    reserve: claimsReserve,
+    postFilter: postFilterSaying(reasons),
+  } satisfies PostFilterPlugin & PreFilterPlugin & FilterPlugin & ReservePlugin;
   return releaseAtLeast(release, scoreSince) ? { ...plugin, ...score } : plugin;
 }

@@ -5,6 +5,7 @@ import type {
   PreFilterPlugin,
   Profile,
   QueueingHint,
+  ReservePlugin,
   ScorePlugin,
   WeightedScorePlugin,
 } from '../framework/types.ts';
@@ -204,6 +205,8 @@ export function profileFromConfig(config: ProfileConfig = {}): Profile {
     if (!isPostFilter(p)) throw new Error(`plugin "${n}" has no PostFilter extension point`);
     return p;
   });
+  // kube's Reserve plugins are its enabled filters that reserve (DynamicResources).
+  const reserve = filter.filter((p): p is FilterPlugin & ReservePlugin => 'reserve' in p);
   const queueingHints = new Map<string, QueueingHint>();
   for (const [pluginName, p] of instances) {
     if (p.queueingHint !== undefined) queueingHints.set(pluginName, p.queueingHint);
@@ -211,6 +214,7 @@ export function profileFromConfig(config: ProfileConfig = {}): Profile {
   return {
     preFilter,
     filter,
+    ...(reserve.length > 0 ? { reserve } : {}),
     score,
     postFilter,
     queueingHints,

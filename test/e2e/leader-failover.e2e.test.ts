@@ -510,21 +510,30 @@ describe('leader election on a real API server', () => {
         return { ok: holder.startsWith(`${hostname()}_`), seen: holder };
       });
       // Someone else writes the lease as its holder (as a second elector with a stale view,
-      // or an operator, could): at its next renew berth sees another holder.
-      const lease = (await readLease(api, scn.lease)) as LeaseJson;
-      const takenAt = Date.now();
-      await cluster().kubectl.run(['replace', '-f', '-'], {
-        input: JSON.stringify({
-          apiVersion: 'coordination.k8s.io/v1',
-          kind: 'Lease',
-          metadata: {
-            name: scn.lease,
-            namespace: leaseNamespace,
-            resourceVersion: lease.metadata.resourceVersion,
-          },
-          spec: { ...lease.spec, holderIdentity: 'usurper_1' },
-        }),
-      });
+      // or an operator, could): at its next renew berth sees another holder. berth renews
+      // every second, so a renew may land between the read and the replace (409): read again.
+      let takenAt = 0;
+      for (let tries = 1; takenAt === 0; tries++) {
+        const lease = (await readLease(api, scn.lease)) as LeaseJson;
+        const at = Date.now();
+        try {
+          await cluster().kubectl.run(['replace', '-f', '-'], {
+            input: JSON.stringify({
+              apiVersion: 'coordination.k8s.io/v1',
+              kind: 'Lease',
+              metadata: {
+                name: scn.lease,
+                namespace: leaseNamespace,
+                resourceVersion: lease.metadata.resourceVersion,
+              },
+              spec: { ...lease.spec, holderIdentity: 'usurper_1' },
+            }),
+          });
+          takenAt = at;
+        } catch (e) {
+          if (tries >= 5 || !/Conflict/.test(String(e))) throw e;
+        }
+      }
       const exit = await a.exited;
       const exitMs = Date.now() - takenAt;
       console.log(`[e2e] leader-failover: lease taken away; berth exited ${exitMs} ms later`);

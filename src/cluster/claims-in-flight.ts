@@ -1,0 +1,161 @@
+// DRA allocations decided and not yet on their claims (kube's pending allocations), and the claims each reserved pod's bind writes.
+import type { ReservedClaim } from '../events/types.ts';
+import type { AllocationResult } from '../model/dra-types.ts';
+import type { ResourceClaimInfo } from './dra-types.ts';
+
+/**
+ * An allocation a reserved pod's cycle chose for a claim, held as allocated until the
+ * claim itself shows an allocation (its bind wrote it, or someone else's did), the claim is
+ * deleted, or the reservation is released.
+ */
+export interface ClaimInFlight {
+  /** The claim's `namespace/name`. */
+  key: string;
+  podUid: string;
+  attempt: number;
+  allocation: AllocationResult;
+}
+
+/** The claims a reserved pod's bind writes (kube's PreBind), for its attempt. */
+export interface ClaimReservation {
+  attempt: number;
+  claims: ReservedClaim[];
+}
+
+/** Where the state keeps them (both created on first use). */
+export interface ClaimsInFlightState {
+  /** By claim uid. */
+  claimsInFlight?: Map<string, ClaimInFlight>;
+  /** By pod uid. */
+  claimReservations?: Map<string, ClaimReservation>;
+}
+
+/** Reserve: holds the allocations of `claims` and remembers what the pod's bind writes. */
+export function reserveClaims(
+  state: ClaimsInFlightState,
+  podUid: string,
+  attempt: number,
+  claims: readonly ReservedClaim[],
+): void {
+  releaseClaims(state, podUid);
+  state.claimReservations ??= new Map();
+  state.claimReservations.set(podUid, { attempt, claims: [...claims] });
+  for (const c of claims) {
+    if (c.allocation === undefined) continue;
+    state.claimsInFlight ??= new Map();
+    state.claimsInFlight.set(c.uid, { key: c.key, podUid, attempt, allocation: c.allocation });
+  }
+}
+
+/**
+ * Unreserve (a failed bind, a rejected wait, the pod gone): drops the pod's reservation and
+ * the allocations it held in flight; with `attempt`, only if they are that attempt's.
+ */
+export function releaseClaims(state: ClaimsInFlightState, podUid: string, attempt?: number): void {
+  const reservation = state.claimReservations?.get(podUid);
+  if (reservation === undefined) return;
+  if (attempt !== undefined && reservation.attempt !== attempt) return;
+  state.claimReservations?.delete(podUid);
+  for (const c of reservation.claims) {
+    const held = state.claimsInFlight?.get(c.uid);
+    if (held?.podUid === podUid) state.claimsInFlight?.delete(c.uid);
+  }
+}
+
+/**
+ * The pod's bind went out and succeeded: its reservation is done, but the allocations stay
+ * in flight until the claims' watch shows them (the bind's claim writes may arrive later).
+ */
+export function bindDone(state: ClaimsInFlightState, podUid: string, attempt: number): void {
+  const reservation = state.claimReservations?.get(podUid);
+  if (reservation?.attempt === attempt) state.claimReservations?.delete(podUid);
+}
+
+/**
+ * A claim changed (`after`) or was deleted (undefined): an allocation held in flight for it
+ * ends once the claim carries one, or once it is gone (a recreated claim has another uid).
+ */
+export function claimChanged(
+  state: ClaimsInFlightState,
+  before: ResourceClaimInfo | undefined,
+  after: ResourceClaimInfo | undefined,
+): void {
+  const held = state.claimsInFlight;
+  if (held === undefined) return;
+  if (after === undefined) {
+    if (before !== undefined) held.delete(before.uid);
+    return;
+  }
+  if (before !== undefined && before.uid !== after.uid) held.delete(before.uid);
+  if (after.status?.allocation !== undefined) held.delete(after.uid);
+}
+
+function isAllocation(v: unknown): v is AllocationResult {
+  if (typeof v !== 'object' || v === null) return false;
+  const devices = (v as { devices?: unknown }).devices;
+  return (
+    typeof devices === 'object' &&
+    devices !== null &&
+    Array.isArray((devices as { results?: unknown }).results)
+  );
+}
+
+/**
+ * The well-formed entries of a PodReserved's `claims` (a recorded log may hold anything):
+ * string key and uid, and an allocation with a results list when there is one.
+ */
+export function reservedClaimsOf(v: unknown): ReservedClaim[] {
+  if (!Array.isArray(v)) return [];
+  const out: ReservedClaim[] = [];
+  for (const c of v) {
+    if (typeof c !== 'object' || c === null) continue;
+    const { key, uid, allocation } = c as Record<string, unknown>;
+    if (typeof key !== 'string' || typeof uid !== 'string') continue;
+    if (allocation !== undefined && !isAllocation(allocation)) continue;
+    out.push(allocation === undefined ? { key, uid } : { key, uid, allocation });
+  }
+  return out;
+}
+
+/** The snapshot form: both maps as [key, value] pairs in map order; absent when empty. */
+export interface ClaimsInFlightData {
+  claimsInFlight?: [string, ClaimInFlight][];
+  claimReservations?: [string, ClaimReservation][];
+}
+
+/** `state`'s in-flight claims and reservations as snapshot data (plain JSON). */
+export function claimsInFlightData(state: ClaimsInFlightState): ClaimsInFlightData {
+  const held = state.claimsInFlight;
+  const reservations = state.claimReservations;
+  return {
+    ...(held === undefined || held.size === 0 ? {} : { claimsInFlight: [...held] }),
+    ...(reservations === undefined || reservations.size === 0
+      ? {}
+      : { claimReservations: [...reservations] }),
+  };
+}
+
+/**
+ * Restores what `claimsInFlightData` wrote (absent in older snapshots: nothing in flight);
+ * malformed data goes to `fail`.
+ */
+export function restoreClaimsInFlight(
+  state: ClaimsInFlightState,
+  data: ClaimsInFlightData,
+  fail: (message: string) => never,
+): void {
+  const pairs = (v: unknown, what: string): [string, unknown][] => {
+    if (v === undefined) return [];
+    if (!Array.isArray(v) || v.some((p) => !Array.isArray(p) || typeof p[0] !== 'string'))
+      fail(`cluster.${what} is not a list of [key, value] pairs`);
+    return v as [string, unknown][];
+  };
+  for (const [uid, c] of pairs(data.claimsInFlight, 'claimsInFlight')) {
+    state.claimsInFlight ??= new Map();
+    state.claimsInFlight.set(uid, c as ClaimInFlight);
+  }
+  for (const [uid, r] of pairs(data.claimReservations, 'claimReservations')) {
+    state.claimReservations ??= new Map();
+    state.claimReservations.set(uid, r as ClaimReservation);
+  }
+}

@@ -1,0 +1,162 @@
+// DynamicResources' PreFilter, Filter and Reserve for pods with claims, as kube-scheduler 1.37.2 runs them (extended resources aside).
+import type { AllocationResult, ResourceClaimInfo } from '../../cluster/dra-types.ts';
+import type { ClusterSnapshot, NodeInfo, PodInfo } from '../../cluster/types.ts';
+import type { ReservedClaim } from '../../events/types.ts';
+import {
+  type CycleState,
+  type PreFilterResult,
+  type Status,
+  status,
+  success,
+} from '../../framework/types.ts';
+import type { NodeSelectorTerm } from '../../model/objects.ts';
+import { matchesAnyTerm } from '../node-selector.ts';
+import { allocatedState } from './allocated-state.ts';
+import { allocate } from './allocator/allocate.ts';
+import { indexSlices } from './allocator/pools.ts';
+import type { AllocateInput } from './allocator/types.ts';
+import { type PodClaim, podClaims } from './pod-claims.ts';
+import { celSelectorMatcher } from './selector-matcher.ts';
+
+/** The plugin's name, as kube's. */
+export const name = 'DynamicResources';
+/** The cycle state key of the pod's claims (kube's stateKey). */
+const stateKey = 'DynamicResources/claims';
+
+/** kube's Filter message when an allocated claim's devices cannot be used on the node. */
+export const notAvailableOnNode = 'resourceclaim not available on the node';
+
+/** What PreFilter found for the pod, for its Filter and Reserve. */
+interface ClaimsState {
+  readonly claims: readonly PodClaim[];
+  /** Per claim: the node selector of its allocation (absent: usable on every node). */
+  readonly availableOn: readonly (readonly NodeSelectorTerm[] | undefined)[];
+  /** The claims without an allocation, in the pod's order, and the allocator's inputs. */
+  readonly toAllocate: readonly ResourceClaimInfo[];
+  readonly allocator: Omit<AllocateInput, 'node' | 'claims'> | undefined;
+  /** Filter's allocations by node name, for Reserve. */
+  readonly nodeAllocations: Map<string, AllocationResult[]>;
+}
+
+/** kube's statusUnschedulable: DRA's rejections are UnschedulableAndUnresolvable. */
+const unresolvable = (message: string): Status =>
+  status('UnschedulableAndUnresolvable', name, message);
+
+/** The class names a claim's requests use, with the request names kube's message gives. */
+function classesOf(claim: ResourceClaimInfo): [request: string, className: string][] {
+  return claim.spec.devices.requests.flatMap((r): [string, string][] =>
+    r.exactly !== undefined
+      ? [[r.name, r.exactly.deviceClassName]]
+      : (r.firstAvailable ?? []).map((s) => [`${r.name}/${s.name}`, s.deviceClassName]),
+  );
+}
+
+/**
+ * kube's PreFilter: the pod's claims must exist (and be its own when made from a template);
+ * an allocated claim limits the nodes to its allocation's node selector; a claim another
+ * pod's allocation is in flight for waits; every class an unallocated claim names must
+ * exist. Skip (Success, no state) for a pod without claims.
+ */
+export function claimsPreFilter(
+  pod: PodInfo,
+  state: CycleState,
+  snapshot: ClusterSnapshot,
+): PreFilterResult {
+  if (pod.resourceClaims === undefined) return success;
+  const found = podClaims(pod, snapshot.objects.ResourceClaim);
+  if ('message' in found) return unresolvable(found.message);
+  if (found.claims.length === 0) return success;
+  const availableOn: (readonly NodeSelectorTerm[] | undefined)[] = [];
+  const toAllocate: ResourceClaimInfo[] = [];
+  for (const { claim } of found.claims) {
+    if (claim.invalid !== undefined)
+      return unresolvable(`resourceclaim "${claim.name}" is invalid: ${claim.invalid}`);
+    const allocation = claim.status?.allocation;
+    availableOn.push(allocation?.nodeSelector?.nodeSelectorTerms);
+    if (allocation !== undefined) continue;
+    const held = snapshot.claimsInFlight?.get(claim.uid);
+    if (held !== undefined)
+      return unresolvable(
+        `resource claim ${claim.namespace}/${claim.name} is in the process of being allocated`,
+      );
+    for (const [request, className] of classesOf(claim)) {
+      if (className === '')
+        return status('Error', name, `request ${request}: unsupported request type`);
+      if (!snapshot.objects.DeviceClass.has(className))
+        return unresolvable(`request ${request}: device class ${className} does not exist`);
+    }
+    toAllocate.push(claim);
+  }
+  const allocator =
+    toAllocate.length === 0
+      ? undefined
+      : {
+          classes: snapshot.objects.DeviceClass,
+          slices: indexSlices(
+            [...snapshot.objects.ResourceSlice.values()],
+            [...snapshot.objects.DeviceTaintRule.values()],
+          ),
+          allocated: allocatedState(snapshot),
+          matcher: celSelectorMatcher,
+        };
+  const s: ClaimsState = {
+    claims: found.claims,
+    availableOn,
+    toAllocate,
+    allocator,
+    nodeAllocations: new Map(),
+  };
+  state.set(stateKey, s);
+  return success;
+}
+
+/** True when the pod has no claim state this cycle: its Filter passes every node. */
+export function claimsFilterSkip(_pod: PodInfo, state: CycleState): boolean {
+  return !state.has(stateKey);
+}
+
+/**
+ * kube's Filter: allocates the unallocated claims on `node` (the structured allocator), and
+ * checks that every allocated claim's devices are usable there; the allocations found are
+ * kept for Reserve.
+ */
+export function claimsFilter(_pod: PodInfo, node: NodeInfo, state: CycleState): Status {
+  const s = state.get(stateKey) as ClaimsState | undefined;
+  if (s === undefined) return success;
+  const unavailable = s.availableOn.some(
+    (terms) => terms !== undefined && !matchesAnyTerm(terms, node),
+  );
+  let results: AllocationResult[] | undefined;
+  if (s.allocator !== undefined) {
+    const outcome = allocate({ ...s.allocator, claims: s.toAllocate, node });
+    if (outcome.kind === 'error') return status('Error', name, outcome.message);
+    if (outcome.kind === 'unschedulable') return unresolvable(outcome.message);
+    results = outcome.results;
+  }
+  if (unavailable) return unresolvable(notAvailableOnNode);
+  if (results !== undefined) s.nodeAllocations.set(node.name, results);
+  return success;
+}
+
+/**
+ * kube's Reserve: the pod's claims, each with the allocation Filter found for it on `node`
+ * when it had none; nothing for a pod without claims.
+ */
+export function claimsReserve(
+  _pod: PodInfo,
+  node: string,
+  state: CycleState,
+): { claims?: ReservedClaim[] } | Status {
+  const s = state.get(stateKey) as ClaimsState | undefined;
+  if (s === undefined) return {};
+  const results = s.nodeAllocations.get(node);
+  if (s.toAllocate.length > 0 && results?.length !== s.toAllocate.length)
+    return status('Error', name, 'claim allocation not found for node');
+  let next = 0;
+  const claims = s.claims.map(({ claim }): ReservedClaim => {
+    const key = `${claim.namespace}/${claim.name}`;
+    if (claim.status?.allocation !== undefined) return { key, uid: claim.uid };
+    return { key, uid: claim.uid, allocation: results?.[next++] as AllocationResult };
+  });
+  return { claims };
+}
