@@ -1,7 +1,7 @@
 // The search's order and amount of work match kube's: same picks, same number of search steps.
 
 import { describe, expect, it } from 'vitest';
-import type { Device, DeviceRequest } from '../../../cluster/dra-types.ts';
+import type { Device, DeviceRequest, DeviceRequestDetails } from '../../../cluster/dra-types.ts';
 import * as f from './test-fixtures.ts';
 import type { AllocateOutcome } from './types.ts';
 
@@ -9,17 +9,20 @@ const { allocated, claim, classA, dev, local, localA, req, resA, runCounted } = 
 
 const typed = (name: string, type: string, extra: Partial<Device> = {}) =>
   dev(name, { attributes: { type: { string: type } }, ...extra });
-const typeX = { selectors: [{ cel: { expression: 'attr type == X' } }] };
+const typeIs = (t: string) => ({ selectors: [{ cel: { expression: `attr type == ${t}` } }] });
 const twoThenX = claim('claim-0', [
   req('req-1', 'class-a', { count: 2 }),
-  req('req-2', 'class-a', typeX),
+  req('req-2', 'class-a', typeIs('X')),
 ]);
 const kind = (name: string, k: string, color: string, extra: Partial<Device> = {}) =>
   dev(name, { attributes: { kind: { string: k }, color: { string: color } }, ...extra });
 const kindIs = (...kinds: string[]) => ({
   selectors: [{ cel: { expression: kinds.map((k) => `attr kind == ${k}`).join(' || ') } }],
 });
-const firstOf = (name: string, ...subs: { name: string; count: number }[]): DeviceRequest => ({
+const firstOf = (
+  name: string,
+  ...subs: ({ name: string; count: number } & Partial<DeviceRequestDetails>)[]
+): DeviceRequest => ({
   name,
   firstAvailable: subs.map((s) => ({
     deviceClassName: 'class-a',
@@ -43,6 +46,15 @@ const sharedOf = (name: string, color: string, value: string) =>
   });
 const shareOf = (request: string, device: string, shareID: string) =>
   resA(request, device, 'pool-1', { shareID, consumedCapacity: { 'capacity-0': '2' } });
+
+/** Devices device-<from> … device-<to>. */
+const devs = (from: number, to: number) =>
+  Array.from({ length: to - from + 1 }, (_, i) => dev(`device-${from + i}`));
+const fiveOfFour = (slices: f.Case['slices']) => ({
+  claims: [claim('claim-0', [req('req-0', 'class-a', { count: 5 })])],
+  classes: [classA],
+  slices,
+});
 
 const cases: [string, f.Case, AllocateOutcome, number][] = [
   [
@@ -166,6 +178,106 @@ const cases: [string, f.Case, AllocateOutcome, number][] = [
       local('node-1', shareOf('req-0', 'device-2', 'share-claim-1-0')),
     ),
     -1,
+  ],
+  [
+    'tries every combination of four devices for five once (single slice)',
+    fiveOfFour([localA(devs(1, 4))]),
+    f.cannot,
+    16,
+  ],
+  [
+    'tries every combination of four devices for five once (four pools)',
+    fiveOfFour([1, 2, 3, 4].map((i) => localA(devs(i, i), `slice-${i}`, `pool-${i}`))),
+    f.cannot,
+    16,
+  ],
+  [
+    'falls back to the smaller subrequests of two requests at the claim limit',
+    {
+      claims: [
+        claim('claim-0', [
+          firstOf('req-0', { name: 'subReq-0', count: 32 }, { name: 'subReq-1', count: 16 }),
+          firstOf('req-1', { name: 'subReq-0', count: 32 }, { name: 'subReq-1', count: 16 }),
+        ]),
+      ],
+      classes: [classA],
+      slices: [localA(devs(0, 63))],
+    },
+    allocated(
+      local(
+        'node-1',
+        ...devs(0, 15).map((d) => resA('req-0/subReq-1', d.name)),
+        ...devs(16, 31).map((d) => resA('req-1/subReq-1', d.name)),
+      ),
+    ),
+    75,
+  ],
+  [
+    'falls back from All over the limit to an exact subrequest',
+    {
+      claims: [
+        claim('claim-0', [
+          {
+            name: 'req-0',
+            firstAvailable: [
+              { name: 'subReq-0', deviceClassName: 'class-a', allocationMode: 'All' },
+              {
+                name: 'subReq-1',
+                deviceClassName: 'class-a',
+                allocationMode: 'ExactCount',
+                count: 2,
+              },
+            ],
+          },
+          req('req-1', 'class-b', { count: 2 }),
+        ]),
+      ],
+      classes: [classA, f.cls('class-b', 'driver-b')],
+      slices: [
+        localA(devs(0, 30)),
+        f.slice('slice-2', { node: 'node-1' }, 'pool-2', 'driver-b', devs(0, 1)),
+      ],
+    },
+    allocated(
+      local(
+        'node-1',
+        resA('req-0/subReq-1', 'device-0'),
+        resA('req-0/subReq-1', 'device-1'),
+        f.res('req-1', 'driver-b', 'pool-2', 'device-0'),
+        f.res('req-1', 'driver-b', 'pool-2', 'device-1'),
+      ),
+    ),
+    42,
+  ],
+  [
+    'backtracks over subrequests of two prioritized lists',
+    {
+      claims: [
+        claim('claim-0', [
+          firstOf(
+            'req-1',
+            { name: 'subReq-0', count: 3, ...typeIs('Y') },
+            { name: 'subReq-1', count: 2 },
+          ),
+          firstOf(
+            'req-2',
+            { name: 'subReq-0', count: 2 },
+            { name: 'subReq-1', count: 1, ...typeIs('X') },
+          ),
+        ]),
+      ],
+      classes: [classA],
+      slices: [localA([typed('device-1', 'X'), typed('device-2', 'Y'), typed('device-3', 'Y')])],
+    },
+    allocated(
+      local(
+        'node-1',
+        resA('req-1/subReq-1', 'device-2'),
+        resA('req-1/subReq-1', 'device-3'),
+        resA('req-2/subReq-1', 'device-1'),
+      ),
+    ),
+    26,
   ],
 ];
 
