@@ -1,9 +1,10 @@
-// Allocated state from allocations, and the canonical quantity strings results carry.
+// Allocated state from allocations, canonical quantity strings, and default shareIDs.
 
 import { describe, expect, it } from 'vitest';
+import { defaultShareId } from './allocate.ts';
 import { allocatedStateFrom } from './allocated-state.ts';
 import { amountOf, formatAmount } from './quantities.ts';
-import { resA } from './test-fixtures.ts';
+import { oneDevice, resA } from './test-fixtures.ts';
 
 describe('allocatedStateFrom', () => {
   it('holds plain results whole, skips admin access and sums the capacity of shares', () => {
@@ -61,5 +62,15 @@ describe('formatAmount', () => {
   it('prints a binary amount below 1Ki in decimal', () => {
     expect(formatAmount({ nanos: 1000n * 10n ** 9n, format: 'BinarySI' })).toBe('1k');
     expect(formatAmount({ nanos: 1023n * 10n ** 9n, format: 'BinarySI' })).toBe('1023');
+  });
+});
+
+describe('defaultShareId', () => {
+  it('is a UUID-shaped id that depends only on the claim and the result position', () => {
+    const a = defaultShareId(oneDevice('claim-0'), 0);
+    expect(a).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-8[0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(defaultShareId(oneDevice('claim-0'), 0)).toBe(a);
+    expect(defaultShareId(oneDevice('claim-0'), 1)).not.toBe(a);
+    expect(defaultShareId(oneDevice('claim-1'), 0)).not.toBe(a);
   });
 });
