@@ -33,6 +33,8 @@ const labelIn = (key: string, value: string): DraNodeSelector => ({
 });
 const network = (name: string, pool: string, where: object) =>
   slice(name, where, pool, 'driver-a', [dev('device-1')]);
+const generation = (name: string, g: string) =>
+  dev(name, { attributes: { generation: { string: g } } });
 const world = (claims: Case['claims'], slices: Case['slices'], more: Partial<Case> = {}) => ({
   claims,
   classes: [classA, cls('class-b', 'driver-b')],
@@ -179,6 +181,45 @@ const cases: [string, Case, AllocateOutcome][] = [
       ],
     ),
     allocated(local('node-1', resA('req-0', 'device-1'))),
+  ],
+  [
+    'takes All of a multi-host pool only from the slices that reach the node',
+    world(
+      [claim('claim-0', [all()])],
+      [
+        localA([dev('device-1')], 'slice-1', 'pool-1', { resourceSliceCount: 2 }),
+        slice('slice-2', { node: 'node-2' }, 'pool-1', 'driver-a', [dev('device-2')], {
+          resourceSliceCount: 2,
+        }),
+      ],
+    ),
+    allocated(local('node-1', resA('req-0', 'device-1'))),
+  ],
+  [
+    'falls back to the All subrequest that has devices on this node',
+    world(
+      [
+        claim('claim-0', [
+          {
+            name: 'req-0',
+            firstAvailable: ['v6', 'v5'].map((g, i) => ({
+              name: `subReq-${i}`,
+              deviceClassName: 'class-a',
+              allocationMode: 'All' as const,
+              selectors: [{ cel: { expression: `attr generation == ${g}` } }],
+            })),
+          },
+        ]),
+      ],
+      [
+        localA([generation('device-1', 'v5')]),
+        slice('slice-2', { node: 'node-2' }, 'pool-2', 'driver-a', [
+          generation('device-1', 'v5'),
+          generation('device-2', 'v6'),
+        ]),
+      ],
+    ),
+    allocated(local('node-1', resA('req-0/subReq-1', 'device-1'))),
   ],
 ];
 

@@ -27,7 +27,9 @@ export function defaultShareId(claim: ResourceClaimInfo, resultIndex: number): s
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-8${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
 
-function search(input: AllocateInput): AllocationResult[] | 'none' | 'invalidPools' {
+type Found = AllocationResult[] | 'none' | 'invalidPools';
+
+function search(input: AllocateInput, count: (calls: number) => void): Found {
   const pools = gatherPools(input.slices, input.node);
   const selection = new DeviceSelection(input.matcher, input.node);
   const constraints: Constraint[][] = [];
@@ -49,7 +51,9 @@ function search(input: AllocateInput): AllocationResult[] | 'none' | 'invalidPoo
     allocated: input.allocated,
     shareId: input.shareId ?? defaultShareId,
   });
-  if (!s.run()) return pools.some((p) => p.invalid) ? 'invalidPools' : 'none';
+  const ok = s.run();
+  count(s.calls);
+  if (!ok) return pools.some((p) => p.invalid) ? 'invalidPools' : 'none';
   return input.claims.map((claim, c) =>
     buildResult(claim, requests[c]!, s.selected[c]!, s.results[c]!, input.node),
   );
@@ -65,13 +69,26 @@ function search(input: AllocateInput): AllocationResult[] | 'none' | 'invalidPoo
  * - `error`: a broken claim, class or CEL expression, worded as kube words it.
  */
 export function allocate(input: AllocateInput): AllocateOutcome {
+  return allocateCounted(input).outcome;
+}
+
+/**
+ * {@link allocate}, also saying how many search steps it took (kube's
+ * NumAllocateOneInvocations; 0 when it failed before searching).
+ */
+export function allocateCounted(input: AllocateInput): { outcome: AllocateOutcome; calls: number } {
+  let calls = 0;
+  const counted = (outcome: AllocateOutcome) => ({ outcome, calls });
   try {
-    const r = search(input);
-    if (r === 'none') return { kind: 'unschedulable', message: cannotAllocateMessage };
-    if (r === 'invalidPools') return { kind: 'unschedulable', message: invalidPoolsMessage };
-    return { kind: 'allocated', results: r };
+    const r = search(input, (n) => {
+      calls = n;
+    });
+    if (r === 'none') return counted({ kind: 'unschedulable', message: cannotAllocateMessage });
+    if (r === 'invalidPools')
+      return counted({ kind: 'unschedulable', message: invalidPoolsMessage });
+    return counted({ kind: 'allocated', results: r });
   } catch (e) {
-    if (e instanceof AllocatorError) return { kind: 'error', message: e.message };
+    if (e instanceof AllocatorError) return counted({ kind: 'error', message: e.message });
     throw e;
   }
 }

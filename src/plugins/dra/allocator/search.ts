@@ -48,6 +48,8 @@ export class Search {
   readonly results: DeviceResult[][];
   /** Per claim and request: the index of the subrequest picked (0 without subrequests). */
   readonly selected: number[][];
+  /** How often allocateOne ran: kube's NumAllocateOneInvocations, a measure of search work. */
+  calls = 0;
   private readonly allocating = new Map<string, Set<number>>();
   private readonly allocatingCapacity = new Map<string, Map<string, bigint>>();
 
@@ -62,6 +64,7 @@ export class Search {
   }
 
   private allocateOne(at: At, inSub: boolean, start: Start): Step {
+    this.calls++;
     const { claims, requests } = this.in_;
     if (at.c >= claims.length) return true;
     const claimRequests = requests[at.c] as RequestData[][];

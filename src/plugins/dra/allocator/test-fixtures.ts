@@ -11,7 +11,7 @@ import type {
   ResourceSliceInfo,
 } from '../../../cluster/dra-types.ts';
 import type { NodeLike } from '../../node-selector.ts';
-import { allocate } from './allocate.ts';
+import { allocateCounted } from './allocate.ts';
 import { indexSlices } from './pools.ts';
 import type { AllocatedState, AllocateOutcome, CelDevice, SelectorMatcher } from './types.ts';
 
@@ -26,9 +26,13 @@ function attributeText(d: CelDevice, name: string): string | undefined {
 
 /**
  * A fake CEL: `device.driver == "x"`, `attr NAME == VALUE`, `capacity NAME >= NANOS`,
- * `true`, `false`, `runtime-error`, `compile-error`.
+ * `true`, `false`, `runtime-error`, `compile-error`, and `a || b`.
  */
 export const fakeCel: SelectorMatcher = (expression, d) => {
+  if (expression.includes(' || ')) {
+    const parts = expression.split(' || ').map((e) => fakeCel(e, d));
+    return { matches: parts.some((p) => 'matches' in p && p.matches) };
+  }
   let m = /^device\.driver == "(.*)"$/.exec(expression);
   if (m) return { matches: d.driver === m[1] };
   m = /^attr (\S+) == (.*)$/.exec(expression);
@@ -165,7 +169,12 @@ export interface Case {
 
 /** Runs the allocator on a case, with fixed shareIDs (`share-<claim>-<index>`). */
 export function run(c: Case): AllocateOutcome {
-  return allocate({
+  return runCounted(c).outcome;
+}
+
+/** {@link run}, also counting the search steps. */
+export function runCounted(c: Case): { outcome: AllocateOutcome; calls: number } {
+  return allocateCounted({
     claims: c.claims,
     classes: new Map((c.classes ?? []).map((k) => [k.name, k])),
     slices: indexSlices(c.slices ?? [], c.rules ?? []),
