@@ -2,25 +2,19 @@
 
 import type {
   AllocationResult,
-  DeviceAttribute,
-  DeviceCapacity,
   DeviceClassInfo,
   DeviceTaintRuleInfo,
   ResourceClaimInfo,
   ResourceSliceInfo,
 } from '../../../cluster/dra-types.ts';
 import type { NodeLike } from '../../node-selector.ts';
+import type { CelDevice } from '../cel-env.ts';
 
 /** The most devices one claim's allocation may hold (kube's AllocationResultsMaxSize). */
 export const allocationResultsMaxSize = 32;
 
 /** A device as a CEL selector sees it (kube's cel.Device). */
-export interface CelDevice {
-  driver: string;
-  attributes: Record<string, DeviceAttribute>;
-  capacity: Record<string, DeviceCapacity>;
-  allowMultipleAllocations?: boolean;
-}
+export type { CelDevice } from '../cel-env.ts';
 
 /**
  * Evaluates one CEL selector expression against a device. An error is a compile error when
