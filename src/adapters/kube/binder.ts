@@ -93,7 +93,8 @@ export class KubeBinder implements CommandHandler<BinderCommand> {
   }
 
   /**
-   * `bind`: POST pods/binding with the pod's uid (so the API server refuses it with a 409 if
+   * `bind`: first its `claims`, if any (DRA PreBind: finalizer, allocation, reservedFor; see
+   * claim-binding.ts), then POST pods/binding with the pod's uid (so the API server refuses it with a 409 if
    * the name now belongs to another pod) and, under a bind fence, the lease annotations (so
    * the chart's admission policy refuses it with a 403 once another replica holds the
    * Lease: an ordinary BindFailed); the result comes back through `ingest`. `preempt`:

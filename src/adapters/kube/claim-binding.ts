@@ -1,8 +1,15 @@
 // DRA PreBind and Unreserve as kube-scheduler 1.37.2's DynamicResources does them: a bind's ResourceClaims get the finalizer, allocation and the pod in reservedFor, and lose the pod again when the bind fails.
 //
-// Devices whose allocation results carry `bindingConditions` are written like any other:
-// berth does not wait for their binding conditions before the Binding (kube's PreBind
-// polls them until `bindingTimeout`). Such a bind is logged with a warning.
+// Not done yet: devices whose allocation results carry `bindingConditions` are written like
+// any other, and berth does not wait for their binding conditions before the Binding (kube's
+// PreBind polls them until `bindingTimeout`); such a bind is logged with a warning.
+//
+// Where berth differs from kube, and why: berth keeps no claim cache, so the first try reads
+// the claim too; a claim whose uid changed counts as deleted (kube would write to the new
+// one); a claim already reserved for the pod is skipped on every read, not only before the
+// first (after a conflict, appending the pod again would be refused as a duplicate); and an
+// allocation already on the claim is never stamped with `allocationTimestamp` (kube 1.37
+// stamps one that lacks it, a change the API server refuses: the allocation is immutable).
 import type { Logger } from 'pino';
 import type { ClaimBinding } from '../../core/commands.ts';
 import type { ApiFailure } from './api-error.ts';
