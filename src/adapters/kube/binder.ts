@@ -1,9 +1,17 @@
 // The Kubernetes binder: carries out binds and preemptions against the API server, fenced.
 import type { Logger } from 'pino';
-import type { BinderCommand, CommandHandler } from '../../core/commands.ts';
+import type { BinderCommand, ClaimBinding, CommandHandler } from '../../core/commands.ts';
 import type { AttemptRef, BindFailureReason, InputEvent, PodRef } from '../../events/types.ts';
 import { describeApiError } from './api-error.ts';
 import { type BindFenceIdentity, bindFenceAnnotations } from './bind-fence.ts';
+import {
+  type ClaimFailure,
+  type ClaimPod,
+  type ClaimWriter,
+  type ReservedClaim,
+  reserveClaims,
+  unreserveClaims,
+} from './claim-binding.ts';
 import type { KubeClients } from './config.ts';
 import { type PreemptionWriter, runPreempt, splitKey } from './preemption-effects.ts';
 import type { TokenBucket } from './rate-limiter.ts';
@@ -56,6 +64,7 @@ function bindFailureReason(code: number | undefined): BindFailureReason {
  */
 export class KubeBinder implements CommandHandler<BinderCommand> {
   private readonly preemption: PreemptionWriter;
+  private readonly claims: ClaimWriter;
   /** `annotations` for every Binding under a bind fence; empty without one. */
   private readonly fenceMetadata: { annotations?: Record<string, string> };
   private stopped = false;
@@ -71,12 +80,21 @@ export class KubeBinder implements CommandHandler<BinderCommand> {
       stopped: () => this.stopped,
       recordPreempted: opts.recordPreempted,
     };
+    this.claims = {
+      http: opts.clients.http,
+      limiter: opts.limiter,
+      timeoutMs: opts.timeoutMs,
+      stopped: () => this.stopped,
+      now: opts.now,
+      log: opts.log,
+    };
     this.fenceMetadata =
       opts.bindFence === undefined ? {} : { annotations: bindFenceAnnotations(opts.bindFence) };
   }
 
   /**
-   * `bind`: POST pods/binding with the pod's uid (so the API server refuses it with a 409 if
+   * `bind`: first its `claims`, if any (DRA PreBind: finalizer, allocation, reservedFor; see
+   * claim-binding.ts), then POST pods/binding with the pod's uid (so the API server refuses it with a 409 if
    * the name now belongs to another pod) and, under a bind fence, the lease annotations (so
    * the chart's admission policy refuses it with a 403 once another replica holds the
    * Lease: an ordinary BindFailed); the result comes back through `ingest`. `preempt`:
@@ -88,7 +106,8 @@ export class KubeBinder implements CommandHandler<BinderCommand> {
     if (this.stopped) return;
     if (command.kind === 'bind') {
       const { uid, key, attempt: n } = command.attempt;
-      this.opts.writes.track('bind', this.runBind({ uid, key, attempt: n }, command.node));
+      const claims = command.claims ?? [];
+      this.opts.writes.track('bind', this.runBind({ uid, key, attempt: n }, command.node, claims));
       return;
     }
     const { preemptor, schedulerName, victim, node, observedGeneration } = command;
@@ -113,20 +132,37 @@ export class KubeBinder implements CommandHandler<BinderCommand> {
     this.stopped = true;
   }
 
-  private async runBind(attempt: AttemptRef, node: string): Promise<void> {
+  /**
+   * DRA PreBind (the claims, see claim-binding.ts), then the Binding. A failure after a claim
+   * was reserved for the pod takes the pod out of it again (kube's Unreserve) before the
+   * BindFailed is reported.
+   */
+  private async runBind(
+    attempt: AttemptRef,
+    node: string,
+    claims: readonly ClaimBinding[],
+  ): Promise<void> {
     const { uid, key } = attempt;
     const { namespace, name } = splitKey(key);
+    const pod: ClaimPod = { namespace, name, uid };
+    let reserved: ReservedClaim[] = [];
+    if (claims.length > 0) {
+      // Nothing is written for a node already gone.
+      if (this.opts.nodeExists?.(node) === false) return this.nodeGone(attempt, node, pod, []);
+      const pre = await reserveClaims(this.claims, pod, claims);
+      reserved = pre.reserved;
+      if (pre.kind === 'ended') {
+        if (pre.fenced !== undefined) this.fenced(attempt, node, pre.fenced);
+        return;
+      }
+      // kube: a PreBind error is the scheduler's error (SchedulerError), whatever the status.
+      if (pre.kind === 'failed')
+        return this.fail(attempt, node, pod, reserved, 'Error', pre.failure);
+    }
     await this.opts.limiter.take();
     // Stopped while waiting: not sent; the pod stays pending for the next berth.
     if (this.stopped) return;
-    const log = this.opts.log;
-    if (this.opts.nodeExists?.(node) === false) {
-      const message = `node ${node} was deleted before the bind was sent`;
-      log.warn({ pod: key, uid, attempt: attempt.attempt, node }, message);
-      this.ingestResult({ type: 'BindFailed', ...attempt, node, reason: 'NotFound', message });
-      return;
-    }
-    let result: InputEvent & { key: string };
+    if (this.opts.nodeExists?.(node) === false) return this.nodeGone(attempt, node, pod, reserved);
     try {
       const body = {
         apiVersion: 'v1',
@@ -140,26 +176,53 @@ export class KubeBinder implements CommandHandler<BinderCommand> {
         JSON.stringify(body),
         { timeoutMs: this.opts.timeoutMs },
       );
-      result = { type: 'BindSucceeded', ...attempt, node };
     } catch (err) {
-      if (isFencedWrite(err)) {
-        // Never sent: leadership is gone (the elector has said so), the next leader binds it.
-        log.warn(
-          { pod: key, uid, attempt: attempt.attempt, node, err: err.message },
-          'bind fenced',
-        );
-        return;
-      }
+      // Never sent: leadership is gone (the elector has said so), the next leader binds it.
+      if (isFencedWrite(err)) return this.fenced(attempt, node, err.message);
       const f = describeApiError(err);
-      const reason = bindFailureReason(f.code);
-      log.warn(
-        { pod: key, uid, attempt: attempt.attempt, node, reason, code: f.code, err: f.message },
-        'bind failed',
-      );
       const code = f.code === undefined ? {} : { code: f.code };
-      result = { type: 'BindFailed', ...attempt, node, reason, message: f.message, ...code };
+      return this.fail(attempt, node, pod, reserved, bindFailureReason(f.code), {
+        message: f.message,
+        ...code,
+      });
     }
-    this.ingestResult(result);
+    this.ingestResult({ type: 'BindSucceeded', ...attempt, node });
+  }
+
+  private fenced(attempt: AttemptRef, node: string, err: string): void {
+    const fields = { pod: attempt.key, uid: attempt.uid, attempt: attempt.attempt, node, err };
+    this.opts.log.warn(fields, 'bind fenced');
+  }
+
+  private nodeGone(
+    attempt: AttemptRef,
+    node: string,
+    pod: ClaimPod,
+    reserved: ReservedClaim[],
+  ): Promise<void> {
+    const message = `node ${node} was deleted before the bind was sent`;
+    const fields = { pod: attempt.key, uid: attempt.uid, attempt: attempt.attempt, node };
+    this.opts.log.warn(fields, message);
+    return this.fail(attempt, node, pod, reserved, 'NotFound', { message }, false);
+  }
+
+  /** Unreserves `reserved` (failures logged), then reports the BindFailed. */
+  private async fail(
+    attempt: AttemptRef,
+    node: string,
+    pod: ClaimPod,
+    reserved: ReservedClaim[],
+    reason: BindFailureReason,
+    f: ClaimFailure,
+    logged = true,
+  ): Promise<void> {
+    if (logged) {
+      const { key, uid, attempt: n } = attempt;
+      const fields = { pod: key, uid, attempt: n, node, reason, code: f.code, err: f.message };
+      this.opts.log.warn(fields, 'bind failed');
+    }
+    if (reserved.length > 0) await unreserveClaims(this.claims, pod, reserved);
+    this.ingestResult({ type: 'BindFailed', ...attempt, node, reason, ...f });
   }
 
   /** Hands a bind result to the core; a failure there is logged, never thrown. */

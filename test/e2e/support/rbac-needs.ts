@@ -124,6 +124,32 @@ export const berthNeeds: Need[] = [
     }),
   ),
   {
+    group: 'resource.k8s.io',
+    resource: 'resourceclaims',
+    verbs: ['update'],
+    scope: 'cluster',
+    usedBy:
+      'dra-prebind.e2e: writes the finalizer, the allocation and the pod in reservedFor, then binds the pod',
+  },
+  ...(['resourceclaims/status', 'resourceclaims/binding'] as const).flatMap((resource) => [
+    {
+      group: 'resource.k8s.io',
+      resource,
+      verbs: ['update'],
+      scope: 'cluster' as const,
+      usedBy:
+        'dra-prebind.e2e: writes the finalizer, the allocation and the pod in reservedFor, then binds the pod',
+    },
+    {
+      group: 'resource.k8s.io',
+      resource,
+      verbs: ['patch'],
+      scope: 'cluster' as const,
+      usedBy:
+        'dra-prebind.e2e: when the Binding fails (the pod was recreated under its name: 409), takes the pod out of reservedFor again',
+    },
+  ]),
+  {
     group: 'events.k8s.io',
     resource: 'events',
     verbs: ['create'],
