@@ -73,6 +73,7 @@ describe('defaultProfile', () => {
       'VolumeZone',
       'PodTopologySpread',
       'InterPodAffinity',
+      'DynamicResources',
     ]);
     expect(p.filter.map((x) => x.name)).toEqual([
       'NodeUnschedulable',
@@ -87,7 +88,9 @@ describe('defaultProfile', () => {
       'VolumeZone',
       'PodTopologySpread',
       'InterPodAffinity',
+      'DynamicResources',
     ]);
+    expect(p.reserve?.map((x) => x.name)).toEqual(['DynamicResources']);
     expect(p.score.map((s) => [s.plugin.name, s.weight])).toEqual([
       ['TaintToleration', 3],
       ['NodeAffinity', 2],
@@ -237,8 +240,8 @@ describe('profileFromConfig', () => {
   it('defaults a missing weight to 1 and missing lists to the default profile', () => {
     const p = profileFromConfig({ scores: [{ name: 'NodeAffinity' }] });
     expect(p.score.map((s) => s.weight)).toEqual([1]);
-    expect(p.filter).toHaveLength(13);
-    expect(profileFromConfig({ release: '1.35' }).filter).toHaveLength(12);
+    expect(p.filter).toHaveLength(14);
+    expect(profileFromConfig({ release: '1.35' }).filter).toHaveLength(13);
   });
 
   it('passes InterPodAffinity its arguments', () => {

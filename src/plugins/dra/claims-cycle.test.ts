@@ -1,0 +1,246 @@
+// DynamicResources' PreFilter, Filter and Reserve on a reduced cluster state: kube's messages, the allocator per node, in-flight claims.
+import { describe, expect, it } from 'vitest';
+import { nodeInfoFromObject } from '../../cluster/node-info.ts';
+import { podInfoFromObject } from '../../cluster/pod-info.ts';
+import { initialState, reduce } from '../../cluster/reducer.ts';
+import type { ClusterState, NodeInfo, PodInfo } from '../../cluster/types.ts';
+import type { BerthEvent } from '../../events/types.ts';
+import type { ObjectKind } from '../../model/kinds.ts';
+import { claimsFilter, claimsFilterSkip, claimsPreFilter, claimsReserve } from './claims-cycle.ts';
+
+const driver = 'gpu.example.com';
+let seq = 0;
+const apply = (state: ClusterState, event: BerthEvent) =>
+  reduce(state, { seq: ++seq, time: 0, event } as never);
+const upsert = (state: ClusterState, kind: ObjectKind, object: unknown) =>
+  apply(state, { type: 'ObjectUpserted', kind, object } as BerthEvent);
+
+const gpuClaim = (name: string, extra: Record<string, unknown> = {}) => ({
+  metadata: { name, namespace: 'ml', uid: `uid-${name}` },
+  spec: { devices: { requests: [{ name: 'gpu', exactly: { deviceClassName: 'gpu' } }] } },
+  ...extra,
+});
+
+/** Two nodes; node-1 publishes two GPUs, node-2 none; class `gpu` selects the driver's devices. */
+function cluster(): ClusterState {
+  const state = initialState();
+  upsert(state, 'DeviceClass', {
+    metadata: { name: 'gpu' },
+    spec: { selectors: [{ cel: { expression: `device.driver == "${driver}"` } }] },
+  });
+  upsert(state, 'ResourceSlice', {
+    metadata: { name: 'node-1-gpus' },
+    spec: {
+      driver,
+      pool: { name: 'node-1', generation: 1, resourceSliceCount: 1 },
+      nodeName: 'node-1',
+      devices: [{ name: 'gpu-0' }, { name: 'gpu-1' }],
+    },
+  });
+  upsert(state, 'ResourceClaim', gpuClaim('c1'));
+  upsert(state, 'ResourceClaim', gpuClaim('c2'));
+  return state;
+}
+
+function node(name: string): NodeInfo {
+  const n = nodeInfoFromObject({
+    metadata: { name, labels: { 'kubernetes.io/hostname': name } },
+    status: { allocatable: { cpu: '4', memory: '8Gi', pods: '10' } },
+  });
+  if ('rejected' in n) throw new Error(n.rejected);
+  return n;
+}
+
+function pod(name: string, claims: unknown[], statuses?: unknown[]): PodInfo {
+  const p = podInfoFromObject({
+    metadata: { name, namespace: 'ml', uid: `pod-${name}` },
+    spec: { schedulerName: 'berth', containers: [{ name: 'c' }], resourceClaims: claims },
+    ...(statuses === undefined ? {} : { status: { resourceClaimStatuses: statuses } }),
+  });
+  if ('rejected' in p) throw new Error(p.rejected);
+  return p;
+}
+
+const uses = (claim: string) => [{ name: 'gpu', resourceClaimName: claim }];
+
+describe('DynamicResources PreFilter', () => {
+  it('skips a pod without claims: no state, every node passes', () => {
+    const state = new Map();
+    const p = podInfoFromObject({ metadata: { name: 'plain', uid: 'u' }, spec: {} }) as PodInfo;
+    expect(claimsPreFilter(p, state, cluster()).code).toBe('Success');
+    expect(claimsFilterSkip(p, state)).toBe(true);
+  });
+
+  it.each([
+    [
+      'a claim that does not exist',
+      pod('p', uses('gone')),
+      'could not find ResourceClaim "ml/gone"',
+    ],
+    [
+      'a template claim not created yet',
+      pod('p', [{ name: 'gpu', resourceClaimTemplateName: 't' }]),
+      'pod "ml/p": ResourceClaim not created yet',
+    ],
+    [
+      'a template claim made for another pod',
+      pod(
+        'p',
+        [{ name: 'gpu', resourceClaimTemplateName: 't' }],
+        [{ name: 'gpu', resourceClaimName: 'c1' }],
+      ),
+      'ResourceClaim ml/c1 was not created for Pod ml/p (Pod is not owner)',
+    ],
+    [
+      'an entry naming neither a claim nor a template',
+      pod('p', [{ name: 'gpu' }]),
+      'pod "ml/p", spec.resourceClaim "gpu": none of the supported fields are set',
+    ],
+  ])('rejects %s with kube’s message, unresolvable', (_what, p, message) => {
+    const s = claimsPreFilter(p, new Map(), cluster());
+    expect(s).toMatchObject({ code: 'UnschedulableAndUnresolvable', reasons: [message] });
+  });
+
+  it('names a device class that does not exist, and a claim being deleted', () => {
+    const state = cluster();
+    upsert(state, 'ResourceClaim', {
+      ...gpuClaim('c3'),
+      spec: { devices: { requests: [{ name: 'gpu', exactly: { deviceClassName: 'tpu' } }] } },
+    });
+    expect(claimsPreFilter(pod('p', uses('c3')), new Map(), state).reasons).toEqual([
+      'request gpu: device class tpu does not exist',
+    ]);
+    upsert(state, 'ResourceClaim', {
+      ...gpuClaim('c4'),
+      metadata: { ...gpuClaim('c4').metadata, deletionTimestamp: '2026-11-28T00:00:00Z' },
+    });
+    expect(claimsPreFilter(pod('p', uses('c4')), new Map(), state).reasons).toEqual([
+      'resourceclaim "c4" is being deleted',
+    ]);
+  });
+});
+
+describe('DynamicResources Filter and Reserve', () => {
+  it('allocates on the node that has the devices and says kube’s message elsewhere', () => {
+    const state = cluster();
+    const p = pod('p', uses('c1'));
+    const cycle = new Map();
+    expect(claimsPreFilter(p, cycle, state).code).toBe('Success');
+    expect(claimsFilter(p, node('node-2'), cycle)).toMatchObject({
+      code: 'UnschedulableAndUnresolvable',
+      reasons: ['cannot allocate all claims'],
+    });
+    expect(claimsFilter(p, node('node-1'), cycle).code).toBe('Success');
+    const reserved = claimsReserve(p, 'node-1', cycle);
+    expect(reserved).toMatchObject({
+      claims: [
+        {
+          key: 'ml/c1',
+          uid: 'uid-c1',
+          allocation: {
+            devices: { results: [{ request: 'gpu', driver, pool: 'node-1', device: 'gpu-0' }] },
+          },
+        },
+      ],
+    });
+  });
+
+  it('counts an allocation in flight as taken, and keeps a second pod off its claim', () => {
+    const state = cluster();
+    const first = pod('a', uses('c1'));
+    const cycle = new Map();
+    claimsPreFilter(first, cycle, state);
+    claimsFilter(first, node('node-1'), cycle);
+    const { claims } = claimsReserve(first, 'node-1', cycle) as { claims: unknown[] };
+    apply(state, {
+      type: 'PodReserved',
+      uid: first.uid,
+      key: first.key,
+      attempt: 1,
+      node: 'node-1',
+      claims,
+    } as BerthEvent);
+    // Another claim gets the other GPU; the in-flight claim itself waits.
+    const second = pod('b', uses('c2'));
+    const next = new Map();
+    claimsPreFilter(second, next, state);
+    expect(claimsFilter(second, node('node-1'), next).code).toBe('Success');
+    expect(claimsReserve(second, 'node-1', next)).toMatchObject({
+      claims: [{ allocation: { devices: { results: [{ device: 'gpu-1' }] } } }],
+    });
+    expect(claimsPreFilter(pod('c', uses('c1')), new Map(), state).reasons).toEqual([
+      'resource claim ml/c1 is in the process of being allocated',
+    ]);
+    // The failed bind releases it: gpu-0 is free again.
+    apply(state, {
+      type: 'BindFailed',
+      uid: first.uid,
+      key: first.key,
+      attempt: 1,
+      node: 'node-1',
+      reason: 'Error',
+      message: 'x',
+    } as BerthEvent);
+    const again = new Map();
+    claimsPreFilter(second, again, state);
+    claimsFilter(second, node('node-1'), again);
+    expect(claimsReserve(second, 'node-1', again)).toMatchObject({
+      claims: [{ allocation: { devices: { results: [{ device: 'gpu-0' }] } } }],
+    });
+  });
+
+  it('keeps a pod with an allocated claim to the allocation’s nodes, and reserves it without a new allocation', () => {
+    const state = cluster();
+    const onNode1 = {
+      devices: { results: [{ request: 'gpu', driver, pool: 'node-1', device: 'gpu-1' }] },
+      nodeSelector: {
+        nodeSelectorTerms: [
+          { matchFields: [{ key: 'metadata.name', operator: 'In', values: ['node-1'] }] },
+        ],
+      },
+    };
+    upsert(state, 'ResourceClaim', gpuClaim('c1', { status: { allocation: onNode1 } }));
+    const p = pod('p', uses('c1'));
+    const cycle = new Map();
+    claimsPreFilter(p, cycle, state);
+    expect(claimsFilter(p, node('node-2'), cycle).reasons).toEqual([
+      'resourceclaim not available on the node',
+    ]);
+    expect(claimsFilter(p, node('node-1'), cycle).code).toBe('Success');
+    expect(claimsReserve(p, 'node-1', cycle)).toEqual({
+      claims: [{ key: 'ml/c1', uid: 'uid-c1' }],
+    });
+  });
+
+  it('ends an allocation in flight once the claim shows one', () => {
+    const state = cluster();
+    const p = pod('a', uses('c1'));
+    const cycle = new Map();
+    claimsPreFilter(p, cycle, state);
+    claimsFilter(p, node('node-1'), cycle);
+    const { claims } = claimsReserve(p, 'node-1', cycle) as { claims: { allocation: unknown }[] };
+    apply(state, {
+      type: 'PodReserved',
+      uid: p.uid,
+      key: p.key,
+      attempt: 1,
+      node: 'node-1',
+      claims,
+    } as BerthEvent);
+    expect(state.claimsInFlight?.size).toBe(1);
+    apply(state, {
+      type: 'BindSucceeded',
+      uid: p.uid,
+      key: p.key,
+      attempt: 1,
+      node: 'node-1',
+    } as BerthEvent);
+    expect(state.claimsInFlight?.size).toBe(1);
+    upsert(
+      state,
+      'ResourceClaim',
+      gpuClaim('c1', { status: { allocation: claims[0]?.allocation } }),
+    );
+    expect(state.claimsInFlight?.size).toBe(0);
+  });
+});
