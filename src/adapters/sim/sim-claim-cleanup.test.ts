@@ -122,17 +122,29 @@ describe('SimClaimController: pods that go', () => {
     ]);
   });
 
-  it('a bound pod that finished (Succeeded) releases its claim, which is then deleted', () => {
+  it.each([
+    {
+      name: 'a bound pod that finished (Succeeded) releases its claim, which is then deleted',
+      bound: true,
+      change: { status: { phase: 'Succeeded' } },
+    },
+    {
+      name: 'a pod deleted before it was scheduled, held by a finalizer, loses its claim',
+      bound: false,
+      change: { metadata: { deletionTimestamp: '2025-01-01T00:00:00Z' } },
+    },
+  ])('$name', ({ bound, change }) => {
     const t = started([claimPod('p', [fromTemplate()])]);
     t.advance(5);
     const name = t.nameOf(t.claimOf('p')) as string;
-    t.bind('p', [name]);
-    const done = claimPod('p', [fromTemplate()]);
-    done.status = {
-      phase: 'Succeeded',
+    if (bound) t.bind('p', [name]);
+    const pod = claimPod('p', [fromTemplate()]);
+    pod.metadata = { ...pod.metadata, ...change.metadata };
+    pod.status = {
+      ...change.status,
       resourceClaimStatuses: [{ name: 'accel', resourceClaimName: name }],
     };
-    t.sim.updatePod(done);
+    t.sim.updatePod(pod);
     t.advance(5);
     expect(t.sim.claimObjects()).toEqual([]);
     expect(t.sim.podObjects()).toHaveLength(1);

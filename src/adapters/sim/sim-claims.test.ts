@@ -171,6 +171,22 @@ describe('SimCluster bind with claims', () => {
       claims: [claim('c', { status: { allocation: other } })],
       failure: 'BindFailed Conflict: claim ns/c got allocated elsewhere in the meantime',
     },
+    {
+      name: 'a claim reserved for 256 consumers already',
+      claims: [
+        claim('c', {
+          status: {
+            reservedFor: Array.from({ length: 256 }, (_, i) => ({
+              resource: 'pods',
+              name: `q${i}`,
+              uid: `uid-q${i}`,
+            })),
+          },
+        }),
+      ],
+      failure:
+        'BindFailed Error: add reservation to claim ns/c: status.reservedFor: Too many: 257: must have at most 256 items',
+    },
   ])('refuses the bind for $name, writing nothing', ({ claims, failure }) => {
     const t = bindWith(claims, [binding('c', allocation)]);
     expect(lines(t.seen)).toEqual([failure]);

@@ -62,7 +62,9 @@ function keyOf(pod: PodObject): string {
  * (BindSucceeded/BindFailed and the bound pod's watch update, in either order). Like the
  * real one it gives every pod a uid, refuses a Binding whose uid is not the current pod's
  * (Conflict), a Binding of a gated pod (Conflict) or of a missing pod (NotFound). Preemption's
- * writes (a victim's eviction, a nomination) land after the same latency as binds.
+ * writes (a victim's eviction, a nomination) land after the same latency as binds. A bind
+ * writes its ResourceClaims first (see SimClaims), and kube-controller-manager's resourceclaim
+ * controller runs beside it (see SimClaimController), after the same latency.
  */
 export class SimCluster implements CommandHandler<BinderCommand | ReportCommand> {
   private readonly subject = new Subject<InputEvent>();
