@@ -23,6 +23,16 @@ describe('SimClaimController: pods that go', () => {
     expect(t.sim.claimObjects()).toEqual([]);
   });
 
+  it('deleting a pod deletes the claims it owns that its status never named', () => {
+    const t = started([claimPod('p', [fromTemplate('first'), fromTemplate('second', 'missing')])]);
+    t.advance(5);
+    expect(t.sim.claimObjects()).toHaveLength(1);
+    expect(t.sim.podObjects()[0]?.status?.resourceClaimStatuses).toBeUndefined();
+    t.sim.deletePod('ml/p');
+    t.advance(5);
+    expect(t.sim.claimObjects()).toEqual([]);
+  });
+
   it('deleting a bound pod releases its allocated claim (reservation, allocation, finalizer), then deletes it', () => {
     const t = started([claimPod('p', [fromTemplate()])]);
     t.advance(5);

@@ -135,16 +135,12 @@ export class SimClaimController {
     });
   }
 
-  /**
-   * The claims a pod's departure concerns: those it names, those it owns, those reserved for
-   * it. Known debt: a scan of every claim per such pod (kube keeps an owner index).
-   */
+  /** The claims a pod's departure concerns: those it names and those it owns. */
   private claimKeysOf(pod: PodObject): string[] {
     const ns = namespaceOf(pod);
-    const uid = pod.metadata.uid as string;
     const keys = claimNamesOf(pod).map((n) => podKey(ns, n));
-    for (const c of this.claims.all())
-      if (ownerPod(c)?.uid === uid || isReservedFor(c, uid)) keys.push(this.claims.keyOf(c));
+    for (const c of this.claims.ownedBy(pod.metadata.uid as string))
+      keys.push(this.claims.keyOf(c));
     return keys;
   }
 
@@ -192,14 +188,10 @@ export class SimClaimController {
 
   /** The claim the pod owns for entry `name` (annotated), as kube looks for an orphan. */
   private ownedClaim(ns: string, uid: string, name: string): JsonRecord | undefined {
-    return this.claims.all().find((c) => {
+    return this.claims.ownedBy(uid).find((c) => {
       const meta = claimMeta(c);
       const annotations = isRecord(meta.annotations) ? meta.annotations : {};
-      return (
-        meta.namespace === ns &&
-        ownerPod(c)?.uid === uid &&
-        annotations[podClaimNameAnnotation] === name
-      );
+      return meta.namespace === ns && annotations[podClaimNameAnnotation] === name;
     });
   }
 

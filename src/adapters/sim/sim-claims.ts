@@ -83,6 +83,8 @@ export function withFinalizers(claim: JsonRecord, finalizers: string[]): JsonRec
  */
 export class SimClaims {
   private readonly claims = new Map<string, JsonRecord>();
+  /** Keys of the claims each pod (uid) controls: kube's claimPodOwnerIndex. */
+  private readonly byOwner = new Map<string, Set<string>>();
   private version = 0;
   private uids = 0;
 
@@ -94,14 +96,14 @@ export class SimClaims {
       const meta = claimMeta(raw);
       const uid = typeof meta.uid === 'string' && meta.uid !== '' ? meta.uid : this.nextUid();
       const claim = { ...raw, metadata: { ...meta, uid } };
-      this.claims.set(this.keyOf(claim), claim);
+      this.store(this.keyOf(claim), claim);
       // Later writes get higher resourceVersions than any given, as on one etcd.
       const rv = Number(meta.resourceVersion);
       if (Number.isSafeInteger(rv) && rv > this.version) this.version = rv;
     }
     for (const [key, claim] of this.claims)
       if (typeof claimMeta(claim).resourceVersion !== 'string')
-        this.claims.set(key, {
+        this.store(key, {
           ...claim,
           metadata: { ...claimMeta(claim), resourceVersion: this.nextRv() },
         });
@@ -136,7 +138,7 @@ export class SimClaims {
       ...raw,
       metadata: { ...meta, uid: this.nextUid(), resourceVersion: this.nextRv(), creationTimestamp },
     };
-    this.claims.set(this.keyOf(claim), claim);
+    this.store(this.keyOf(claim), claim);
     this.emit({
       type: 'ObjectUpserted',
       kind: 'ResourceClaim',
@@ -156,7 +158,7 @@ export class SimClaims {
       return undefined;
     }
     const stored = { ...claim, metadata: { ...claimMeta(claim), resourceVersion: this.nextRv() } };
-    this.claims.set(key, stored);
+    this.store(key, stored);
     this.emit({
       type: 'ObjectUpserted',
       kind: 'ResourceClaim',
@@ -245,7 +247,38 @@ export class SimClaims {
     return undefined;
   }
 
+  /** The claims the pod of `uid` controls (ownerReferences), in creation order. */
+  ownedBy(uid: string): JsonRecord[] {
+    const keys = this.byOwner.get(uid);
+    if (keys === undefined) return [];
+    const out: JsonRecord[] = [];
+    for (const k of keys) {
+      const claim = this.claims.get(k);
+      if (claim !== undefined) out.push(claim);
+    }
+    return out;
+  }
+
+  private store(key: string, claim: JsonRecord): void {
+    this.unindex(key);
+    this.claims.set(key, claim);
+    const uid = ownerPod(claim)?.uid;
+    if (uid === undefined) return;
+    const keys = this.byOwner.get(uid) ?? new Set<string>();
+    this.byOwner.set(uid, keys.add(key));
+  }
+
+  private unindex(key: string): void {
+    const old = this.claims.get(key);
+    const uid = old === undefined ? undefined : ownerPod(old)?.uid;
+    if (uid === undefined) return;
+    const keys = this.byOwner.get(uid);
+    keys?.delete(key);
+    if (keys?.size === 0) this.byOwner.delete(uid);
+  }
+
   private remove(key: string): void {
+    this.unindex(key);
     if (this.claims.delete(key)) this.emit({ type: 'ObjectDeleted', kind: 'ResourceClaim', key });
   }
 
