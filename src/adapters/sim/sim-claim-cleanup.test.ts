@@ -33,6 +33,19 @@ describe('SimClaimController: pods that go', () => {
     expect(t.sim.claimObjects()).toEqual([]);
   });
 
+  it('a pod that finished before its claim was made gets the claim, which is then deleted', () => {
+    const done = claimPod('p', [fromTemplate()]);
+    done.status = { phase: 'Failed' };
+    const t = started([done]);
+    t.advance(5);
+    expect(lines(t.seen).map((l) => l.replace(/-[a-z0-9]{5}$/, '-*'))).toEqual([
+      'ResourceClaim p-accel-*',
+      'Pod p',
+      'deleted ml/p-accel-*',
+    ]);
+    expect(t.sim.claimObjects()).toEqual([]);
+  });
+
   it('deleting a bound pod releases its allocated claim (reservation, allocation, finalizer), then deletes it', () => {
     const t = started([claimPod('p', [fromTemplate()])]);
     t.advance(5);

@@ -118,20 +118,24 @@ export class SimClaimController {
       uid: pod.metadata.uid as string,
     };
     this.host.later(() => this.syncPod(ref.key, ref.uid));
-    if (isPodDone(pod)) this.claimsChanged(this.claimKeysOf(pod));
+    // Keys taken when the work runs: a claim syncPod has just made is among them.
+    if (isPodDone(pod)) this.syncClaimsLater(() => this.claimKeysOf(pod));
   }
 
   /** A pod was deleted: release the claims it used, delete those made for it. */
   podDeleted(pod: PodObject): void {
-    if (entriesOf(pod).length > 0) this.claimsChanged(this.claimKeysOf(pod));
+    if (entriesOf(pod).length > 0) this.syncClaimsLater(() => this.claimKeysOf(pod));
   }
 
   /** Claims were written by someone else: look at them again. */
   claimsChanged(keys: readonly string[]): void {
-    if (keys.length === 0) return;
-    const unique = [...new Set(keys)];
+    if (keys.length > 0) this.syncClaimsLater(() => keys);
+  }
+
+  private syncClaimsLater(keysOf: () => readonly string[]): void {
     this.host.later(() => {
-      for (const key of unique) for (let pass = 0; pass < 3 && this.syncClaim(key); pass++);
+      for (const key of new Set(keysOf()))
+        for (let pass = 0; pass < 3 && this.syncClaim(key); pass++);
     });
   }
 
