@@ -21,7 +21,10 @@ import { VirtualClock, VirtualTimers } from './virtual-clock.ts';
 export interface SimulationOptions {
   nodes: NodeObject[];
   pods: PodObject[];
-  /** Namespaces, workloads and volume objects the simulated API server serves. */
+  /**
+   * Namespaces, workloads, volume and DRA objects the simulated API server serves, and the
+   * ResourceClaimTemplates its resourceclaim controller reads.
+   */
   objects?: readonly ManifestObject[];
   seed: number;
   config: BerthConfig;

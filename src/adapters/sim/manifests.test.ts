@@ -47,7 +47,8 @@ describe('parseManifests', () => {
       'in.yaml: document 2: ConfigMap ignored (berth simulates Nodes, Pods, PriorityClasses, ' +
         'Namespace, Service, ReplicaSet, StatefulSet, ReplicationController, ' +
         'PersistentVolumeClaim, PersistentVolume, StorageClass, CSINode, PodDisruptionBudget, ' +
-        'PodGroup, ResourceClaim, DeviceClass, ResourceSlice, DeviceTaintRule)',
+        'PodGroup, ResourceClaim, DeviceClass, ResourceSlice, DeviceTaintRule, ' +
+        'ResourceClaimTemplate)',
     ]);
   });
 
@@ -99,6 +100,26 @@ describe('parseManifests', () => {
         origin: 'in.yaml: document 2',
       },
     ]);
+  });
+
+  it('keeps the DRA kinds and ResourceClaimTemplates (the sim reads those) in file order', () => {
+    const dra = [
+      ['DeviceClass', ''],
+      ['ResourceSlice', ''],
+      ['DeviceTaintRule', ''],
+      ['ResourceClaim', ', namespace: ml'],
+      ['ResourceClaimTemplate', ', namespace: ml'],
+    ];
+    const text = dra
+      .map(
+        ([kind, ns]) => `apiVersion: resource.k8s.io/v1\nkind: ${kind}\nmetadata: {name: x${ns}}\n`,
+      )
+      .join('---\n');
+    const m = parseManifests(text, 'in.yaml');
+    expect(m.skipped).toEqual([]);
+    expect(m.objects.map((o) => `${o.kind} ${o.origin}`)).toEqual(
+      dra.map(([kind], i) => `${kind} in.yaml: document ${i + 1}`),
+    );
   });
 
   it('refuses a watched object without a name, naming the document', () => {

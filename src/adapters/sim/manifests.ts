@@ -1,4 +1,4 @@
-// Reads Kubernetes manifests (multi-document YAML, or JSON including v1 List) into nodes, pods and PriorityClasses.
+// Reads Kubernetes manifests (multi-document YAML, or JSON including v1 List) into nodes, pods, PriorityClasses and the other kinds the simulation serves.
 
 import { parseAllDocuments } from 'yaml';
 import { isObjectKind, type ObjectKind, objectKinds } from '../../cluster/cluster-objects.ts';
@@ -17,9 +17,26 @@ export interface PriorityClassObject {
 /** The kinds `simulate` uses besides the watched object kinds. */
 export type ManifestKind = 'Node' | 'Pod' | 'PriorityClass';
 
-/** An object of a watched kind (Namespace, Service, ReplicaSet, PVC, …) from a manifest. */
+/**
+ * The kinds only the simulated cluster reads: kube-controller-manager's inputs, not objects
+ * the core watches (a ResourceClaimTemplate becomes a pod's ResourceClaim in the sim).
+ */
+export const simOnlyKinds = Object.freeze(['ResourceClaimTemplate'] as const);
+
+/** A kind kept as a ManifestObject: one the core watches, or one only the sim reads. */
+export type SimObjectKind = ObjectKind | (typeof simOnlyKinds)[number];
+
+/** True when `v` names a kind only the simulated cluster reads. */
+export function isSimOnlyKind(v: unknown): v is (typeof simOnlyKinds)[number] {
+  return (simOnlyKinds as readonly unknown[]).includes(v);
+}
+
+/**
+ * An object of a watched kind (Namespace, Service, ReplicaSet, PVC, DRA objects, …) or of a
+ * sim-only kind (ResourceClaimTemplate) from a manifest.
+ */
 export interface ManifestObject {
-  kind: ObjectKind;
+  kind: SimObjectKind;
   object: Record<string, unknown>;
   /** Where it was found ("FILE: document 3"). */
   origin: string;
@@ -33,7 +50,7 @@ export interface Manifests {
   nodes: NodeObject[];
   pods: PodObject[];
   priorityClasses: PriorityClassObject[];
-  /** Namespaces, workloads and volume objects, in file order. */
+  /** Namespaces, workloads, volume and DRA objects, ResourceClaimTemplates, in file order. */
   objects: ManifestObject[];
   origins: { Node: string[]; Pod: string[]; PriorityClass: string[] };
   /** Notes on documents of other kinds, which were skipped. */
@@ -137,9 +154,10 @@ function collect(value: unknown, where: string, into: Manifests): void {
     return;
   }
   const used = kind === 'Node' || kind === 'Pod' || kind === 'PriorityClass';
-  if (!used && !isObjectKind(kind)) {
+  if (!used && !isObjectKind(kind) && !isSimOnlyKind(kind)) {
+    const kept = [...objectKinds, ...simOnlyKinds].join(', ');
     into.skipped.push(
-      `${where}: ${kind} ignored (berth simulates Nodes, Pods, PriorityClasses, ${objectKinds.join(', ')})`,
+      `${where}: ${kind} ignored (berth simulates Nodes, Pods, PriorityClasses, ${kept})`,
     );
     return;
   }
@@ -158,7 +176,7 @@ function collect(value: unknown, where: string, into: Manifests): void {
   if (!isRecord(meta) || typeof meta.name !== 'string' || meta.name === '') {
     throw new ManifestError(`${where}: ${kind} has no metadata.name`);
   }
-  if (isObjectKind(kind)) {
+  if (isObjectKind(kind) || isSimOnlyKind(kind)) {
     into.objects.push({ kind, object: value, origin: where });
     return;
   }
@@ -187,8 +205,10 @@ export function emptyManifests(): Manifests {
 
 /**
  * Parses manifest text from `source` (a file name, for messages). Nodes, Pods and
- * PriorityClasses are kept with where each was found; Lists are flattened; other kinds
- * are skipped with a note. Throws ManifestError, naming `source` and the document, for
+ * PriorityClasses are kept with where each was found, the watched object kinds (DRA's
+ * ResourceClaims, DeviceClasses, ResourceSlices, DeviceTaintRules among them) and
+ * ResourceClaimTemplates (read by the sim only) with their origin; Lists are flattened;
+ * other kinds are skipped with a note. Throws ManifestError, naming `source` and the document, for
  * invalid YAML/JSON, alias bombs, nesting deeper than `maxManifestDepth`, objects without
  * kind or name, and a source that holds no Node, Pod or PriorityClass at all.
  */

@@ -1,6 +1,7 @@
 // Pins what the simulated API server serves: relists, preemption's writes (evictions, nominations), PodGroup reports.
 import { describe, expect, it } from 'vitest';
 import { nodeObject, podObject } from '../../../test/support/objects.ts';
+import { manualSim } from '../../../test/support/sim-harness.ts';
 import type { InputEvent } from '../../events/types.ts';
 import { seededRng } from '../../framework/rng.ts';
 import type { PodObject } from '../../model/objects.ts';
@@ -58,35 +59,7 @@ describe('SimCluster relist', () => {
 
 /** A sim on a manual clock: `advance(ms)` fires what is due, in deadline then scheduling order. */
 function simWith(pods: PodObject[], bindLatencyMs = 5) {
-  let now = 1_000_000;
-  const due: { at: number; n: number; fire: () => void }[] = [];
-  let scheduled = 0;
-  const sim = new SimCluster({
-    nodes: [nodeObject('n1'), nodeObject('n2')],
-    pods,
-    timers: {
-      now: () => now,
-      schedule: (at, fire) => void due.push({ at, n: scheduled++, fire }),
-    },
-    bindLatencyMs,
-    bindFailureRate: 0,
-    rng: seededRng(1),
-  });
-  const seen: InputEvent[] = [];
-  sim.events$.subscribe((e) => seen.push(e));
-  const advance = (ms: number) => {
-    now += ms;
-    for (;;) {
-      due.sort((a, b) => a.at - b.at || a.n - b.n);
-      const next = due[0];
-      if (next === undefined || next.at > now) return;
-      due.shift();
-      next.fire();
-    }
-  };
-  const uidOf = (name: string) =>
-    sim.podObjects().find((p) => p.metadata.name === name)?.metadata.uid as string;
-  return { sim, seen, advance, uidOf };
+  return manualSim({ pods, bindLatencyMs });
 }
 
 const lo = (name = 'lo') => podObject(name, { namespace: 'ns', nodeName: 'n1', priority: 1 });

@@ -2,14 +2,26 @@
 
 import { type Observable, Subject } from 'rxjs';
 import { objectKinds } from '../../cluster/cluster-objects.ts';
-import type { BinderCommand, CommandHandler, ReportCommand } from '../../core/commands.ts';
+import type {
+  BinderCommand,
+  ClaimBinding,
+  CommandHandler,
+  ReportCommand,
+} from '../../core/commands.ts';
 import type { GroupReport } from '../../core/ports.ts';
 import type { AttemptRef, InputEvent, PodRef } from '../../events/types.ts';
 import type { Rng } from '../../framework/rng.ts';
 import { podKey } from '../../model/keys.ts';
 import type { NodeObject, PodObject } from '../../model/objects.ts';
+import type { JsonRecord } from '../../model/record.ts';
 import { trimNode, trimObject, trimPod } from '../trim.ts';
+import { type SimGroupEvent, SimGroupReports } from './group-reports.ts';
 import type { ManifestObject } from './manifests.ts';
+import { bindRefusal, claimPodOf, terminatingPod } from './pod-writes.ts';
+import { SimClaimController } from './sim-claim-controller.ts';
+import { SimClaims } from './sim-claims.ts';
+
+export type { SimGroupEvent } from './group-reports.ts';
 
 /** Schedules work at an absolute logical time (the run's clock). */
 export interface SimTimers {
@@ -21,10 +33,13 @@ export interface SimTimers {
 export interface SimClusterOptions {
   nodes: NodeObject[];
   pods: PodObject[];
-  /** Namespaces, workloads and volume objects, served before nodes and pods. */
+  /**
+   * Namespaces, workloads, volume and DRA objects, served before nodes and pods, and
+   * ResourceClaimTemplates (kept by the sim's resourceclaim controller, never served).
+   */
   objects?: readonly ManifestObject[];
   timers: SimTimers;
-  /** Delay between a bind command and its result. */
+  /** Delay between a bind command and its result; also the resourceclaim controller's. */
   bindLatencyMs: number;
   /** Probability in [0, 1] that a bind fails with an injected error. */
   bindFailureRate: number;
@@ -41,29 +56,15 @@ function keyOf(pod: PodObject): string {
   return podKey(pod.metadata.namespace, pod.metadata.name);
 }
 
-function hasGates(pod: PodObject): boolean {
-  const gates = (pod.spec as { schedulingGates?: unknown }).schedulingGates;
-  return Array.isArray(gates) && gates.length > 0;
-}
-
-/** An Event berth wrote about a PodGroup, as the simulated API server keeps it. */
-export interface SimGroupEvent {
-  /** The PodGroup's `namespace/name`. */
-  key: string;
-  type: 'Normal' | 'Warning';
-  reason: string;
-  message: string;
-  /** Logical time it was written. */
-  time: number;
-}
-
 /**
  * A simulated API server. `events$` emits a relist of nodes and pods on `start()`, then
  * what changes: scripted creations, updates and deletions, and the results of binds
  * (BindSucceeded/BindFailed and the bound pod's watch update, in either order). Like the
  * real one it gives every pod a uid, refuses a Binding whose uid is not the current pod's
  * (Conflict), a Binding of a gated pod (Conflict) or of a missing pod (NotFound). Preemption's
- * writes (a victim's eviction, a nomination) land after the same latency as binds.
+ * writes (a victim's eviction, a nomination) land after the same latency as binds. A bind
+ * writes its ResourceClaims first (see SimClaims), and kube-controller-manager's resourceclaim
+ * controller runs beside it (see SimClaimController), after the same latency.
  */
 export class SimCluster implements CommandHandler<BinderCommand | ReportCommand> {
   private readonly subject = new Subject<InputEvent>();
@@ -71,30 +72,56 @@ export class SimCluster implements CommandHandler<BinderCommand | ReportCommand>
   private readonly nodes = new Map<string, NodeObject>();
   private uids = 0;
   /** The last status berth wrote per PodGroup (reports; never fed back as watch events). */
-  private readonly groupReports = new Map<string, Readonly<GroupReport>>();
-  private readonly groupEventList: SimGroupEvent[] = [];
+  private readonly groupReports = new SimGroupReports();
+  /** The ResourceClaims (kept apart from `objects`: binds and the controller write them). */
+  private readonly claims: SimClaims;
+  private readonly controller: SimClaimController;
+  /** Whether ResourceClaims are relisted: some were given, or templates may make some. */
+  private readonly servesClaims: boolean;
   /** The simulated cluster's event stream. */
   readonly events$: Observable<InputEvent> = this.subject.asObservable();
 
   constructor(private readonly opts: SimClusterOptions) {
     for (const node of opts.nodes) this.nodes.set(node.metadata.name, node);
     for (const pod of opts.pods) this.pods.set(keyOf(pod), this.withUid(pod));
+    const ofKind = (kind: string): JsonRecord[] =>
+      (opts.objects ?? []).filter((o) => o.kind === kind).map((o) => o.object);
+    const templates = ofKind('ResourceClaimTemplate');
+    this.claims = new SimClaims((e) => this.subject.next(e), ofKind('ResourceClaim'));
+    this.servesClaims = templates.length > 0 || this.claims.all().length > 0;
+    this.controller = new SimClaimController(
+      {
+        pod: (key) => this.pods.get(key),
+        setClaimStatuses: (key, statuses) => this.setClaimStatuses(key, statuses),
+        later: (work) => opts.timers.schedule(opts.timers.now() + opts.bindLatencyMs, work),
+        timestamp: () => this.timestamp(),
+      },
+      this.claims,
+      templates,
+    );
   }
 
-  /** Emits the initial list of nodes and pods, as a reflector's first relist. */
+  /**
+   * Emits the initial list of nodes and pods, as a reflector's first relist; the
+   * resourceclaim controller then looks at every pod.
+   */
   start(): void {
     this.relist();
+    for (const pod of this.pods.values()) this.controller.podChanged(pod);
   }
 
   /** Emits a relist of nodes and pods (as after a watch expiry). */
   relist(): void {
     const objects = this.opts.objects ?? [];
     for (const kind of objectKinds) {
-      const ofKind = objects.filter((o) => o.kind === kind);
-      if (ofKind.length === 0) continue;
+      const ofKind =
+        kind === 'ResourceClaim'
+          ? this.claims.all()
+          : objects.filter((o) => o.kind === kind).map((o) => o.object);
+      if (ofKind.length === 0 && !(kind === 'ResourceClaim' && this.servesClaims)) continue;
       this.subject.next({ type: 'ResyncStarted', kind });
       for (const o of ofKind)
-        this.subject.next({ type: 'ObjectUpserted', kind, object: trimObject(kind, o.object) });
+        this.subject.next({ type: 'ObjectUpserted', kind, object: trimObject(kind, o) });
       this.subject.next({ type: 'ResyncDone', kind });
     }
     this.subject.next({ type: 'ResyncStarted', kind: 'Node' });
@@ -118,6 +145,7 @@ export class SimCluster implements CommandHandler<BinderCommand | ReportCommand>
     const created = this.withUid({ ...pod, metadata: { ...pod.metadata, uid: undefined } });
     this.pods.set(key, created);
     this.subject.next({ type: 'PodUpserted', pod: trimPod(created) });
+    this.controller.podChanged(created);
   }
 
   /**
@@ -136,6 +164,7 @@ export class SimCluster implements CommandHandler<BinderCommand | ReportCommand>
     };
     this.pods.set(key, updated);
     this.subject.next({ type: 'PodUpserted', pod: trimPod(updated) });
+    this.controller.podChanged(updated);
   }
 
   /** Adds or replaces a node now. */
@@ -155,6 +184,7 @@ export class SimCluster implements CommandHandler<BinderCommand | ReportCommand>
     if (pod === undefined) return;
     this.pods.delete(key);
     this.subject.next({ type: 'PodDeleted', uid: pod.metadata.uid as string, key });
+    this.controller.podDeleted(pod);
   }
 
   /** The pods the simulated API server holds (for oracles in tests). */
@@ -167,22 +197,27 @@ export class SimCluster implements CommandHandler<BinderCommand | ReportCommand>
     return [...this.nodes.values()];
   }
 
+  /** The ResourceClaims the simulated API server holds, untrimmed (for oracles in tests). */
+  claimObjects(): JsonRecord[] {
+    return this.claims.all();
+  }
+
   /**
    * Carries out a command as the API server would: a bind, an eviction or a nomination lands
    * after the bind latency (see `bind`, `preempt`, `nominate`); a PodGroup report is kept
    * (see `groupStatus`). Pod conditions and Events are not kept: nothing reads them back.
    */
   execute(command: BinderCommand | ReportCommand): void {
-    if (command.kind === 'bind') this.bind(command.attempt, command.node);
+    if (command.kind === 'bind') this.bind(command.attempt, command.node, command.claims ?? []);
     else if (command.kind === 'preempt') this.preempt(command.schedulerName, command.victim);
     else if (command.kind === 'nominate') this.nominate(command.pod, command.node);
     else if (command.kind === 'reportGroup') this.reportGroup(command.report);
   }
 
-  /** Binds after the configured latency; the outcome arrives on `events$`. */
-  private bind(attempt: AttemptRef, node: string): void {
+  /** Writes the claims and binds after the configured latency; the outcome arrives on `events$`. */
+  private bind(attempt: AttemptRef, node: string, claims: readonly ClaimBinding[]): void {
     const { timers, bindLatencyMs } = this.opts;
-    timers.schedule(timers.now() + bindLatencyMs, () => this.completeBind(attempt, node));
+    timers.schedule(timers.now() + bindLatencyMs, () => this.completeBind(attempt, node, claims));
   }
 
   /**
@@ -214,47 +249,39 @@ export class SimCluster implements CommandHandler<BinderCommand | ReportCommand>
    * event is emitted.
    */
   private reportGroup(report: GroupReport): void {
-    const { event, ...status } = report;
-    this.groupReports.set(report.key, Object.freeze(status));
-    if (event !== undefined)
-      this.groupEventList.push(
-        Object.freeze({ key: report.key, ...event, time: this.opts.timers.now() }),
-      );
+    this.groupReports.write(report, this.opts.timers.now());
   }
 
   /** The last status written for PodGroup `key` (`namespace/name`), without its Event. */
   groupStatus(key: string): Readonly<GroupReport> | undefined {
-    return this.groupReports.get(key);
+    return this.groupReports.status(key);
   }
 
   /** The Events written about PodGroups, oldest first. */
   groupEvents(): readonly SimGroupEvent[] {
-    return [...this.groupEventList];
+    return this.groupReports.events();
   }
 
   private evict(victim: PodRef, schedulerName: string): void {
     const pod = this.pods.get(victim.key);
     if (pod === undefined || pod.metadata.uid !== victim.uid) return;
-    const now = this.timestamp();
-    const conditions: unknown = pod.status?.conditions;
-    const others = (Array.isArray(conditions) ? conditions : []).filter(
-      (c: { type?: unknown } | null) => c?.type !== 'DisruptionTarget',
-    );
-    const condition = {
-      type: 'DisruptionTarget',
-      status: 'True',
-      reason: 'PreemptionByScheduler',
-      message: `${schedulerName}: preempting to accommodate a higher priority pod`,
-      lastTransitionTime: now,
-    };
-    const terminating: PodObject = {
-      ...pod,
-      metadata: { ...pod.metadata, deletionTimestamp: pod.metadata.deletionTimestamp ?? now },
-      status: { ...pod.status, conditions: [...others, condition] },
-    };
+    const terminating = terminatingPod(pod, schedulerName, this.timestamp());
     this.pods.delete(victim.key);
     this.subject.next({ type: 'PodUpserted', pod: trimPod(terminating) });
     this.subject.next({ type: 'PodDeleted', uid: victim.uid, key: victim.key });
+    this.controller.podDeleted(pod);
+  }
+
+  /** The resourceclaim controller's apply of `status.resourceClaimStatuses`. */
+  private setClaimStatuses(
+    key: string,
+    resourceClaimStatuses: { name: string; resourceClaimName: string }[],
+  ): void {
+    const pod = this.pods.get(key);
+    if (pod === undefined) return;
+    const updated: PodObject = { ...pod, status: { ...pod.status, resourceClaimStatuses } };
+    this.pods.set(key, updated);
+    this.subject.next({ type: 'PodUpserted', pod: trimPod(updated) });
   }
 
   private setNomination(ref: PodRef, node: string | undefined): void {
@@ -294,48 +321,29 @@ export class SimCluster implements CommandHandler<BinderCommand | ReportCommand>
     this.subject.next({ type: 'BindFailed', ...attempt, node, reason, message });
   }
 
-  private completeBind(attempt: AttemptRef, node: string): void {
-    const { key, uid } = attempt;
-    const pod = this.pods.get(key);
-    if (pod === undefined) {
-      this.fail(attempt, node, 'NotFound', `pods "${key}" not found`);
+  /**
+   * Writes the bind's claims (PreBind), then binds the pod. Any refusal takes the pod out of
+   * those claims' `reservedFor` again (Unreserve) before BindFailed is emitted.
+   */
+  private completeBind(attempt: AttemptRef, node: string, claims: readonly ClaimBinding[]): void {
+    const pod = claimPodOf(attempt);
+    const refusal =
+      (claims.length > 0 ? this.claims.reserve(pod, claims) : undefined) ??
+      bindRefusal(this.pods.get(attempt.key), attempt, this.opts);
+    if (refusal !== undefined) {
+      if (claims.length > 0) this.controller.claimsChanged(this.claims.unreserve(pod, claims));
+      this.fail(attempt, node, refusal.reason, refusal.message);
       return;
     }
-    if (pod.metadata.uid !== uid) {
-      const message = `Precondition failed: UID in precondition: ${uid}, UID in object meta: ${pod.metadata.uid}`;
-      this.fail(attempt, node, 'Conflict', message);
-      return;
-    }
-    const current = pod.spec.nodeName;
-    if (current !== undefined && current !== '') {
-      this.fail(attempt, node, 'Conflict', `pod ${key} is already assigned to node "${current}"`);
-      return;
-    }
-    if (pod.metadata.deletionTimestamp !== undefined) {
-      this.fail(
-        attempt,
-        node,
-        'Conflict',
-        `pod ${key} is being deleted, cannot be assigned to a host`,
-      );
-      return;
-    }
-    if (hasGates(pod)) {
-      this.fail(attempt, node, 'Conflict', `pod ${key} has non-empty .spec.schedulingGates`);
-      return;
-    }
-    if (this.opts.bindFailureRate > 0 && this.opts.rng.nextFloat() < this.opts.bindFailureRate) {
-      this.fail(attempt, node, 'Error', 'injected bind failure');
-      return;
-    }
-    const bound: PodObject = {
-      ...pod,
-      spec: { ...pod.spec, nodeName: node },
-      status: { ...pod.status, phase: 'Running' },
+    const bound = this.pods.get(attempt.key) as PodObject;
+    const boundPod: PodObject = {
+      ...bound,
+      spec: { ...bound.spec, nodeName: node },
+      status: { ...bound.status, phase: 'Running' },
     };
-    this.pods.set(key, bound);
+    this.pods.set(attempt.key, boundPod);
     const result: InputEvent = { type: 'BindSucceeded', ...attempt, node };
-    const watch: InputEvent = { type: 'PodUpserted', pod: trimPod(bound) };
+    const watch: InputEvent = { type: 'PodUpserted', pod: trimPod(boundPod) };
     const rate = this.opts.watchFirstRate ?? 0;
     const watchFirst = rate > 0 && this.opts.rng.nextFloat() < rate;
     this.subject.next(watchFirst ? watch : result);
