@@ -1,6 +1,7 @@
 // DynamicResources: kube's first PostFilter (deallocates idle claims) and, since 1.35, a Score; berth refuses claims.
 import type { NodeInfo, PodInfo } from '../cluster/types.ts';
 import type {
+  CycleState,
   FilterPlugin,
   PostFilterPlugin,
   PreFilterPlugin,
@@ -14,6 +15,7 @@ import {
   claimsFilterSkip,
   claimsPreFilter,
   claimsReserve,
+  claimsScore,
 } from './dra/claims-cycle.ts';
 import { defaultNormalizeScore } from './normalize-score.ts';
 
@@ -42,15 +44,15 @@ function postFilterSaying(reasons: readonly string[]): PostFilterPlugin['postFil
 }
 
 /**
- * kube's Score for a pod without claims (the only pods berth schedules): 0 on every node —
- * kube's Score returns 0 when the pod has no claims, and DefaultNormalizeScore keeps all-0
- * scores at 0 — so it never changes a decision; it is there so the profile (and explain)
- * has what kube's has.
+ * kube's Score: the prioritized-list score of each node's allocation (`claimsScore`), 0 on
+ * every node for a pod without claims (kube's Score returns 0 then, and DefaultNormalizeScore
+ * keeps all-0 scores at 0), so for those it never changes a decision.
  */
 const score: Required<Pick<ScorePlugin, 'score' | 'scoreNodes' | 'normalize'>> = {
-  score: (_pod: PodInfo, _node: NodeInfo) => 0,
-  scoreNodes(_pod: PodInfo, nodes: readonly NodeInfo[], _state: unknown, scores: number[]) {
-    for (let i = 0; i < nodes.length; i++) scores[i] = 0;
+  score: claimsScore,
+  scoreNodes(pod: PodInfo, nodes: readonly NodeInfo[], state: CycleState, scores: number[]) {
+    for (let i = 0; i < nodes.length; i++)
+      scores[i] = claimsScore(pod, nodes[i] as NodeInfo, state);
   },
   normalize: (_pod: PodInfo, scores: number[]) => defaultNormalizeScore(scores, false),
 };

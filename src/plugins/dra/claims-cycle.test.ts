@@ -6,7 +6,13 @@ import { initialState, reduce } from '../../cluster/reducer.ts';
 import type { ClusterState, NodeInfo, PodInfo } from '../../cluster/types.ts';
 import type { BerthEvent } from '../../events/types.ts';
 import type { ObjectKind } from '../../model/kinds.ts';
-import { claimsFilter, claimsFilterSkip, claimsPreFilter, claimsReserve } from './claims-cycle.ts';
+import {
+  claimsFilter,
+  claimsFilterSkip,
+  claimsPreFilter,
+  claimsReserve,
+  claimsScore,
+} from './claims-cycle.ts';
 
 const driver = 'gpu.example.com';
 let seq = 0;
@@ -242,5 +248,60 @@ describe('DynamicResources Filter and Reserve', () => {
       gpuClaim('c1', { status: { allocation: claims[0]?.allocation } }),
     );
     expect(state.claimsInFlight?.size).toBe(0);
+  });
+});
+
+describe('DynamicResources Score', () => {
+  it('gives a node 8 − i for each firstAvailable subrequest i its allocation used', () => {
+    const state = cluster();
+    upsert(state, 'DeviceClass', {
+      metadata: { name: 'big' },
+      spec: {
+        selectors: [
+          {
+            cel: {
+              expression:
+                '"size" in device.attributes["gpu.example.com"] && device.attributes["gpu.example.com"].size == "big"',
+            },
+          },
+        ],
+      },
+    });
+    upsert(state, 'ResourceSlice', {
+      metadata: { name: 'node-2-gpus' },
+      spec: {
+        driver,
+        pool: { name: 'node-2', generation: 1, resourceSliceCount: 1 },
+        nodeName: 'node-2',
+        devices: [{ name: 'gpu-9', attributes: { size: { string: 'big' } } }],
+      },
+    });
+    upsert(state, 'ResourceClaim', {
+      ...gpuClaim('pref'),
+      spec: {
+        devices: {
+          requests: [
+            {
+              name: 'gpu',
+              firstAvailable: [
+                { name: 'big', deviceClassName: 'big' },
+                { name: 'any', deviceClassName: 'gpu' },
+              ],
+            },
+          ],
+        },
+      },
+    });
+    const p = pod('p', uses('pref'));
+    const cycle = new Map();
+    claimsPreFilter(p, cycle, state);
+    const [n1, n2] = [node('node-1'), node('node-2')];
+    expect([claimsFilter(p, n1, cycle).code, claimsFilter(p, n2, cycle).code]).toEqual([
+      'Success',
+      'Success',
+    ]);
+    // node-2 has the preferred (first) subrequest's device: 8; node-1 only the second: 7.
+    expect([claimsScore(p, n1, cycle), claimsScore(p, n2, cycle)]).toEqual([7, 8]);
+    expect(claimsScore(pod('q', uses('c1')), n1, new Map())).toBe(0);
   });
 });

@@ -160,3 +160,32 @@ export function claimsReserve(
   });
   return { claims };
 }
+
+/** kube's resourceapi.FirstAvailableDeviceRequestMaxSize: a subrequest's score is 8 minus its index. */
+const firstAvailableMax = 8;
+
+/**
+ * kube's Score (DRAPrioritizedList): for each claim, the allocation on `node` (its own, or the
+ * one Filter found) earns `8 - i` for each `firstAvailable` subrequest `i` it used, so nodes
+ * where earlier (preferred) subrequests fit score higher. 0 when Filter allocated nothing.
+ */
+export function claimsScore(_pod: PodInfo, node: NodeInfo, state: CycleState): number {
+  const s = state.get(stateKey) as ClaimsState | undefined;
+  const results = s?.nodeAllocations.get(node.name);
+  if (s === undefined || results === undefined) return 0;
+  let score = 0;
+  let next = 0;
+  for (const { claim } of s.claims) {
+    const allocation = claim.status?.allocation ?? results[next++];
+    if (allocation === undefined)
+      throw new Error(
+        `number of allocations ${results.length} is smaller than number of claims needing allocation`,
+      );
+    const used = new Set(allocation.devices.results.map((r) => r.request));
+    for (const request of claim.spec.devices.requests)
+      (request.firstAvailable ?? []).forEach((sub, i) => {
+        if (used.has(`${request.name}/${sub.name}`)) score += firstAvailableMax - i;
+      });
+  }
+  return score;
+}
