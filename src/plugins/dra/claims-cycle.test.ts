@@ -27,6 +27,17 @@ const gpuClaim = (name: string, extra: Record<string, unknown> = {}) => ({
   ...extra,
 });
 
+/** The one slice of `node`'s pool (named after the node), with `devices`. */
+const nodeSlice = (node: string, devices: unknown[]) => ({
+  metadata: { name: `${node}-gpus` },
+  spec: {
+    driver,
+    pool: { name: node, generation: 1, resourceSliceCount: 1 },
+    nodeName: node,
+    devices,
+  },
+});
+
 /** Two nodes; node-1 publishes two GPUs, node-2 none; class `gpu` selects the driver's devices. */
 function cluster(): ClusterState {
   const state = initialState();
@@ -34,15 +45,7 @@ function cluster(): ClusterState {
     metadata: { name: 'gpu' },
     spec: { selectors: [{ cel: { expression: `device.driver == "${driver}"` } }] },
   });
-  upsert(state, 'ResourceSlice', {
-    metadata: { name: 'node-1-gpus' },
-    spec: {
-      driver,
-      pool: { name: 'node-1', generation: 1, resourceSliceCount: 1 },
-      nodeName: 'node-1',
-      devices: [{ name: 'gpu-0' }, { name: 'gpu-1' }],
-    },
-  });
+  upsert(state, 'ResourceSlice', nodeSlice('node-1', [{ name: 'gpu-0' }, { name: 'gpu-1' }]));
   upsert(state, 'ResourceClaim', gpuClaim('c1'));
   upsert(state, 'ResourceClaim', gpuClaim('c2'));
   return state;
@@ -267,15 +270,11 @@ describe('DynamicResources Score', () => {
         ],
       },
     });
-    upsert(state, 'ResourceSlice', {
-      metadata: { name: 'node-2-gpus' },
-      spec: {
-        driver,
-        pool: { name: 'node-2', generation: 1, resourceSliceCount: 1 },
-        nodeName: 'node-2',
-        devices: [{ name: 'gpu-9', attributes: { size: { string: 'big' } } }],
-      },
-    });
+    upsert(
+      state,
+      'ResourceSlice',
+      nodeSlice('node-2', [{ name: 'gpu-9', attributes: { size: { string: 'big' } } }]),
+    );
     upsert(state, 'ResourceClaim', {
       ...gpuClaim('pref'),
       spec: {
