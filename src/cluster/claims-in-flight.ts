@@ -1,7 +1,6 @@
 // DRA allocations decided and not yet on their claims (kube's pending allocations), and the claims each reserved pod's bind writes.
 import type { ReservedClaim } from '../events/types.ts';
-import type { AllocationResult } from '../model/dra-types.ts';
-import type { ResourceClaimInfo } from './dra-types.ts';
+import type { AllocationResult, ResourceClaimInfo } from '../model/dra-types.ts';
 
 /**
  * An allocation a reserved pod's cycle chose for a claim, held as allocated until the

@@ -1,14 +1,15 @@
 // The other API objects berth reads (namespaces, workloads, volumes, disruption budgets, pod groups, DRA objects): kinds, keys, parsed views.
-import { type ObjectKind, objectKinds } from '../model/kinds.ts';
-import { type DisruptionBudget, parseDisruptionBudget } from './disruption-budgets.ts';
-import { parseDeviceClass, parseDeviceTaintRule, parseResourceClaim } from './dra-objects.ts';
-import { parseResourceSlice } from './dra-slices.ts';
+
 import type {
   DeviceClassInfo,
   DeviceTaintRuleInfo,
   ResourceClaimInfo,
   ResourceSliceInfo,
-} from './dra-types.ts';
+} from '../model/dra-types.ts';
+import { type ObjectKind, objectKinds } from '../model/kinds.ts';
+import { type DisruptionBudget, parseDisruptionBudget } from './disruption-budgets.ts';
+import { parseDeviceClass, parseDeviceTaintRule, parseResourceClaim } from './dra-objects.ts';
+import { parseResourceSlice } from './dra-slices.ts';
 import { isRecord, nonEmptyString, stringEntries } from './fields.ts';
 import { type PodGroupInfo, parsePodGroup } from './pod-groups.ts';
 import { type PodLabelSelector, parseLabelSelector } from './spread-constraints.ts';

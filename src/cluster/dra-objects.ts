@@ -1,18 +1,5 @@
 // Parsers of ResourceClaims, DeviceClasses and DeviceTaintRules into dra-types' JSON views; what kube's validation would refuse is named in `invalid`.
-import {
-  defined,
-  list,
-  map,
-  metadataOf,
-  nodeSelector,
-  optBool,
-  optInt,
-  optRecord,
-  optString,
-  Problems,
-  reqString,
-  stringList,
-} from './dra-read.ts';
+
 import type {
   AllocationResult,
   DeviceClassInfo,
@@ -27,7 +14,21 @@ import type {
   DeviceToleration,
   ResourceClaimConsumerReference,
   ResourceClaimInfo,
-} from './dra-types.ts';
+} from '../model/dra-types.ts';
+import {
+  defined,
+  list,
+  map,
+  metadataOf,
+  nodeSelector,
+  optBool,
+  optInt,
+  optRecord,
+  optString,
+  Problems,
+  reqString,
+  stringList,
+} from './dra-read.ts';
 import { isRecord, type JsonRecord } from './fields.ts';
 
 /** A parser's answer: the parsed view, or why the object cannot be stored at all. */

@@ -1,6 +1,6 @@
 // Total readers for DRA object fields: typed copies of what is well-formed, and the first problem found, by field path.
-import type { NodeSelectorRequirement, NodeSelectorTerm } from '../model/objects.ts';
-import type { DraNodeSelector } from './dra-types.ts';
+import type { DraNodeSelector } from '../model/dra-types.ts';
+import { parseTerm } from './constraints.ts';
 import { isRecord, type JsonRecord } from './fields.ts';
 
 /**
@@ -109,37 +109,16 @@ export function map<T>(
   return out;
 }
 
-function requirement(v: unknown, path: string, p: Problems): NodeSelectorRequirement | undefined {
-  const r = optRecord(v, path, p);
-  if (r === undefined) return undefined;
-  const values =
-    r.values === undefined ? undefined : stringList(r.values, `${path}.values`, p, 1e6);
-  return {
-    key: reqString(r.key, `${path}.key`, p),
-    operator: reqString(r.operator, `${path}.operator`, p),
-    ...(values === undefined ? {} : { values }),
-  };
-}
-
-function term(v: unknown, path: string, p: Problems): NodeSelectorTerm | undefined {
-  const r = optRecord(v, path, p);
-  if (r === undefined) return undefined;
-  const read = (field: 'matchExpressions' | 'matchFields') =>
-    list(r[field], `${path}.${field}`, p, 1e6, (x, at) => requirement(x, at, p));
-  const matchExpressions = read('matchExpressions');
-  const matchFields = read('matchFields');
-  return {
-    ...(matchExpressions.length > 0 ? { matchExpressions } : {}),
-    ...(matchFields.length > 0 ? { matchFields } : {}),
-  };
-}
-
 /** A core/v1 NodeSelector, or undefined when absent. */
 export function nodeSelector(v: unknown, path: string, p: Problems): DraNodeSelector | undefined {
   const r = optRecord(v, path, p);
   if (r === undefined) return undefined;
   const at = `${path}.nodeSelectorTerms`;
-  return { nodeSelectorTerms: list(r.nodeSelectorTerms, at, p, 1e6, (x, i) => term(x, i, p)) };
+  const term = (x: unknown, i: string) => {
+    const parsed = parseTerm(x, i);
+    return parsed.ok ? parsed.value : p.add(parsed.error);
+  };
+  return { nodeSelectorTerms: list(r.nodeSelectorTerms, at, p, 1e6, term) };
 }
 
 /** `metadata` with its name, or the reason the object cannot be stored at all. */

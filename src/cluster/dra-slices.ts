@@ -1,13 +1,14 @@
 // Parser of ResourceSlices into dra-types' JSON view; what kube's validation would refuse (129 devices, two node selections) is named in `invalid`.
-import { taint } from './dra-objects.ts';
-import * as read from './dra-read.ts';
+
 import type {
   Device,
   DeviceAttribute,
   DeviceCapacity,
   DeviceCounterConsumption,
   ResourceSliceInfo,
-} from './dra-types.ts';
+} from '../model/dra-types.ts';
+import { taint } from './dra-objects.ts';
+import * as read from './dra-read.ts';
 import type { JsonRecord } from './fields.ts';
 
 /** resource.k8s.io/v1 ResourceSlice limits (k8s.io/api/resource/v1 constants). */

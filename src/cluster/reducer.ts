@@ -1,6 +1,7 @@
 // The cluster-state reducer: folds the event log into nodes, pods and their charges, in place.
 
 import type { BerthEvent, Envelope, ResourceKind } from '../events/types.ts';
+import type { ResourceClaimInfo } from '../model/dra-types.ts';
 import { type KubeRelease, releaseAtLeast, unrecordedKubeRelease } from '../model/kube-release.ts';
 import { isTerminal } from '../model/phase.ts';
 import { finishIndexUpdate, reindexNode } from './capacity-index.ts';
@@ -27,7 +28,6 @@ import {
   objectParsers,
   optionalObjectKinds,
 } from './cluster-objects.ts';
-import type { ResourceClaimInfo } from './dra-types.ts';
 import { isRecord } from './fields.ts';
 import {
   indexNodeImages,

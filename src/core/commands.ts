@@ -1,6 +1,7 @@
 // The commands the core returns for the runtime to carry out: binds, evictions, reports and timers, as plain data.
-import type { AllocationResult } from '../cluster/dra-types.ts';
+
 import type { AttemptRef, PodRef, PodTimerId } from '../events/types.ts';
+import type { AllocationResult } from '../model/dra-types.ts';
 import type { GroupReport, PodScheduledReason } from './ports.ts';
 
 /**

@@ -1,6 +1,6 @@
 // Shared table machinery for the DRA CEL selector tests: a case, the device it describes, and running it.
 import { expect } from 'vitest';
-import type { DeviceAttribute, DeviceCapacity } from '../../src/cluster/dra-types.ts';
+import type { DeviceAttribute, DeviceCapacity } from '../../src/model/dra-types.ts';
 import { type CelDevice, compileDeviceSelector, matchesDevice } from '../../src/plugins/dra/cel.ts';
 
 /** One table row: a selector, a device, and what kube reports. */

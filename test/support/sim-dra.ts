@@ -1,7 +1,7 @@
 // Pods, templates and claims for tests of the simulated cluster's DRA (claims from templates, pod cleanup), on the manual-clock sim.
 import type { ManifestObject } from '../../src/adapters/sim/manifests.ts';
-import type { AllocationResult } from '../../src/cluster/dra-types.ts';
 import type { InputEvent } from '../../src/events/types.ts';
+import type { AllocationResult } from '../../src/model/dra-types.ts';
 import type { PodObject } from '../../src/model/objects.ts';
 import type { JsonRecord } from '../../src/model/record.ts';
 import { podObject } from './objects.ts';

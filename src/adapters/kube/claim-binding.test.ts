@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { attempt } from '../../../test/adapters/kube-effects-harness.ts';
 import { FakeClaimApi, modified, statusError } from '../../../test/support/fake-claim-api.ts';
 import { manualBucket, testEffects } from '../../../test/support/kube-api-doubles.ts';
-import type { AllocationResult } from '../../cluster/dra-types.ts';
+import type { AllocationResult } from '../../model/dra-types.ts';
 import type { KubeEffectsOptions } from './effects.ts';
 import { FencedWriteError } from './write-fence.ts';
 

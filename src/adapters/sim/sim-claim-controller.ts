@@ -1,9 +1,10 @@
 // kube-controller-manager's resourceclaim controller (with the garbage collector's part for claims) in the simulated cluster.
 
+import { podClaimNameAnnotation } from '../../cluster/dra-objects.ts';
 import { podKey } from '../../model/keys.ts';
 import type { PodObject } from '../../model/objects.ts';
 import { isRecord, type JsonRecord } from '../../model/record.ts';
-import { generatedClaimName, podClaimNameAnnotation, templateClaim } from './sim-claim-names.ts';
+import { generatedClaimName, templateClaim } from './sim-claim-names.ts';
 import {
   claimMeta,
   claimStatus,

@@ -1,11 +1,10 @@
 // The ResourceClaim kube's resourceclaim controller makes from a pod's template: its generated name (deterministic in the sim) and its content.
 
+import { podClaimNameAnnotation } from '../../cluster/dra-objects.ts';
 import { seededRng } from '../../framework/rng.ts';
 import type { PodObject } from '../../model/objects.ts';
 import { isRecord, type JsonRecord } from '../../model/record.ts';
 
-/** The annotation naming the pod's claim entry a generated claim is for. */
-export const podClaimNameAnnotation = 'resource.kubernetes.io/pod-claim-name';
 /** The API server's generateName alphabet (no vowels, no look-alikes). */
 const suffixAlphabet = 'bcdfghjklmnpqrstvwxz2456789';
 const suffixLength = 5;

@@ -2,9 +2,9 @@
 import { describe, expect, it } from 'vitest';
 import { podObject } from '../../../test/support/objects.ts';
 import { manualSim } from '../../../test/support/sim-harness.ts';
-import type { AllocationResult } from '../../cluster/dra-types.ts';
 import type { ClaimBinding } from '../../core/commands.ts';
 import type { InputEvent } from '../../events/types.ts';
+import type { AllocationResult } from '../../model/dra-types.ts';
 import type { JsonRecord } from '../../model/record.ts';
 import type { ManifestObject } from './manifests.ts';
 

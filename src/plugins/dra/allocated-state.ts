@@ -1,6 +1,7 @@
 // The devices DRA claims hold (kube's GatherAllocatedState): every claim's allocation and every allocation still in flight.
-import type { AllocationResult } from '../../cluster/dra-types.ts';
+
 import type { ClusterSnapshot } from '../../cluster/types.ts';
+import type { AllocationResult } from '../../model/dra-types.ts';
 import { allocatedStateFrom } from './allocator/allocated-state.ts';
 import type { AllocatedState } from './allocator/types.ts';
 

@@ -1,6 +1,6 @@
 // The CEL environment of DRA device selectors (kube's `device` variable and libraries) and the conversion of a device into it.
 import { Environment } from '@marcbachmann/cel-js';
-import type { DeviceAttribute, DeviceCapacity } from '../../cluster/dra-types.ts';
+import type { DeviceAttribute, DeviceCapacity } from '../../model/dra-types.ts';
 import { registerDraExtensions } from './cel-extensions.ts';
 import {
   type CelQuantity,

@@ -1,5 +1,5 @@
 // DynamicResources' PreFilter, Filter and Reserve for pods with claims, as kube-scheduler 1.37.2 runs them (extended resources aside).
-import type { AllocationResult, ResourceClaimInfo } from '../../cluster/dra-types.ts';
+
 import type { ClusterSnapshot, NodeInfo, PodInfo } from '../../cluster/types.ts';
 import type { ReservedClaim } from '../../events/types.ts';
 import {
@@ -9,6 +9,7 @@ import {
   status,
   success,
 } from '../../framework/types.ts';
+import type { AllocationResult, ResourceClaimInfo } from '../../model/dra-types.ts';
 import type { NodeSelectorTerm } from '../../model/objects.ts';
 import { matchesAnyTerm } from '../node-selector.ts';
 import { allocatedState } from './allocated-state.ts';

@@ -1,6 +1,7 @@
 // The ResourceClaims a pod uses, found as kube's DynamicResources finds them, with its messages when one is missing or not the pod's.
-import type { ResourceClaimInfo } from '../../cluster/dra-types.ts';
+
 import type { PodInfo } from '../../cluster/types.ts';
+import type { ResourceClaimInfo } from '../../model/dra-types.ts';
 
 /** kube's error when a claim from a template has not been created yet. */
 export const claimNotCreatedYet = 'ResourceClaim not created yet';

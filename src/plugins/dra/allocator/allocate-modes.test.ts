@@ -1,7 +1,7 @@
 // Allocation modes and node selection: All, admin access, network-attached and allNodes slices.
 
 import { describe, expect, it } from 'vitest';
-import type { DeviceRequest, DraNodeSelector } from '../../../cluster/dra-types.ts';
+import type { DeviceRequest, DraNodeSelector } from '../../../model/dra-types.ts';
 import {
   allocated,
   type Case,

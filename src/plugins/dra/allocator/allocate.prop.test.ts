@@ -2,7 +2,7 @@
 
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { Device, ResourceSliceInfo } from '../../../cluster/dra-types.ts';
+import type { Device, ResourceSliceInfo } from '../../../model/dra-types.ts';
 import { claim, classA, dev, localA, req, run } from './test-fixtures.ts';
 
 interface World {

@@ -1,7 +1,7 @@
 // The DRA structured allocator for one node, as kube-scheduler 1.37 runs it (incubating variant, default gates).
 
 import { createHash } from 'node:crypto';
-import type { AllocationResult, ResourceClaimInfo } from '../../../cluster/dra-types.ts';
+import type { AllocationResult, ResourceClaimInfo } from '../../../model/dra-types.ts';
 import { type Constraint, makeConstraints } from './constraints.ts';
 import { CounterTracker } from './counters.ts';
 import { gatherPools } from './pools.ts';

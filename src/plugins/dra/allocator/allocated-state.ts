@@ -1,6 +1,6 @@
 // The allocated state the allocator reads, gathered from allocations as kube's allocatedDevices does.
 
-import type { AllocationResult } from '../../../cluster/dra-types.ts';
+import type { AllocationResult } from '../../../model/dra-types.ts';
 import { nanosOf } from './quantities.ts';
 import { type AllocatedState, deviceKey } from './types.ts';
 

@@ -1,7 +1,7 @@
 // allocationMode All with consumable capacity, and pool validation across slices the node does not see.
 
 import { describe, expect, it } from 'vitest';
-import type { DeviceRequest, ResourceSliceInfo } from '../../../cluster/dra-types.ts';
+import type { DeviceRequest, ResourceSliceInfo } from '../../../model/dra-types.ts';
 import * as f from './test-fixtures.ts';
 import type { AllocateOutcome } from './types.ts';
 

@@ -1,6 +1,6 @@
 // Consumable capacity: what a request consumes of a device's capacities and whether it still fits.
 
-import type { DeviceCapacity } from '../../../cluster/dra-types.ts';
+import type { DeviceCapacity } from '../../../model/dra-types.ts';
 import { type Amount, amountOf, formatAmount } from './quantities.ts';
 import type { CapacityAmounts } from './types.ts';
 

@@ -1,7 +1,7 @@
 // matchAttribute and distinctAttribute constraints, class configuration, and multi-host pool generations.
 
 import { describe, expect, it } from 'vitest';
-import type { DeviceAttribute, DeviceConstraint } from '../../../cluster/dra-types.ts';
+import type { DeviceAttribute, DeviceConstraint } from '../../../model/dra-types.ts';
 import * as f from './test-fixtures.ts';
 import type { AllocateOutcome } from './types.ts';
 

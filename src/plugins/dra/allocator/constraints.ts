@@ -1,6 +1,6 @@
 // Claim constraints (matchAttribute, distinctAttribute) checked as devices are picked, undone on backtracking.
 
-import type { Device, DeviceAttribute, DeviceConstraint } from '../../../cluster/dra-types.ts';
+import type { Device, DeviceAttribute, DeviceConstraint } from '../../../model/dra-types.ts';
 import { AllocatorError } from './types.ts';
 
 /** A constraint over the devices picked for a claim; `remove` undoes exactly one `add`. */

@@ -1,6 +1,6 @@
 // Shared counters of partitionable devices: what allocated devices use, and what the search takes.
 
-import type { Device } from '../../../cluster/dra-types.ts';
+import type { Device } from '../../../model/dra-types.ts';
 import type { Pool } from './pools.ts';
 import { nanosOf } from './quantities.ts';
 import { type AllocatedState, deviceKey } from './types.ts';

@@ -1,7 +1,7 @@
 // filterClaims: allocated claims checked by their node selector, unallocated ones allocated, kube's message order.
 
 import { describe, expect, it } from 'vitest';
-import type { ResourceClaimInfo } from '../../../cluster/dra-types.ts';
+import type { ResourceClaimInfo } from '../../../model/dra-types.ts';
 import { type FilterOutcome, filterClaims } from './filter.ts';
 import { indexSlices } from './pools.ts';
 import { classA, dev, fakeCel, local, localA, node1, oneDevice, resA } from './test-fixtures.ts';

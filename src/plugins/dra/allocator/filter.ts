@@ -1,6 +1,6 @@
 // The DRA part of kube's DynamicResources Filter for one node: allocated claims by selector, the rest by the allocator.
 
-import type { AllocationResult, ResourceClaimInfo } from '../../../cluster/dra-types.ts';
+import type { AllocationResult, ResourceClaimInfo } from '../../../model/dra-types.ts';
 import { matchesAnyTerm } from '../../node-selector.ts';
 import { allocate } from './allocate.ts';
 import type { AllocateInput } from './types.ts';

@@ -6,7 +6,7 @@ import type {
   Device,
   DeviceRequest,
   DeviceRequestDetails,
-} from '../../../cluster/dra-types.ts';
+} from '../../../model/dra-types.ts';
 import * as f from './test-fixtures.ts';
 import type { AllocateOutcome } from './types.ts';
 

@@ -1,7 +1,7 @@
 // Partitionable devices (shared counters) and consumable capacity with multi-allocatable devices.
 
 import { describe, expect, it } from 'vitest';
-import type { Device, DeviceCapacity, ResourceSliceInfo } from '../../../cluster/dra-types.ts';
+import type { Device, DeviceCapacity, ResourceSliceInfo } from '../../../model/dra-types.ts';
 import * as f from './test-fixtures.ts';
 import type { AllocateOutcome } from './types.ts';
 

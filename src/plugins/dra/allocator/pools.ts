@@ -1,6 +1,6 @@
 // Resource pools for one node, gathered from ResourceSlices as kube's GatherPools does.
 
-import type { DraNodeSelector, ResourceSliceInfo } from '../../../cluster/dra-types.ts';
+import type { DraNodeSelector, ResourceSliceInfo } from '../../../model/dra-types.ts';
 import { matchesAnyTerm, type NodeLike } from '../../node-selector.ts';
 import { applyTaintRules } from './taints.ts';
 import type { SliceIndex, TaintRules } from './types.ts';

@@ -7,7 +7,7 @@ import type {
   DeviceSelector,
   ResourceClaimInfo,
   ResourceSliceInfo,
-} from '../../../cluster/dra-types.ts';
+} from '../../../model/dra-types.ts';
 import { CapacityProblem, fitsCapacity } from './capacity.ts';
 import type { Pool } from './pools.ts';
 import type { DeviceSelection } from './selection.ts';

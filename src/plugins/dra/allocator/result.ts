@@ -7,7 +7,7 @@ import type {
   DeviceRequestAllocationResult,
   DraNodeSelector,
   ResourceClaimInfo,
-} from '../../../cluster/dra-types.ts';
+} from '../../../model/dra-types.ts';
 import type { NodeSelectorRequirement } from '../../../model/objects.ts';
 import type { NodeLike } from '../../node-selector.ts';
 import { formatAmount } from './quantities.ts';

@@ -1,7 +1,7 @@
 // The search's order and amount of work match kube's: same picks, same number of search steps.
 
 import { describe, expect, it } from 'vitest';
-import type { Device, DeviceRequest, DeviceRequestDetails } from '../../../cluster/dra-types.ts';
+import type { Device, DeviceRequest, DeviceRequestDetails } from '../../../model/dra-types.ts';
 import * as f from './test-fixtures.ts';
 import type { AllocateOutcome } from './types.ts';
 

@@ -1,6 +1,6 @@
 // The backtracking search of kube's incubating allocator: first fit in pool, slice and device order.
 
-import type { ResourceClaimInfo } from '../../../cluster/dra-types.ts';
+import type { ResourceClaimInfo } from '../../../model/dra-types.ts';
 import { CapacityProblem, consumedCapacity, fitsCapacity } from './capacity.ts';
 import type { Constraint } from './constraints.ts';
 import type { CounterTracker } from './counters.ts';

@@ -5,7 +5,7 @@ import type {
   DeviceClassInfo,
   DeviceSelector,
   ResourceSliceInfo,
-} from '../../../cluster/dra-types.ts';
+} from '../../../model/dra-types.ts';
 import type { NodeLike } from '../../node-selector.ts';
 import { nodeMatches } from './pools.ts';
 import { AllocatorError, type SelectorMatcher } from './types.ts';

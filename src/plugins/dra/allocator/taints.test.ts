@@ -5,7 +5,7 @@ import type {
   DeviceTaint,
   DeviceTaintRuleInfo,
   DeviceToleration,
-} from '../../../cluster/dra-types.ts';
+} from '../../../model/dra-types.ts';
 import * as f from './test-fixtures.ts';
 import type { AllocateOutcome } from './types.ts';
 

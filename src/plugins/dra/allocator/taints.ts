@@ -5,7 +5,7 @@ import type {
   DeviceTaint,
   DeviceToleration,
   ResourceSliceInfo,
-} from '../../../cluster/dra-types.ts';
+} from '../../../model/dra-types.ts';
 import type { TaintRules } from './types.ts';
 
 /**

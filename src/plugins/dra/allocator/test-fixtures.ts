@@ -9,7 +9,7 @@ import type {
   DeviceTaintRuleInfo,
   ResourceClaimInfo,
   ResourceSliceInfo,
-} from '../../../cluster/dra-types.ts';
+} from '../../../model/dra-types.ts';
 import type { NodeLike } from '../../node-selector.ts';
 import { allocateCounted } from './allocate.ts';
 import { indexSlices } from './pools.ts';

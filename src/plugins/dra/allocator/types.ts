@@ -6,7 +6,7 @@ import type {
   DeviceTaintRuleInfo,
   ResourceClaimInfo,
   ResourceSliceInfo,
-} from '../../../cluster/dra-types.ts';
+} from '../../../model/dra-types.ts';
 import type { NodeLike } from '../../node-selector.ts';
 import type { CelDevice } from '../cel-env.ts';
 
