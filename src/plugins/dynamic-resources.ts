@@ -16,6 +16,7 @@ import {
   claimsPreFilter,
   claimsReserve,
   claimsScore,
+  preFilterRanKey,
 } from './dra/claims-cycle.ts';
 import { defaultNormalizeScore } from './normalize-score.ts';
 
@@ -38,7 +39,7 @@ export const silentSince: KubeRelease = '1.37';
 /** The PostFilter: `reasons` is what kube says for a pod without claims at the release. */
 function postFilterSaying(reasons: readonly string[]): PostFilterPlugin['postFilter'] {
   return (_pod, args) =>
-    args.preFiltersCompleted
+    args.preFiltersCompleted || args.state?.has(preFilterRanKey) === true
       ? status('Unschedulable', name, ...reasons)
       : status('Error', name, noStateReason);
 }
@@ -63,7 +64,7 @@ const score: Required<Pick<ScorePlugin, 'score' | 'scoreNodes' | 'normalize'>> =
  * that text opens the PostFilter part of every unschedulable pod's message. berth refuses
  * pods with claims before any filter (UnsupportedConstraints), so it always answers that —
  * unless a PreFilter stopped the PreFilter loop before kube's DynamicResources PreFilter
- * (the last one) wrote its state: then kube's answer is the Error "not found", which ends
+ * (the last one) wrote its state (its own rejection comes after the write): then kube's answer is the Error "not found", which ends
  * the PostFilters (no preemption) and is what the message says after the filters' sentence.
  * From 1.35 it also scores (see `score`); from 1.37 its Unschedulable answer carries no
  * message, so the PostFilter part starts at "preemption:". Its args (kube's
