@@ -1,7 +1,6 @@
 // DRA differential runs: load a DRA scenario into a reset control plane, place its pods one at a time, read and compare outcomes.
 import { type Api, waitForReadyNodes } from './api.ts';
 import { outcomeOf } from './differential.ts';
-import { deleteAndWait } from './differential-sequential.ts';
 import type { PodJson } from './kubectl.ts';
 import type { DraObj, DraScenario } from './scenario-dra.ts';
 import { delay, waitFor } from './wait.ts';
@@ -146,7 +145,7 @@ export async function placeDraPods(
   api: Api,
   s: DraScenario,
   checkAlive: () => void,
-  quietMs = 400,
+  quietMs = 250,
 ): Promise<DraOutcomes> {
   const out: DraOutcomes = {};
   for (const [i, p] of s.pending.entries()) {
@@ -168,7 +167,11 @@ export async function placeDraPods(
       { timeoutMs: i === 0 ? 90_000 : 30_000, intervalMs: 20 },
     )) as DraOutcome;
     out[p.metadata.name] = o;
-    if (o.node === undefined) await deleteAndWait(api, s.namespace, p.metadata.name);
+    // Unbound, so gone at once with grace 0; the scheduler sees the deletion before the next pod.
+    if (o.node === undefined) {
+      const d = await api.deletePod(s.namespace, p.metadata.name);
+      if (d.status !== 200) throw new Error(`DELETE pod ${p.metadata.name}: HTTP ${d.status}`);
+    }
   }
   return out;
 }

@@ -37,8 +37,7 @@ async function settledPod(
   ) as Promise<Outcome>;
 }
 
-/** Deletes a pod (grace 0) and waits until the API no longer has it. */
-export async function deleteAndWait(api: Api, namespace: string, name: string): Promise<void> {
+async function deleteAndWait(api: Api, namespace: string, name: string): Promise<void> {
   const r = await api.deletePod(namespace, name);
   if (r.status !== 200 && r.status !== 404)
     throw new Error(`DELETE pod ${namespace}/${name}: HTTP ${r.status}`);

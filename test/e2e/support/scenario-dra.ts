@@ -87,7 +87,7 @@ function slice(name: string, driver: string, nodeName: string, pool: string, cou
 /** A GPU pool on `nodeName`: 3–5 devices with model, rack, numa and memory; some tainted. */
 function gpuSlice(r: Rng, nodeName: string, rack: string, covers: Set<string>): DraObj {
   const devices = Array.from({ length: r.range(3, 5) }, (_, j) => {
-    const tainted = r.chance(0.2);
+    const tainted = r.chance(0.12);
     if (tainted) covers.add('slice device taint');
     return {
       name: `gpu-${j}`,
@@ -156,7 +156,7 @@ type Pin = { kind: 'nodeSelector' | 'rack'; node: string; rack: string };
 
 /** One device request's `exactly` (or a firstAvailable subrequest without its name). */
 function exact(r: Rng, pin: Pin, covers: Set<string>, mode: 'ExactCount' | 'All') {
-  const className = r.chance(0.04)
+  const className = r.chance(0.025)
     ? classes.missing
     : r.pick([gpu, gpu, gpu, classes.big, mig, mig]);
   if (className === classes.missing) covers.add('unknown DeviceClass');
@@ -169,7 +169,7 @@ function exact(r: Rng, pin: Pin, covers: Set<string>, mode: 'ExactCount' | 'All'
   }
   if (className !== classes.missing && r.chance(0.25)) {
     covers.add('CEL on capacity');
-    const q = r.pick(['10Gi', '16Gi', '20Gi', '40Gi', '80Gi']);
+    const q = r.pick(['10Gi', '16Gi', '16Gi', '20Gi', '40Gi', '80Gi']);
     selectors.push(cel(`device.capacity[device.driver].memory.compareTo(quantity("${q}")) >= 0`));
   }
   const tolerations = [];
@@ -243,7 +243,7 @@ function newClaim(r: Rng, s: DraScenario, pod: string, ref: string, pin: Pin, te
 
 /**
  * The scenario of `seed`: 3–5 nodes, each with a GPU pool and maybe a partitionable one,
- * maybe a DeviceTaintRule, then 3–7 pods with 1–2 claims each (direct, from a template, or
+ * maybe a DeviceTaintRule, then 3–5 pods with 1–2 claims each (direct, from a template, or
  * another pod's direct claim). Every pod can only ever land on its pinned node (nodeSelector,
  * or a rack selector in each of its new claims), so no random tie-break decides anything.
  * Without `templates` every new claim is a direct one (the same draws otherwise).
@@ -285,7 +285,7 @@ export function generateDraScenario(seed: number, { templates = true } = {}): Dr
     });
   }
   const direct: string[] = [];
-  for (let k = 0; k < r.range(3, 7); k++) {
+  for (let k = 0; k < r.range(3, 6); k++) {
     const pod = `pod-${k}`;
     const i = r.int(names.length);
     const pin: Pin = {
@@ -295,9 +295,15 @@ export function generateDraScenario(seed: number, { templates = true } = {}): Dr
     };
     const refs: DraPodObj['spec']['resourceClaims'] = [];
     for (let c = 0; c < (r.chance(0.25) ? 2 : 1); c++) {
-      if (direct.length > 0 && r.chance(0.25)) {
+      // Another pod's claim: kube-scheduler 1.37.2 fails PreBind for a pod that lists one
+      // claim twice ("got allocated elsewhere in the meantime", then a duplicate reservedFor
+      // entry), so a pod never does here.
+      const others = direct.filter(
+        (d) => !d.startsWith(`${pod}-`) && !refs.some((x) => x.resourceClaimName === d),
+      );
+      if (others.length > 0 && r.chance(0.25)) {
         s.covers.add('shared claim');
-        refs.push({ name: `claim-${c}`, resourceClaimName: r.pick(direct) });
+        refs.push({ name: `claim-${c}`, resourceClaimName: r.pick(others) });
         continue;
       }
       const ref = newClaim(r, s, pod, `claim-${c}`, pin, templates);
@@ -305,9 +311,7 @@ export function generateDraScenario(seed: number, { templates = true } = {}): Dr
       refs.push(ref);
     }
     // Only shared claims: their selectors may pin nothing, so the nodeSelector must.
-    if (
-      refs.every((x) => x.resourceClaimName !== undefined && !x.resourceClaimName.startsWith(pod))
-    )
+    if (refs.every((x) => x.resourceClaimName?.startsWith(`${pod}-`) === false))
       pin.kind = 'nodeSelector';
     s.pending.push({
       apiVersion: 'v1',
