@@ -271,20 +271,8 @@ export function generateDraScenario(seed: number, { templates = true } = {}): Dr
       s.slices.push(...migSlices(n, `rack-${i + 1}`));
     }
   }
-  if (r.chance(0.5)) {
-    s.covers.add('DeviceTaintRule');
-    const n = r.pick(names);
-    s.taintRules.push({
-      apiVersion: 'resource.k8s.io/v1',
-      kind: 'DeviceTaintRule',
-      metadata: { name: 'drain-one' },
-      spec: {
-        deviceSelector: { driver: gpu, pool: `${n}-gpu`, device: `gpu-${r.int(2)}` },
-        taint: ruleTaint,
-      },
-    });
-  }
   const direct: string[] = [];
+  const targets: string[] = [];
   for (let k = 0; k < r.range(3, 6); k++) {
     const pod = `pod-${k}`;
     const i = r.int(names.length);
@@ -293,6 +281,7 @@ export function generateDraScenario(seed: number, { templates = true } = {}): Dr
       node: names[i] as string,
       rack: `rack-${i + 1}`,
     };
+    targets.push(pin.node);
     const refs: DraPodObj['spec']['resourceClaims'] = [];
     for (let c = 0; c < (r.chance(0.25) ? 2 : 1); c++) {
       // Another pod's claim: kube-scheduler 1.37.2 fails PreBind for a pod that lists one
@@ -335,6 +324,19 @@ export function generateDraScenario(seed: number, { templates = true } = {}): Dr
           },
         ],
       },
+    });
+  }
+  // On a node some pod is pinned to: its first device (kube's allocator would take it
+  // first) or the whole pool.
+  if (r.chance(0.6)) {
+    s.covers.add('DeviceTaintRule');
+    const n = r.pick(targets);
+    const device = r.chance(0.7) ? { device: 'gpu-0' } : {};
+    s.taintRules.push({
+      apiVersion: 'resource.k8s.io/v1',
+      kind: 'DeviceTaintRule',
+      metadata: { name: 'drain' },
+      spec: { deviceSelector: { driver: gpu, pool: `${n}-gpu`, ...device }, taint: ruleTaint },
     });
   }
   return s;
