@@ -26,7 +26,10 @@ export function formatSummary(title: string, s: RunSummary): string {
   const placements = Object.entries(s.placements);
   if (placements.length > 0 && placements.length <= 20) {
     lines.push('', 'Placements:');
-    for (const [key, node] of placements) lines.push(`  ${key} → ${node}`);
+    for (const [key, node] of placements) {
+      const devices = s.devices[key];
+      lines.push(`  ${key} → ${node}${devices === undefined ? '' : ` (${devices.join(', ')})`}`);
+    }
   }
   return `${lines.join('\n')}\n`;
 }

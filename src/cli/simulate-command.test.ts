@@ -20,6 +20,7 @@ function summary(overrides: Partial<RunSummary>): RunSummary {
     gated: 0,
     queued: 0,
     placements: {},
+    devices: {},
     pending: {},
     pendingStates: {},
     decisionDigest: '',

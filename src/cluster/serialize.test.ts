@@ -120,6 +120,30 @@ describe('snapshot of preemption’s pod fields', () => {
     expect(serializeClusterState(restored)).toEqual(serializeClusterState(live));
   });
 
+  it('round-trips a pod’s DRA claims (a restored segment must still allocate them)', () => {
+    const pod = podObject('dra');
+    (pod.spec as Record<string, unknown>).resourceClaims = [
+      { name: 'gpu', resourceClaimTemplateName: 't' },
+      { name: 'nic', resourceClaimName: 'shared-nic' },
+    ];
+    (pod as { status?: unknown }).status = {
+      resourceClaimStatuses: [{ name: 'gpu', resourceClaimName: 'dra-gpu-x' }],
+    };
+    const live = fold({ type: 'PodUpserted', pod }, { type: 'PodUpserted', pod: podObject('w') });
+    const restored = roundTrip(serializeClusterState(live));
+    const claims = [...restored.pods.values()].map((r) => [r.info.name, r.info.resourceClaims]);
+    expect(claims).toEqual([
+      [
+        'dra',
+        [
+          { name: 'gpu', templateName: 't', generatedName: 'dra-gpu-x' },
+          { name: 'nic', claimName: 'shared-nic' },
+        ],
+      ],
+      ['w', undefined],
+    ]);
+  });
+
   it('restores a pod from a snapshot older than the fields as not started and not preempted', () => {
     const old = JSON.parse(
       JSON.stringify(serializeClusterState(fold(victim()))),

@@ -281,6 +281,8 @@ function podInfo(j: PodInfoData, at: string): PodInfo {
     // Absent in snapshots older than NodeDeclaredFeatures.
     requiredNodeFeatures: parseDeclaredFeatures(j.requiredNodeFeatures),
     unsupported: j.unsupported ?? undefined,
+    // Absent for pods without DRA claims, and in snapshots older than DynamicResources.
+    ...(Array.isArray(j.resourceClaims) ? { resourceClaims: j.resourceClaims } : {}),
   };
 }
 

@@ -138,8 +138,9 @@ export interface PodInfo {
   /** The controller ownerReference (ReplicaSet, StatefulSet, …), for default spreading. */
   controllerRef: ControllerRef | undefined;
   /**
-   * A constraint this pod carries that berth has no plugin for yet (naming the field), or
-   * undefined. Such a pod is refused with that reason, never placed as if it did not ask.
+   * A constraint this pod carries that berth did not check when the log was recorded
+   * (naming the field; `unsupportedConstraint`), or undefined. Under such a configuration
+   * the pod is refused with that reason, never placed as if it did not ask.
    */
   unsupported: string | undefined;
 }

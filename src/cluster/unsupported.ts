@@ -1,4 +1,4 @@
-// Finds the first constraint in a pod spec that no berth plugin checks yet, so the pod is refused, not misplaced.
+// What berth refused before it checked a constraint (DRA resource claims), kept so logs recorded then replay alike.
 import { isRecord } from './fields.ts';
 
 /** The one-line reason for a field berth cannot honour yet. */
@@ -19,12 +19,13 @@ function resourceClaims(spec: Record<string, unknown>): string | undefined {
 }
 
 /**
- * The reason a pod must wait because it asks for something no berth plugin checks yet
- * (`unsupportedReason` of the field's path, or a reason naming it), or undefined. Every
- * placement constraint berth reads has a plugin today (node selector and affinity, taints,
- * host ports, topology spread, inter-pod affinity and anti-affinity, volumes); DRA resource
- * claims do not. A constraint that Kubernetes gains before berth checks it belongs here.
- * Never throws.
+ * The reason berth refused a pod before it checked what the pod asks for, or undefined.
+ * Every placement constraint berth reads has a plugin today (node selector and affinity,
+ * taints, host ports, topology spread, inter-pod affinity and anti-affinity, volumes, DRA
+ * resource claims); the claims' old refusal is still named here because a log recorded
+ * before DynamicResources allocated them (no `resourceClaims` in its config) replays it
+ * (UnsupportedConstraints answers with it only then). A constraint that Kubernetes gains
+ * before berth checks it belongs here too. Never throws.
  */
 export function unsupportedConstraint(spec: unknown): string | undefined {
   if (!isRecord(spec)) return undefined;

@@ -67,6 +67,12 @@ export interface BerthConfig {
    * which were scheduled as 1.34 and replay so; fresh runs record it (default 1.37).
    */
   emulatedVersion?: KubeRelease;
+  /**
+   * Pods with DRA resource claims are allocated by DynamicResources (true). Absent in logs
+   * from before berth allocated claims: such pods were refused (UnsupportedConstraints),
+   * and replay does the same; fresh runs record true.
+   */
+  resourceClaims?: boolean;
 }
 
 /** The release `config` schedules as: its recorded one, else 1.34 (older logs). */
@@ -96,12 +102,13 @@ export const defaultConfig: BerthConfig = {
   flushIntervalMs: 30_000,
   postFilters: [...defaultPostFilters],
   gangs: defaultGangConfig,
+  resourceClaims: true,
 };
 
 /**
  * `config` as a fresh run records it: the default PostFilters filled in when absent, gang
- * scheduling on with its defaults when not configured, and the latest emulated release
- * when none was asked for.
+ * scheduling on with its defaults when not configured, the latest emulated release when
+ * none was asked for, and DRA claims allocated unless switched off.
  */
 export function withFreshRunDefaults(config: BerthConfig): BerthConfig {
   const postFilters =
@@ -110,7 +117,8 @@ export function withFreshRunDefaults(config: BerthConfig): BerthConfig {
       : { postFilters: [...defaultPostFilters] };
   const gangs = config.gangs !== undefined ? {} : { gangs: defaultGangConfig };
   const emulatedVersion = config.emulatedVersion ?? latestKubeRelease;
-  return { ...config, ...postFilters, ...gangs, emulatedVersion };
+  const resourceClaims = config.resourceClaims ?? true;
+  return { ...config, ...postFilters, ...gangs, emulatedVersion, resourceClaims };
 }
 
 function positive(value: unknown, fallback: number, field: string): number {
@@ -198,11 +206,16 @@ export interface ProfileInUse {
 export function profilesOf(config: BerthConfig): ProfileInUse[] {
   const global = config.percentageOfNodesToScore;
   const release = emulatedReleaseOf(config);
+  const refuseResourceClaims = config.resourceClaims !== true;
   if (config.profiles === undefined)
     return [
       {
         schedulerName: config.schedulerName,
-        profile: profileFromConfig({ postFilters: config.postFilters ?? [], release }),
+        profile: profileFromConfig({
+          postFilters: config.postFilters ?? [],
+          release,
+          refuseResourceClaims,
+        }),
         percentageOfNodesToScore: global,
       },
     ];
@@ -212,6 +225,7 @@ export function profilesOf(config: BerthConfig): ProfileInUse[] {
       ...p.plugins,
       postFilters: p.plugins.postFilters ?? [],
       release,
+      refuseResourceClaims,
     }),
     percentageOfNodesToScore: p.percentageOfNodesToScore ?? global,
   }));
@@ -245,6 +259,8 @@ export function parseConfig(raw: unknown): BerthConfig {
     }
   }
   const gangs = parseGangs(raw.gangs);
+  if (raw.resourceClaims !== undefined && typeof raw.resourceClaims !== 'boolean')
+    throw new Error('config resourceClaims must be true or false');
   const name = raw.schedulerName ?? profiles?.[0]?.schedulerName ?? defaultConfig.schedulerName;
   if (typeof name !== 'string' || name === '')
     throw new Error('config schedulerName must be a non-empty string');
@@ -271,6 +287,7 @@ export function parseConfig(raw: unknown): BerthConfig {
     ...(postFilters === undefined ? {} : { postFilters }),
     ...(gangs === undefined ? {} : { gangs }),
     ...(emulatedVersion === undefined ? {} : { emulatedVersion }),
+    ...(raw.resourceClaims === undefined ? {} : { resourceClaims: raw.resourceClaims }),
   };
 }
 

@@ -75,7 +75,11 @@ function stepGroup(
   core.gangs.send(key, { type: 'PLACED', now: core.now });
   for (const p of trial.placements) {
     const ref = { uid: p.info.uid, key: p.info.key, attempt: p.attempt, node: p.node };
-    decide(core, { type: 'PodReserved', ...ref });
+    decide(core, {
+      type: 'PodReserved',
+      ...ref,
+      ...(p.claims === undefined ? {} : { claims: p.claims }),
+    });
   }
   for (const p of trial.placements) {
     const ref = { uid: p.info.uid, key: p.info.key, attempt: p.attempt, node: p.node };

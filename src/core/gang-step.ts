@@ -2,6 +2,7 @@
 import { type Amount, addAmounts, maxAmount, subAmounts } from '../cluster/amount.ts';
 import { reduce } from '../cluster/reducer.ts';
 import type { ClusterState, PodInfo, Resources } from '../cluster/types.ts';
+import type { ReservedClaim } from '../events/types.ts';
 import type { CycleResult } from '../framework/cycle.ts';
 
 /** A member the step tries, with the attempt number its machine took for this step. */
@@ -10,9 +11,10 @@ export interface GangMember {
   attempt: number;
 }
 
-/** A member's place in a successful trial. */
+/** A member's place in a successful trial, with the DRA claims it allocates there. */
 export interface GangPlacement extends GangMember {
   node: string;
+  claims?: ReservedClaim[];
 }
 
 /** What the trial found: every member placed, or the first that was not and why. */
@@ -50,13 +52,15 @@ export function tryGroup(
         outcome = { kind: 'blocked', fitted: placements.length, placements, member, result };
         break;
       }
-      reserve(cluster, member, result.node, time, 'PodReserved');
-      placements.push({ ...member, node: result.node });
+      const placement: GangPlacement = { ...member, node: result.node };
+      if (result.claims !== undefined) placement.claims = result.claims;
+      // The next member's cycle sees this one's devices taken (the reducer holds them).
+      reserve(cluster, placement, 'PodReserved', time);
+      placements.push(placement);
     }
   } finally {
     for (let i = placements.length - 1; i >= 0; i--) {
-      const p = placements[i] as GangPlacement;
-      reserve(cluster, p, p.node, time, 'PodUnreserved');
+      reserve(cluster, placements[i] as GangPlacement, 'PodUnreserved', time);
     }
   }
   return outcome ?? { kind: 'placed', placements };
@@ -64,17 +68,18 @@ export function tryGroup(
 
 function reserve(
   cluster: ClusterState,
-  m: GangMember,
-  node: string,
-  time: number,
+  p: GangPlacement,
   type: 'PodReserved' | 'PodUnreserved',
+  time: number,
 ): void {
-  const ref = { uid: m.info.uid, key: m.info.key, attempt: m.attempt, node };
+  const ref = { uid: p.info.uid, key: p.info.key, attempt: p.attempt, node: p.node };
+  const claims = p.claims === undefined ? {} : { claims: p.claims };
   // Not logged: a trial's reservations never outlive it (seq 0 marks them as such).
   reduce(cluster, {
     seq: 0,
     time,
-    event: type === 'PodReserved' ? { type, ...ref } : { type, ...ref, reason: 'gang trial' },
+    event:
+      type === 'PodReserved' ? { type, ...ref, ...claims } : { type, ...ref, reason: 'gang trial' },
   });
 }
 

@@ -2,6 +2,7 @@
 import type { PodEvent } from '../../machines/pod.machine.ts';
 import type { ClusterChange } from '../cluster/types.ts';
 import type { InputEvent } from '../events/types.ts';
+import { releaseClaimWaiters } from './claim-gate.ts';
 import type { CoreState } from './core-state.ts';
 import { decide } from './evolve.ts';
 import { expireHold } from './gang-hold.ts';
@@ -37,10 +38,12 @@ export function routeInput(core: CoreState, event: InputEvent, change: ClusterCh
     case 'TimerFired':
       onTimer(core, event);
       return;
-    case 'NodeUpserted':
-    case 'NodeDeleted':
     case 'ObjectUpserted':
     case 'ObjectDeleted':
+      releaseClaimWaiters(core, change);
+      return;
+    case 'NodeUpserted':
+    case 'NodeDeleted':
     case 'ResyncStarted':
     case 'LeadershipChanged':
       return;

@@ -3,6 +3,7 @@ import { reduce } from '../cluster/reducer.ts';
 import type { ClusterState } from '../cluster/types.ts';
 import type { Envelope, InputEvent } from '../events/types.ts';
 import type { Profile } from '../framework/types.ts';
+import { claimGate } from './claim-gate.ts';
 import type { Command } from './commands.ts';
 import type { BerthConfig } from './config.ts';
 import { CoreState, type EnvelopeInspector, type Step } from './core-state.ts';
@@ -177,6 +178,11 @@ export class Scheduler {
       const uid = next.key;
       const record = core.cluster.pods.get(uid);
       if (record === undefined || !core.pods.has(uid)) continue;
+      // PreEnqueue (DynamicResources): a pod whose claims are not all there waits, gated.
+      if (claimGate(core, record.info) !== undefined) {
+        core.pods.send(uid, { type: 'GATED' });
+        continue;
+      }
       this.busy = true;
       try {
         const group = core.groupOf(record.info);
@@ -204,12 +210,19 @@ export class Scheduler {
     for (const uid of pods.uids()) {
       const m = pods.inspect(uid);
       if (m === undefined) continue;
-      // kube's SchedulingGated condition message, for pods held in PreEnqueue.
-      const gated =
-        m.state === 'gated' ? 'Scheduling is blocked due to non-empty scheduling gates' : undefined;
+      // kube's SchedulingGated condition message, or DynamicResources' PreEnqueue reason.
+      const gated = m.state === 'gated' ? this.gatedReason(uid) : undefined;
       reasons.set(m.key, gated ?? m.reason ?? `waiting to be scheduled (${m.state})`);
     }
     return reasons;
+  }
+
+  /** Why gated pod `uid` waits: its scheduling gates, else a claim it waits for. */
+  private gatedReason(uid: string): string {
+    const info = this.core.cluster.pods.get(uid)?.info;
+    const claims = info === undefined ? undefined : claimGate(this.core, info);
+    if (claims !== undefined && info?.schedulingGates.length === 0) return claims;
+    return 'Scheduling is blocked due to non-empty scheduling gates';
   }
 
   /** The state name of pod `uid`'s machine, or undefined when it has none. */

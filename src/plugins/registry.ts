@@ -56,7 +56,7 @@ export type PluginFactory = (args?: unknown, release?: KubeRelease) => Plugin;
 /** Every plugin berth knows, by name (kube's in-tree registry, trimmed). */
 export const registry: ReadonlyMap<string, PluginFactory> = new Map<string, PluginFactory>([
   [podValidity.name, podValidity.newPodValidity],
-  [unsupportedConstraints.name, unsupportedConstraints.newUnsupportedConstraints],
+  [unsupportedConstraints.name, () => unsupportedConstraints.newUnsupportedConstraints()],
   [nodeUnschedulable.name, nodeUnschedulable.newNodeUnschedulable],
   [nodeName.name, nodeName.newNodeName],
   [taintToleration.name, taintToleration.newTaintToleration],
@@ -105,6 +105,11 @@ export interface ProfileConfig {
   pluginArgs?: Record<string, unknown>;
   /** The kube-scheduler release whose behaviours the plugins follow (default: the latest). */
   release?: KubeRelease;
+  /**
+   * Refuse pods with DRA resource claims (UnsupportedConstraints), as berth did before it
+   * allocated them: set when replaying a log recorded then (default: false).
+   */
+  refuseResourceClaims?: boolean;
 }
 
 /** kube 1.37's default PreFilters that berth implements (`defaultPreFiltersOf` for others). */
@@ -160,7 +165,10 @@ export function profileFromConfig(config: ProfileConfig = {}): Profile {
     if (factory === undefined) {
       throw new Error(`unknown plugin "${pluginName}" in ${point}; known plugins: ${knownNames()}`);
     }
-    const created = factory(config.pluginArgs?.[pluginName], release);
+    const created =
+      pluginName === unsupportedConstraints.name
+        ? unsupportedConstraints.newUnsupportedConstraints(config.refuseResourceClaims === true)
+        : factory(config.pluginArgs?.[pluginName], release);
     instances.set(pluginName, created);
     return created;
   };

@@ -1,4 +1,4 @@
-// UnsupportedConstraints (berth-specific PreFilter): refuses pods that ask for what berth cannot check yet.
+// UnsupportedConstraints (berth-specific PreFilter): refuses pods that ask for what berth cannot check, or did not when a log was recorded.
 import type { PodInfo } from '../cluster/types.ts';
 import { never } from '../framework/hints.ts';
 import { type PreFilterPlugin, type Status, status, success } from '../framework/types.ts';
@@ -7,21 +7,19 @@ import { type PreFilterPlugin, type Status, status, success } from '../framework
 export const name = 'UnsupportedConstraints';
 
 /**
- * Rejects a pod that carries a constraint no berth plugin checks yet (PodInfo's
- * `unsupported`; none today), naming the field, instead of placing it as if it had not
- * asked. UnschedulableAndUnresolvable: only an update of the pod (or a newer berth)
- * changes the answer.
+ * Rejects a pod that carries a constraint this profile does not check, naming the field,
+ * instead of placing it as if it had not asked. Today that is only DRA resource claims
+ * under a configuration recorded before berth allocated them (`refuseResourceClaims`):
+ * such logs refused those pods (PodInfo's `unsupported`), and replay must do the same.
+ * UnschedulableAndUnresolvable: only an update of the pod changes the answer.
  */
-export const unsupportedConstraints = {
-  name,
-  queueingHint: never,
-  preFilter(pod: PodInfo): Status {
-    const reason = pod.unsupported;
-    return reason === undefined ? success : status('UnschedulableAndUnresolvable', name, reason);
-  },
-} satisfies PreFilterPlugin;
-
-/** Returns the UnsupportedConstraints plugin (it takes no arguments). */
-export function newUnsupportedConstraints(): typeof unsupportedConstraints {
-  return unsupportedConstraints;
+export function newUnsupportedConstraints(refuseResourceClaims = false): PreFilterPlugin {
+  return {
+    name,
+    queueingHint: never,
+    preFilter(pod: PodInfo): Status {
+      const reason = refuseResourceClaims ? pod.unsupported : undefined;
+      return reason === undefined ? success : status('UnschedulableAndUnresolvable', name, reason);
+    },
+  };
 }

@@ -1,7 +1,7 @@
 // Follows the log to report a run: which pods berth placed, which are not bound, in what state and why.
 
 import { DecisionDigest } from '../events/digest.ts';
-import type { Envelope } from '../events/types.ts';
+import type { Envelope, ReservedClaim } from '../events/types.ts';
 import { isDecision } from '../events/types.ts';
 import { podKey } from '../model/keys.ts';
 
@@ -36,6 +36,11 @@ export interface RunSummary {
   queued: number;
   /** `namespace/name` → node, for every pod berth bound. */
   placements: Record<string, string>;
+  /**
+   * `namespace/name` → the DRA devices berth allocated to the bound pod's claims
+   * (`driver/pool/device`), for bound pods whose cycle allocated any.
+   */
+  devices: Record<string, string[]>;
   /** `namespace/name` → why it is not bound (the last attempt's reason), for every pod not bound. */
   pending: Record<string, string>;
   /** `namespace/name` → its state, for every pod in `pending`. */
@@ -102,6 +107,10 @@ export class SummaryTracker {
   readonly digest = new DecisionDigest();
   /** `namespace/name` → the uid berth bound under that name and its node. */
   private readonly placements = new Map<string, { uid: string; node: string }>();
+  /** uid → the devices its last PodReserved allocated (DRA), while it has any. */
+  private readonly reservedDevices = new Map<string, string[]>();
+  /** `namespace/name` → the devices of the pod bound under that name. */
+  private readonly boundDevices = new Map<string, string[]>();
   /** `namespace/name` → uid, for pods seen without a node and not bound since. */
   private readonly unboundUids = new Map<string, string>();
   private readonly nodeNames = new Set<string>();
@@ -115,11 +124,16 @@ export class SummaryTracker {
       const type = event.type;
       if (type === 'PodReserved' || type === 'PodUnschedulable' || type === 'CycleFailed')
         this.attempts += 1;
+      if (type === 'PodReserved') this.noteDevices(event.uid, event.claims);
       return;
     }
     switch (event.type) {
       case 'BindSucceeded':
         this.placements.set(event.key, { uid: event.uid, node: event.node });
+        this.boundDevices.delete(event.key);
+        if (this.reservedDevices.has(event.uid))
+          this.boundDevices.set(event.key, this.reservedDevices.get(event.uid) as string[]);
+        this.reservedDevices.delete(event.uid);
         if (this.unboundUids.get(event.key) === event.uid) this.unboundUids.delete(event.key);
         return;
       case 'PodUpserted': {
@@ -135,7 +149,11 @@ export class SummaryTracker {
         return;
       }
       case 'PodDeleted':
-        if (this.placements.get(event.key)?.uid === event.uid) this.placements.delete(event.key);
+        this.reservedDevices.delete(event.uid);
+        if (this.placements.get(event.key)?.uid === event.uid) {
+          this.placements.delete(event.key);
+          this.boundDevices.delete(event.key);
+        }
         if (this.unboundUids.get(event.key) === event.uid) this.unboundUids.delete(event.key);
         return;
       case 'NodeUpserted':
@@ -150,6 +168,15 @@ export class SummaryTracker {
     }
   }
 
+  /** Remembers the devices pod `uid`'s reservation allocated (none: forgets older ones). */
+  private noteDevices(uid: string, claims: readonly ReservedClaim[] | undefined): void {
+    const devices = (claims ?? []).flatMap((c) =>
+      (c.allocation?.devices.results ?? []).map((r) => `${r.driver}/${r.pool}/${r.device}`),
+    );
+    if (devices.length > 0) this.reservedDevices.set(uid, devices);
+    else this.reservedDevices.delete(uid);
+  }
+
   /**
    * Builds the summary. `pending` is the scheduler's `pendingReasons()` (every pod with a
    * live machine); a pod whose bind already succeeded counts as scheduled, not pending.
@@ -161,6 +188,8 @@ export class SummaryTracker {
   ): RunSummary {
     const placements: Record<string, string> = {};
     for (const [key, placed] of sortedEntries(this.placements)) placements[key] = placed.node;
+    const devices: Record<string, string[]> = {};
+    for (const [key, list] of sortedEntries(this.boundDevices)) devices[key] = list;
     const counts: Record<PendingState, number> = {
       unschedulable: 0,
       backingOff: 0,
@@ -187,6 +216,7 @@ export class SummaryTracker {
       scheduled,
       ...counts,
       placements,
+      devices,
       pending: pendingObj,
       pendingStates,
       decisionDigest: this.digest.hex(),

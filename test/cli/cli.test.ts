@@ -40,6 +40,7 @@ describe('berth CLI', () => {
         'nodes',
         'pending',
         'placements',
+        'devices',
         'pods',
         'podsPerSecond',
         'scheduled',
@@ -63,6 +64,14 @@ describe('berth CLI', () => {
     ).toBe(out.pods);
     expect(out.horizonReached).toBe(false);
     expect(Object.keys(out.placements)).toHaveLength(100);
+  });
+
+  it('shows the DRA devices the demo’s GPU pod was allocated, in the summary and its JSON', () => {
+    const human = berth('simulate');
+    expect(human.code).toBe(0);
+    expect(human.stdout).toContain('  ml/finetune → node-b (gpu.example.com/node-b/gpu-1)\n');
+    const out = JSON.parse(berth('simulate', '--json').stdout);
+    expect(out.devices).toEqual({ 'ml/finetune': ['gpu.example.com/node-b/gpu-1'] });
   });
 
   it('records a sealed log that replay reproduces, and reports a tampered one as divergent', () => {
