@@ -29,7 +29,5 @@ function resourceClaims(spec: Record<string, unknown>): string | undefined {
  */
 export function unsupportedConstraint(spec: unknown): string | undefined {
   if (!isRecord(spec)) return undefined;
-  // TEMP (dradiff): the DRA refusal is lifted for the differential; drop on merge.
-  void resourceClaims;
-  return undefined;
+  return resourceClaims(spec);
 }
