@@ -67,6 +67,7 @@ describe('berth and kube-scheduler 1.37.2 agree on DRA claims', () => {
   let berthConfig: string;
   const started = Date.now();
   const totals = {
+    seeds: 0,
     pods: 0,
     bound: 0,
     pending: 0,
@@ -88,7 +89,8 @@ describe('berth and kube-scheduler 1.37.2 agree on DRA claims', () => {
     api?.close();
     const list = (m: Map<string, number>) => [...m].sort().map(([k, n]) => `${k} ×${n}`);
     process.stderr.write(
-      `[dra-diff] ${seeds.length} seeds, ${totals.pods} pods: ${totals.bound} bound in both, ` +
+      `[dra-diff] ${totals.seeds} of ${seeds.length} seeds compared (the others failed before ` +
+        `a comparison), ${totals.pods} pods: ${totals.bound} bound in both, ` +
         `${totals.pending} pending in both; ${totals.mismatches} mismatch(es); ` +
         `${((Date.now() - started) / 1000).toFixed(0)} s\n` +
         `[dra-diff] scenarios covered: ${list(totals.covers).join('; ')}\n` +
@@ -141,6 +143,7 @@ describe('berth and kube-scheduler 1.37.2 agree on DRA claims', () => {
         if (m !== undefined) totals.messages.set(m, (totals.messages.get(m) ?? 0) + 1);
       }
       totals.mismatches += mismatches.length;
+      totals.seeds++;
       const bound = s.pending.filter((p) => kube[p.metadata.name]?.node !== undefined).length;
       const report = mismatches.map((m) => `- ${draNamespace}/${m.pod}: ${m.detail}`).join('\n');
       process.stderr.write(
