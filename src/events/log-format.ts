@@ -8,8 +8,9 @@ import type { Envelope } from './types.ts';
  * every field a default plugin reads. 3: preemption (PodNominated, VictimPreempted,
  * NominationCleared, PreemptionFailed) and the PostFilters in the header's config. 4: gang
  * scheduling (PodGroup objects, `ResyncDone.unavailable`, `gangs` in the header's config).
+ * 5: DRA claim deallocation (ClaimDeallocationRequested, ClaimDeallocationFailed).
  */
-export const logFormatVersion = 4;
+export const logFormatVersion = 5;
 
 /**
  * The oldest format this berth replays: a format 2 log has no PostFilters in its config and
