@@ -7,6 +7,18 @@ export function unsupportedReason(field: string): string {
 }
 
 /**
+ * The reason for a pod with DRA resource claims (`spec.resourceClaims`, which kube's
+ * DynamicResources plugin allocates), naming the first claim, or undefined.
+ */
+function resourceClaims(spec: Record<string, unknown>): string | undefined {
+  const claims = spec.resourceClaims;
+  if (!Array.isArray(claims) || claims.length === 0) return undefined;
+  const first: unknown = claims[0];
+  const name = isRecord(first) && typeof first.name === 'string' ? first.name : '';
+  return `berth does not support dynamic resource allocation yet: spec.resourceClaims[0] (${name})`;
+}
+
+/**
  * The reason a pod must wait because it asks for something no berth plugin checks yet
  * (`unsupportedReason` of the field's path, or a reason naming it), or undefined. Every
  * placement constraint berth reads has a plugin today (node selector and affinity, taints,
@@ -15,7 +27,6 @@ export function unsupportedReason(field: string): string {
  * Never throws.
  */
 export function unsupportedConstraint(spec: unknown): string | undefined {
-  // TEMP (drop on merge): main lifts the DRA refusal; this branch needs claims scheduled.
   if (!isRecord(spec)) return undefined;
-  return undefined;
+  return resourceClaims(spec);
 }
