@@ -460,6 +460,8 @@ function apply(state: ClusterState, event: BerthEvent, seq: number): ClusterChan
         : NO_CHANGE;
     case 'VictimPreempted':
     case 'PreemptionFailed':
+    case 'ClaimDeallocationRequested':
+    case 'ClaimDeallocationFailed':
     case 'BindRequested':
     case 'PodWaiting':
     case 'PodUnschedulable':

@@ -87,6 +87,13 @@ const handlers: Handlers = {
   NominationCleared: (core, d) => {
     core.command({ kind: 'nominate', pod: d.pod, node: undefined });
   },
+  ClaimDeallocationRequested: (core, d) => {
+    core.command({
+      kind: 'deallocateClaim',
+      pod: { uid: d.uid, key: d.key, attempt: d.attempt },
+      claim: d.claim,
+    });
+  },
   PodHeld: (core, d) => {
     core.command({ kind: 'nominate', pod: { uid: d.uid, key: d.key }, node: d.node });
   },

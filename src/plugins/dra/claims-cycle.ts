@@ -1,9 +1,10 @@
-// DynamicResources' PreFilter, Filter and Reserve for pods with claims, as kube-scheduler 1.37.2 runs them (extended resources aside).
+// DynamicResources' PreFilter, Filter, Reserve, PostFilter and Score for pods with claims, as kube-scheduler 1.37.2 runs them (extended resources aside).
 
 import type { ClusterSnapshot, NodeInfo, PodInfo } from '../../cluster/types.ts';
 import type { ReservedClaim } from '../../events/types.ts';
 import {
   type CycleState,
+  type PostFilterResult,
   type PreFilterResult,
   type Status,
   status,
@@ -37,6 +38,12 @@ interface ClaimsState {
   readonly allocator: Omit<AllocateInput, 'node' | 'claims'> | undefined;
   /** Filter's allocations by node name, for Reserve. */
   readonly nodeAllocations: Map<string, AllocationResult[]>;
+  /**
+   * Indexes (into `claims`) of the allocated claims some node's Filter found unusable there
+   * (kube's unavailableClaims), for PostFilter. Written by Filter, like `nodeAllocations`:
+   * the cycle state is the cycle's scratch space, never the snapshot.
+   */
+  readonly unavailable: Set<number>;
 }
 
 /** kube's statusUnschedulable: DRA's rejections are UnschedulableAndUnresolvable. */
@@ -106,6 +113,7 @@ export function claimsPreFilter(
     toAllocate,
     allocator,
     nodeAllocations: new Map(),
+    unavailable: new Set(),
   };
   state.set(stateKey, s);
   return success;
@@ -124,9 +132,10 @@ export function claimsFilterSkip(_pod: PodInfo, state: CycleState): boolean {
 export function claimsFilter(_pod: PodInfo, node: NodeInfo, state: CycleState): Status {
   const s = state.get(stateKey) as ClaimsState | undefined;
   if (s === undefined) return success;
-  const unavailable = s.availableOn.some(
-    (terms) => terms !== undefined && !matchesAnyTerm(terms, node),
-  );
+  const unavailable: number[] = [];
+  s.availableOn.forEach((terms, i) => {
+    if (terms !== undefined && !matchesAnyTerm(terms, node)) unavailable.push(i);
+  });
   let results: AllocationResult[] | undefined;
   if (s.allocator !== undefined) {
     const outcome = allocate({ ...s.allocator, claims: s.toAllocate, node });
@@ -134,7 +143,11 @@ export function claimsFilter(_pod: PodInfo, node: NodeInfo, state: CycleState): 
     if (outcome.kind === 'unschedulable') return unresolvable(outcome.message);
     results = outcome.results;
   }
-  if (unavailable) return unresolvable(notAvailableOnNode);
+  if (unavailable.length > 0) {
+    // kube remembers them only here, once the allocator found the rest a place.
+    for (const i of unavailable) s.unavailable.add(i);
+    return unresolvable(notAvailableOnNode);
+  }
   if (results !== undefined) s.nodeAllocations.set(node.name, results);
   return success;
 }
@@ -160,6 +173,37 @@ export function claimsReserve(
     return { key, uid: claim.uid, allocation: results?.[next++] as AllocationResult };
   });
   return { claims };
+}
+
+/** kube's PostFilter message when it deallocated a claim. */
+export const deallocationCompleted = 'deallocation of ResourceClaim completed';
+
+/**
+ * kube's deallocateOrDeletePodClaims: among the claims some node's Filter found unavailable,
+ * the first in the pod's order (kube picks one at random; berth must be deterministic) that
+ * is reserved for nobody or only for `pod` is deallocated, and the answer is Unschedulable
+ * "deallocation of ResourceClaim completed" (the core writes the claim). None:
+ * Unschedulable with `noneReasons`. Undefined when the pod has no claim state this cycle.
+ */
+export function claimsPostFilter(
+  pod: PodInfo,
+  state: CycleState,
+  noneReasons: readonly string[],
+): PostFilterResult | undefined {
+  const s = state.get(stateKey) as ClaimsState | undefined;
+  if (s === undefined) return undefined;
+  for (const i of [...s.unavailable].sort((a, b) => a - b)) {
+    const claim = (s.claims[i] as PodClaim).claim;
+    const holders = claim.status?.reservedFor ?? [];
+    if (holders.length > 1 || (holders.length === 1 && holders[0]?.uid !== pod.uid)) continue;
+    const deallocate = {
+      key: `${claim.namespace}/${claim.name}`,
+      uid: claim.uid,
+      ...(claim.resourceVersion === undefined ? {} : { resourceVersion: claim.resourceVersion }),
+    };
+    return { ...status('Unschedulable', name, deallocationCompleted), deallocate };
+  }
+  return status('Unschedulable', name, ...noneReasons);
 }
 
 /** kube's resourceapi.FirstAvailableDeviceRequestMaxSize: a subrequest's score is 8 minus its index. */
