@@ -148,6 +148,30 @@ describe('DynamicResources Filter and Reserve', () => {
     });
   });
 
+  it('sees a slice change between cycles of the same state (the slice index is kept only while no slice moves)', () => {
+    const state = cluster();
+    const p = pod('p', uses('c1'));
+    const first = new Map();
+    claimsPreFilter(p, first, state);
+    expect(claimsFilter(p, node('node-2'), first).reasons).toEqual(['cannot allocate all claims']);
+    upsert(state, 'ResourceSlice', nodeSlice('node-2', [{ name: 'gpu-9' }]));
+    const second = new Map();
+    claimsPreFilter(p, second, state);
+    expect(claimsFilter(p, node('node-2'), second).code).toBe('Success');
+    expect(claimsReserve(p, 'node-2', second)).toMatchObject({
+      claims: [{ allocation: { devices: { results: [{ device: 'gpu-9' }] } } }],
+    });
+    // And a slice deleted: node-1's devices are gone for the next cycle.
+    apply(state, {
+      type: 'ObjectDeleted',
+      kind: 'ResourceSlice',
+      key: 'node-1-gpus',
+    } as BerthEvent);
+    const third = new Map();
+    claimsPreFilter(p, third, state);
+    expect(claimsFilter(p, node('node-1'), third).reasons).toEqual(['cannot allocate all claims']);
+  });
+
   it('keeps a pod with an allocated claim to the allocation’s nodes, and reserves it without a new allocation', () => {
     const state = cluster();
     const onNode1 = {

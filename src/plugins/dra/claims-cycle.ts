@@ -16,7 +16,7 @@ import { matchesAnyTerm } from '../node-selector.ts';
 import { allocatedState } from './allocated-state.ts';
 import { allocate } from './allocator/allocate.ts';
 import { indexSlices } from './allocator/pools.ts';
-import type { AllocateInput } from './allocator/types.ts';
+import type { AllocateInput, SliceIndex } from './allocator/types.ts';
 import { type PodClaim, podClaims } from './pod-claims.ts';
 import { celSelectorMatcher } from './selector-matcher.ts';
 
@@ -44,6 +44,28 @@ interface ClaimsState {
    * the cycle state is the cycle's scratch space, never the snapshot.
    */
   readonly unavailable: Set<number>;
+}
+
+/** The last slice index built, and what it was built from. */
+let lastIndex:
+  | { slices: unknown; rules: unknown; version: number | undefined; index: SliceIndex }
+  | undefined;
+
+/**
+ * The snapshot's slices indexed for the allocator: built again only when a slice or taint
+ * rule changed (`sliceVersion`) or the snapshot is another one, so the per-node pools it
+ * memoizes last across cycles. Deterministic: the index depends on the slices alone.
+ */
+function sliceIndexOf(snapshot: ClusterSnapshot): SliceIndex {
+  const slices = snapshot.objects.ResourceSlice;
+  const rules = snapshot.objects.DeviceTaintRule;
+  const version = snapshot.sliceVersion;
+  const last = lastIndex;
+  const same = last?.slices === slices && last.rules === rules && last.version === version;
+  if (same && last !== undefined) return last.index;
+  const index = indexSlices([...slices.values()], [...rules.values()]);
+  lastIndex = { slices, rules, version, index };
+  return index;
 }
 
 /** kube's statusUnschedulable: DRA's rejections are UnschedulableAndUnresolvable. */
@@ -100,10 +122,7 @@ export function claimsPreFilter(
       ? undefined
       : {
           classes: snapshot.objects.DeviceClass,
-          slices: indexSlices(
-            [...snapshot.objects.ResourceSlice.values()],
-            [...snapshot.objects.DeviceTaintRule.values()],
-          ),
+          slices: sliceIndexOf(snapshot),
           allocated: allocatedState(snapshot),
           matcher: celSelectorMatcher,
         };
