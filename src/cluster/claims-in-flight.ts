@@ -27,6 +27,11 @@ export interface ClaimsInFlightState {
   claimsInFlight?: Map<string, ClaimInFlight>;
   /** By pod uid. */
   claimReservations?: Map<string, ClaimReservation>;
+  /**
+   * Bumped on every change of a ResourceSlice or DeviceTaintRule (absent: none yet), so
+   * what is derived from the slices alone can be kept until it moves.
+   */
+  sliceVersion?: number;
 }
 
 /** Reserve: holds the allocations of `claims` and remembers what the pod's bind writes. */

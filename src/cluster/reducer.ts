@@ -329,9 +329,16 @@ function upsertObject(
   const store = state.objects[kind] as Map<string, unknown>;
   const before = store.get(key) as ObjectChange['before'];
   store.set(key, parsed.value);
+  noteSliceChange(state, kind);
   if (kind === 'ResourceClaim')
     claimChanged(state, before as ResourceClaimInfo | undefined, parsed.value as ResourceClaimInfo);
   return { kind: 'object', objectKind: kind, key, before, after: parsed.value };
+}
+
+/** A ResourceSlice or DeviceTaintRule changed: what was derived from the slices is stale. */
+function noteSliceChange(state: ClusterState, kind: ObjectKind): void {
+  if (kind === 'ResourceSlice' || kind === 'DeviceTaintRule')
+    state.sliceVersion = (state.sliceVersion ?? 0) + 1;
 }
 
 function deleteObject(state: ClusterState, kind: ObjectKind, key: string): ClusterChange {
@@ -339,6 +346,7 @@ function deleteObject(state: ClusterState, kind: ObjectKind, key: string): Clust
   const before = store.get(key) as ObjectChange['before'];
   if (before === undefined) return NO_CHANGE;
   store.delete(key);
+  noteSliceChange(state, kind);
   if (kind === 'ResourceClaim') claimChanged(state, before as ResourceClaimInfo, undefined);
   return { kind: 'object', objectKind: kind, key, before, after: undefined };
 }
@@ -460,6 +468,8 @@ function apply(state: ClusterState, event: BerthEvent, seq: number): ClusterChan
         : NO_CHANGE;
     case 'VictimPreempted':
     case 'PreemptionFailed':
+    case 'ClaimDeallocationRequested':
+    case 'ClaimDeallocationFailed':
     case 'BindRequested':
     case 'PodWaiting':
     case 'PodUnschedulable':

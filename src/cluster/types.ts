@@ -325,6 +325,8 @@ export interface ClusterSnapshot {
   readonly podAffinityIndex?: PodAffinityIndexView;
   /** DRA allocations reserved pods hold and their claims do not show yet, by claim uid. */
   readonly claimsInFlight?: ReadonlyMap<string, ClaimInFlight>;
+  /** Moves whenever a ResourceSlice or DeviceTaintRule changes (see ClaimsInFlightState). */
+  readonly sliceVersion?: number;
 }
 
 /** The scheduling-relevant parts of a node, as they were before a change. */

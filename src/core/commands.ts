@@ -1,6 +1,6 @@
 // The commands the core returns for the runtime to carry out: binds, evictions, reports and timers, as plain data.
 
-import type { AttemptRef, PodRef, PodTimerId } from '../events/types.ts';
+import type { AttemptRef, ClaimToDeallocate, PodRef, PodTimerId } from '../events/types.ts';
 import type { AllocationResult } from '../model/dra-types.ts';
 import type { GroupReport, PodScheduledReason } from './ports.ts';
 
@@ -47,6 +47,19 @@ export interface PreemptCommand {
   victim: PodRef;
   node: string;
   observedGeneration: number;
+}
+
+/**
+ * DynamicResources PostFilter: writes `claim`'s status without `reservedFor`, `allocation`
+ * and `devices` (an UpdateStatus with the resourceVersion the cycle saw), for `pod`'s
+ * attempt. A conflict re-reads the claim and tries again only while it is still the same
+ * claim, allocated, and reserved for nobody or only `pod`; a claim gone is done. Success
+ * shows on the claim's watch; a refusal must come back as ClaimDeallocationFailed.
+ */
+export interface DeallocateClaimCommand {
+  kind: 'deallocateClaim';
+  pod: AttemptRef;
+  claim: ClaimToDeallocate;
 }
 
 /**
@@ -121,7 +134,7 @@ export interface ArmFlushTimerCommand {
 }
 
 /** Commands that change the cluster; their results come back as events. */
-export type BinderCommand = BindCommand | PreemptCommand;
+export type BinderCommand = BindCommand | PreemptCommand | DeallocateClaimCommand;
 
 /**
  * Commands that inform people and other controllers (pod condition, Events, nominations,

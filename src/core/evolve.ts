@@ -59,11 +59,10 @@ const handlers: Handlers = {
     reportUnschedulable(core, d.uid, d.key, d.message);
   },
   CycleFailed: (core, d) => {
-    core.pods.send(d.uid, {
-      type: 'CYCLE_FAILED',
-      message: `${d.plugin}: ${d.message}`,
-      now: core.now,
-    });
+    const message = `${d.plugin}: ${d.message}`;
+    core.pods.send(d.uid, { type: 'CYCLE_FAILED', message, now: core.now });
+    // kube's handleSchedulingFailure: an Error status is still told on the pod (SchedulerError).
+    reportUnschedulable(core, d.uid, d.key, message, 'SchedulerError');
   },
   PodNominated: (core, d) => {
     core.pods.send(d.uid, { type: 'PREEMPTING', node: d.node, message: d.message, now: core.now });
@@ -86,6 +85,13 @@ const handlers: Handlers = {
   },
   NominationCleared: (core, d) => {
     core.command({ kind: 'nominate', pod: d.pod, node: undefined });
+  },
+  ClaimDeallocationRequested: (core, d) => {
+    core.command({
+      kind: 'deallocateClaim',
+      pod: { uid: d.uid, key: d.key, attempt: d.attempt },
+      claim: d.claim,
+    });
   },
   PodHeld: (core, d) => {
     core.command({ kind: 'nominate', pod: { uid: d.uid, key: d.key }, node: d.node });

@@ -2,6 +2,7 @@
 import type { PodInfo } from '../cluster/types.ts';
 import type { AttemptRef, DecisionEvent } from '../events/types.ts';
 import { type CycleResult, scheduleOne } from '../framework/cycle.ts';
+import type { CycleUnschedulable } from '../framework/scheduling-context.ts';
 import type { Nomination, Profile } from '../framework/types.ts';
 import type { CoreState } from './core-state.ts';
 import { decide } from './evolve.ts';
@@ -42,7 +43,8 @@ export function cycleFor(core: CoreState, pod: PodInfo, withPostFilters = true):
  * What `pod`'s cycle decides, as data: reserved and bound (Permit allows every
  * reservation at once: no plugin of the profile waits yet), nominated with victims
  * (preemption), unschedulable with the rejecting plugins, or failed in a plugin. From
- * 1.35 a failure kube answers with clearNominatedNode also clears the pod's nomination.
+ * 1.35 a failure kube answers with clearNominatedNode also clears the pod's nomination. A
+ * claim the DynamicResources PostFilter deallocates follows as ClaimDeallocationRequested.
  */
 export function planCycle(core: CoreState, pod: PodInfo): Planned[] {
   const ref = core.refOf(pod);
@@ -61,15 +63,13 @@ export function planCycle(core: CoreState, pod: PodInfo): Planned[] {
         { decision: { type: 'BindRequested', ...ref, node: result.node } },
       ];
     case 'Unschedulable': {
-      if (result.nomination !== undefined)
-        return planPreemption(core, ref, result.message, result.nomination);
-      const planned: Planned[] = [
-        {
-          decision: { type: 'PodUnschedulable', ...ref, message: result.message },
-          plugins: [...result.diagnosis.unschedulablePlugins],
-        },
-      ];
-      return result.clearsNomination === true ? withOwnClearing(core, ref, planned) : planned;
+      const planned = planUnschedulable(core, ref, result);
+      // The PostFilter's deallocation comes last: planners read the first decision.
+      if (result.deallocate !== undefined)
+        planned.push({
+          decision: { type: 'ClaimDeallocationRequested', ...ref, claim: result.deallocate },
+        });
+      return planned;
     }
     default: {
       const failed: Planned = {
@@ -78,6 +78,23 @@ export function planCycle(core: CoreState, pod: PodInfo): Planned[] {
       return withOwnClearing(core, ref, [failed]);
     }
   }
+}
+
+/** A failed cycle: nominated with victims (preemption), or unschedulable. */
+function planUnschedulable(
+  core: CoreState,
+  ref: AttemptRef,
+  result: CycleUnschedulable,
+): Planned[] {
+  if (result.nomination !== undefined)
+    return planPreemption(core, ref, result.message, result.nomination);
+  const planned: Planned[] = [
+    {
+      decision: { type: 'PodUnschedulable', ...ref, message: result.message },
+      plugins: [...result.diagnosis.unschedulablePlugins],
+    },
+  ];
+  return result.clearsNomination === true ? withOwnClearing(core, ref, planned) : planned;
 }
 
 /** `planned`, then the clearing of the pod's own nomination when kube would clear it. */

@@ -35,6 +35,9 @@ export function routeInput(core: CoreState, event: InputEvent, change: ClusterCh
     case 'PreemptionFailed':
       onPreemptionFailed(core, event);
       return;
+    case 'ClaimDeallocationFailed':
+      onDeallocationFailed(core, event);
+      return;
     case 'TimerFired':
       onTimer(core, event);
       return;
@@ -111,6 +114,17 @@ function onPreemptionFailed(core: CoreState, e: Input<'PreemptionFailed'>): void
   // Its PodScheduled=False said it waits for the victims: say that this failed. An
   // eviction the API server refused is an error, not a lack of room (kube: Error status).
   reportUnschedulable(core, e.uid, e.key, `preemption failed: ${message}`, 'SchedulerError');
+}
+
+/**
+ * The API server refused the PostFilter's deallocation (kube: the PostFilter's statusError,
+ * an Error): the pod is told, as for a refused eviction, unless it moved on to a newer
+ * attempt. It stays where it is; a change of the claim requeues it.
+ */
+function onDeallocationFailed(core: CoreState, e: Input<'ClaimDeallocationFailed'>): void {
+  if (core.pods.attemptOf(e.uid) !== e.attempt) return;
+  const message = `deallocation of ResourceClaim ${e.claim.key} failed: ${e.message}`;
+  reportUnschedulable(core, e.uid, e.key, message, 'SchedulerError');
 }
 
 function onTimer(core: CoreState, event: Input<'TimerFired'>): void {

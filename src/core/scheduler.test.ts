@@ -455,7 +455,15 @@ describe('Scheduler: a plugin that throws', () => {
     expect(h.fire('backoff', 'a-1')).toEqual([]);
     expect(h.core.machineState('a-1')).toBe('pending');
     expect(h.cycle()).toEqual(reserved(attempt('a', 2), 'n1'));
-    expect(h.effects.unschedulable).toEqual([]);
+  });
+
+  it('tells the failed cycle on the pod: PodScheduled=False with reason SchedulerError, as kube does', () => {
+    const h = given({ profile: throwingProfile(1) });
+    h.events(node('n1'), upsert(pod('a')));
+    h.cycle();
+    expect(h.effects.unschedulable).toEqual([
+      expect.objectContaining({ reason: 'SchedulerError', message: 'Flaky: index out of range' }),
+    ]);
   });
 
   it('a plugin that always throws makes the pod back off longer each time, never stranding it', () => {

@@ -26,6 +26,8 @@ export function decisionText(d: DecisionEvent): string {
       return `unnominate ${who} ${d.node} ${d.pod.key} ${d.pod.uid}`;
     case 'PodHeld':
       return `held ${who} ${d.node} ${d.group}`;
+    case 'ClaimDeallocationRequested':
+      return `deallocate ${who} ${d.claim.key} ${d.claim.uid} ${d.claim.resourceVersion ?? ''}`;
     case 'CycleFailed':
       return `error ${who} ${d.plugin}: ${d.message}`;
     default: {

@@ -31,6 +31,18 @@ function podRefField(ref: unknown, field: string): string | undefined {
   return problem === undefined ? undefined : `${field} ${problem}`;
 }
 
+/** A claim to deallocate: `key` (namespace/name), `uid`, an optional `resourceVersion`. */
+function claimField(e: Fields): string | undefined {
+  const c = e.claim;
+  if (!isRecord(c)) return missing('claim', 'an object with key and uid', c);
+  if (!nonEmptyString(c.key)) return `claim ${missing('key', 'a namespace/name string', c.key)}`;
+  if (!nonEmptyString(c.uid)) return `claim ${missing('uid', 'a non-empty string', c.uid)}`;
+  const rv = c.resourceVersion;
+  return rv === undefined || typeof rv === 'string'
+    ? undefined
+    : `claim ${missing('resourceVersion', 'a string', rv)}`;
+}
+
 function attemptProblem(e: Fields): string | undefined {
   const ref = podRefProblem(e);
   if (ref !== undefined) return ref;
@@ -152,6 +164,10 @@ export function eventProblem(event: BerthEvent): string | undefined {
         podRefField(e.victim, 'victim') ??
         stringField(e, 'message')
       );
+    case 'ClaimDeallocationRequested':
+      return attemptProblem(e) ?? claimField(e);
+    case 'ClaimDeallocationFailed':
+      return attemptProblem(e) ?? claimField(e) ?? stringField(e, 'message');
     default: {
       const unreachable: never = event;
       return `unknown event type ${JSON.stringify((unreachable as { type: unknown }).type)}`;

@@ -9,7 +9,8 @@ import type { Envelope } from './types.ts';
  * NominationCleared, PreemptionFailed) and the PostFilters in the header's config. 4: gang
  * scheduling (PodGroup objects, `ResyncDone.unavailable`, `gangs` in the header's config).
  * 5: DRA (ResourceClaim, DeviceClass, ResourceSlice and DeviceTaintRule objects, the
- * claims a `PodReserved` allocates, `resourceClaims` in the header's config).
+ * claims a `PodReserved` allocates, `resourceClaims` in the header's config, claim
+ * deallocation: ClaimDeallocationRequested, ClaimDeallocationFailed).
  */
 export const logFormatVersion = 5;
 

@@ -114,6 +114,16 @@ export interface PreemptionFailed extends AttemptRef {
   message: string;
 }
 
+/**
+ * Deallocating `claim` for the attempt's pod (DynamicResources PostFilter) failed: the API
+ * server refused its status update. Reported on the pod; the pod stays unschedulable.
+ */
+export interface ClaimDeallocationFailed extends AttemptRef {
+  type: 'ClaimDeallocationFailed';
+  claim: ClaimToDeallocate;
+  message: string;
+}
+
 /** The per-pod timers: retry after backoff, give up waiting at permit. */
 export type PodTimerId = 'backoff' | 'permit';
 
@@ -156,6 +166,7 @@ export type InputEvent =
   | BindSucceeded
   | BindFailed
   | PreemptionFailed
+  | ClaimDeallocationFailed
   | TimerFired
   | LeadershipChanged;
 
@@ -255,6 +266,27 @@ export interface PodHeld extends AttemptRef {
   group: string;
 }
 
+/**
+ * A ResourceClaim the DynamicResources PostFilter deallocates: `namespace/name`, its uid and
+ * the resourceVersion the cycle saw (the status update's precondition).
+ */
+export interface ClaimToDeallocate {
+  key: string;
+  uid: string;
+  resourceVersion?: string;
+}
+
+/**
+ * Decision (PostFilter, DRA): `claim`, allocated where the attempt's pod cannot run and
+ * reserved for no other pod, is to lose its `reservedFor`, `allocation` and `devices`
+ * (kube's deallocateOrDeletePodClaims). The claim's watch shows the change; a refusal comes
+ * back as ClaimDeallocationFailed.
+ */
+export interface ClaimDeallocationRequested extends AttemptRef {
+  type: 'ClaimDeallocationRequested';
+  claim: ClaimToDeallocate;
+}
+
 /** Decision: the cycle failed with an error in `plugin`; the pod backs off and retries. */
 export interface CycleFailed extends AttemptRef {
   type: 'CycleFailed';
@@ -273,6 +305,7 @@ export type DecisionEvent =
   | VictimPreempted
   | NominationCleared
   | PodHeld
+  | ClaimDeallocationRequested
   | CycleFailed;
 
 /** Any event in berth's log. */
@@ -296,6 +329,7 @@ export const decisionEventTypes: readonly DecisionEvent['type'][] = Object.freez
   'VictimPreempted',
   'NominationCleared',
   'PodHeld',
+  'ClaimDeallocationRequested',
   'CycleFailed',
 ]);
 
@@ -312,6 +346,7 @@ export const inputEventTypes: readonly InputEvent['type'][] = Object.freeze([
   'BindSucceeded',
   'BindFailed',
   'PreemptionFailed',
+  'ClaimDeallocationFailed',
   'TimerFired',
   'LeadershipChanged',
 ]);

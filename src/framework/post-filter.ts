@@ -1,5 +1,6 @@
 // kube's RunPostFilterPlugins and the FitError of a pod that fits no node.
 import type { ClusterSnapshot, PodInfo } from '../cluster/types.ts';
+import type { ClaimToDeallocate } from '../events/types.ts';
 import { type Diagnosis, fitErrorMessage } from './explain.ts';
 import type { Running } from './running.ts';
 import type { CycleUnschedulable, SchedulingContext } from './scheduling-context.ts';
@@ -21,13 +22,16 @@ export interface FailedCycle {
  * kube's RunPostFilterPlugins: in order; the first Success (a nomination),
  * UnschedulableAndUnresolvable or Error ends it (an Error's text becomes the PostFilter
  * part of the message, the pod stays unschedulable, as kube does); otherwise the reasons
- * of all of them, in order. A PostFilter that throws ends the cycle with Error naming it.
+ * of all of them, in order. A claim a PostFilter deallocated (kube wrote it already) stays
+ * in the answer, however the later ones end. A PostFilter that throws ends the cycle with
+ * Error naming it.
  */
 export function runPostFilterPlugins(f: FailedCycle, diagnosis: Diagnosis): PostFilterResult {
   const postFilters = f.ctx.profile.postFilter ?? [];
   const reasons: string[] = [];
   // kube keeps the last PostFilter result that asked for something (here: a clearing).
   let clearsNomination = false;
+  let deallocate: ClaimToDeallocate | undefined;
   for (const pl of postFilters) {
     f.running.plugin = pl.name;
     f.running.filters = undefined;
@@ -42,21 +46,30 @@ export function runPostFilterPlugins(f: FailedCycle, diagnosis: Diagnosis): Post
       rng: f.ctx.rng,
       now: f.ctx.now ?? 0,
     });
+    deallocate ??= r.deallocate;
     // An Error ends them too: kube keeps the pod unschedulable and puts the error's text
     // where the PostFilters' reasons go.
-    if (r.code !== 'Unschedulable') return r;
+    if (r.code !== 'Unschedulable') return withDeallocation(r, deallocate);
     if (r.clearsNomination === true) clearsNomination = true;
     reasons.push(...r.reasons);
   }
-  return clearsNomination
+  const out: PostFilterResult = clearsNomination
     ? { code: 'Unschedulable', reasons, clearsNomination }
     : { code: 'Unschedulable', reasons };
+  return withDeallocation(out, deallocate);
+}
+
+function withDeallocation(
+  r: PostFilterResult,
+  deallocate: ClaimToDeallocate | undefined,
+): PostFilterResult {
+  return deallocate === undefined || r.deallocate === deallocate ? r : { ...r, deallocate };
 }
 
 /**
  * The pod fits no node: kube's FitError message, after which the PostFilters of `failed`
  * (none when it is undefined) run; their reasons follow the message (kube's PostFilterMsg)
- * unless one made room (a nomination).
+ * unless one made room (a nomination). A claim a PostFilter deallocated comes with it.
  */
 export function unschedulable(
   numAllNodes: number,
@@ -70,6 +83,17 @@ export function unschedulable(
   if ((failed.ctx.profile.postFilter ?? []).length === 0)
     return { kind: 'Unschedulable', message, diagnosis, clearsNomination: true };
   const post = runPostFilterPlugins(failed, diagnosis);
+  const out = unschedulableAfter(message, diagnosis, post);
+  if (post.deallocate !== undefined) out.deallocate = post.deallocate;
+  return out;
+}
+
+/** The failed cycle's outcome once the PostFilters answered `post`. */
+function unschedulableAfter(
+  message: string,
+  diagnosis: Diagnosis,
+  post: PostFilterResult,
+): CycleUnschedulable {
   // A Success's message (kube 1.37 names the placement) follows the FitError message too.
   if (post.code === 'Success' && post.nomination !== undefined) {
     const said = post.reasons.join(', ');

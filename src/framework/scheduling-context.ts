@@ -1,5 +1,5 @@
 // What a scheduling cycle is given besides the pod and the snapshot, and what it returns.
-import type { ReservedClaim } from '../events/types.ts';
+import type { ClaimToDeallocate, ReservedClaim } from '../events/types.ts';
 import type { CycleRecorder } from './cycle-recorder.ts';
 import type { Diagnosis } from './explain.ts';
 import type { Rng } from './rng.ts';
@@ -32,6 +32,8 @@ export interface CycleUnschedulable {
    * PostFilter in the profile, or preemption found no candidate (kube's clearNominatedNode).
    */
   clearsNomination?: boolean;
+  /** The claim a PostFilter (DynamicResources) deallocates to help the pod next time. */
+  deallocate?: ClaimToDeallocate;
 }
 
 /**

@@ -1,7 +1,7 @@
 // Plugin interfaces and Status, named after kube-scheduler's extension points.
 
 import type { ClusterChange, ClusterSnapshot, NodeInfo, PodInfo } from '../cluster/types.ts';
-import type { ReservedClaim } from '../events/types.ts';
+import type { ClaimToDeallocate, ReservedClaim } from '../events/types.ts';
 import type { Rng } from './rng.ts';
 
 /**
@@ -176,6 +176,11 @@ export type PostFilterResult = Status & {
    * (DefaultPreemption found no candidate). Absent: the nomination is left as it is.
    */
   readonly clearsNomination?: boolean;
+  /**
+   * The claim this PostFilter deallocates (DynamicResources: kube writes it in the PostFilter
+   * itself; berth's core issues the write). It stands whatever the later PostFilters answer.
+   */
+  readonly deallocate?: ClaimToDeallocate;
 };
 
 /**

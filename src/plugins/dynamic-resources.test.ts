@@ -33,7 +33,7 @@ describe('DynamicResources', () => {
     for (const release of ['1.34', '1.35', '1.36', '1.37'] as const) {
       const plugin = dynamicResources(undefined, release);
       const args = (preFiltersCompleted: boolean) =>
-        ({ preFiltersCompleted }) as Parameters<typeof plugin.postFilter>[1];
+        ({ preFiltersCompleted, state: new Map() }) as Parameters<typeof plugin.postFilter>[1];
       expect(plugin.postFilter(makePod(), args(true))).toMatchObject({
         code: 'Unschedulable',
         reasons: release === '1.37' ? [] : [noClaimsReason],

@@ -1,4 +1,4 @@
-// DynamicResources: kube's first PostFilter (deallocates idle claims) and, since 1.35, a Score; berth refuses claims.
+// DynamicResources: PreFilter/Filter/Reserve for claims, kube's first PostFilter (deallocates idle claims) and, since 1.35, a Score.
 import type { NodeInfo, PodInfo } from '../cluster/types.ts';
 import type {
   CycleState,
@@ -13,6 +13,7 @@ import { type KubeRelease, latestKubeRelease, releaseAtLeast } from '../model/ku
 import {
   claimsFilter,
   claimsFilterSkip,
+  claimsPostFilter,
   claimsPreFilter,
   claimsReserve,
   claimsScore,
@@ -36,11 +37,21 @@ export const scoreSince: KubeRelease = '1.35';
 /** The release from which kube's PostFilter answers a claim-less pod with no message. */
 export const silentSince: KubeRelease = '1.37';
 
-/** The PostFilter: `reasons` is what kube says for a pod without claims at the release. */
-function postFilterSaying(reasons: readonly string[]): PostFilterPlugin['postFilter'] {
-  return (_pod, args) =>
+/** kube's PostFilter message, before 1.37, when none of the pod's claims could be deallocated. */
+export const stillNotSchedulable = 'still not schedulable';
+
+/**
+ * The PostFilter: for a pod with claims, kube's deallocation of one unavailable claim
+ * (`claimsPostFilter`, answering `none` when no claim qualifies); for a pod without,
+ * `reasons` (what kube says for such a pod at the release).
+ */
+function postFilterSaying(
+  reasons: readonly string[],
+  none: readonly string[],
+): PostFilterPlugin['postFilter'] {
+  return (pod, args) =>
     args.preFiltersCompleted || args.state?.has(preFilterRanKey) === true
-      ? status('Unschedulable', name, ...reasons)
+      ? (claimsPostFilter(pod, args.state, none) ?? status('Unschedulable', name, ...reasons))
       : status('Error', name, noStateReason);
 }
 
@@ -61,27 +72,30 @@ const score: Required<Pick<ScorePlugin, 'score' | 'scoreNodes' | 'normalize'>> =
 /**
  * kube runs DynamicResources' PostFilter before DefaultPreemption; for a pod without
  * resource claims it answers Unschedulable "no new claims to deallocate", which is why
- * that text opens the PostFilter part of every unschedulable pod's message. berth refuses
- * pods with claims before any filter (UnsupportedConstraints), so it always answers that —
+ * that text opens the PostFilter part of every unschedulable pod's message. For a pod with
+ * claims it deallocates the first claim some node found unavailable that no other pod
+ * holds ("deallocation of ResourceClaim completed"; none: "still not schedulable") —
  * unless a PreFilter stopped the PreFilter loop before kube's DynamicResources PreFilter
  * (the last one) wrote its state (its own rejection comes after the write): then kube's answer is the Error "not found", which ends
  * the PostFilters (no preemption) and is what the message says after the filters' sentence.
- * From 1.35 it also scores (see `score`); from 1.37 its Unschedulable answer carries no
- * message, so the PostFilter part starts at "preemption:". Its args (kube's
+ * From 1.35 it also scores (see `score`); from 1.37 its Unschedulable answers without a
+ * deallocation carry no message, so the PostFilter part starts at "preemption:". Its args (kube's
  * DynamicResourcesArgs) are accepted and not read.
  */
 export function dynamicResources(
   _args?: unknown,
   release: KubeRelease = latestKubeRelease,
 ): PostFilterPlugin & PreFilterPlugin & FilterPlugin & ReservePlugin & Partial<typeof score> {
-  const reasons = releaseAtLeast(release, silentSince) ? [] : [noClaimsReason];
+  const silent = releaseAtLeast(release, silentSince);
+  const reasons = silent ? [] : [noClaimsReason];
+  const none = silent ? [] : [stillNotSchedulable];
   const plugin = {
     name,
     preFilter: claimsPreFilter,
     filter: claimsFilter,
     preFilterSkip: claimsFilterSkip,
     reserve: claimsReserve,
-    postFilter: postFilterSaying(reasons),
+    postFilter: postFilterSaying(reasons, none),
   } satisfies PostFilterPlugin & PreFilterPlugin & FilterPlugin & ReservePlugin;
   return releaseAtLeast(release, scoreSince) ? { ...plugin, ...score } : plugin;
 }

@@ -9,7 +9,7 @@ import type {
 
 /** Where each kind of command goes. */
 export interface CommandTargets {
-  /** Binds and evictions (the API server, or the simulated cluster). */
+  /** Binds, evictions and claim deallocations (the API server, or the simulated cluster). */
   binder: CommandHandler<BinderCommand>;
   /** Pod conditions, Events, nominations, PodGroup status. */
   reports: CommandHandler<ReportCommand>;
@@ -23,6 +23,7 @@ export function executeCommands(commands: readonly Command[], to: CommandTargets
     switch (c.kind) {
       case 'bind':
       case 'preempt':
+      case 'deallocateClaim':
         to.binder.execute(c);
         break;
       case 'armPodTimer':

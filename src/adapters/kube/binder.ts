@@ -1,6 +1,11 @@
-// The Kubernetes binder: carries out binds and preemptions against the API server, fenced.
+// The Kubernetes binder: carries out binds, preemptions and claim deallocations against the API server, fenced.
 import type { Logger } from 'pino';
-import type { BinderCommand, ClaimBinding, CommandHandler } from '../../core/commands.ts';
+import type {
+  BinderCommand,
+  ClaimBinding,
+  CommandHandler,
+  DeallocateClaimCommand,
+} from '../../core/commands.ts';
 import type { AttemptRef, BindFailureReason, InputEvent, PodRef } from '../../events/types.ts';
 import { describeApiError } from './api-error.ts';
 import { type BindFenceIdentity, bindFenceAnnotations } from './bind-fence.ts';
@@ -12,6 +17,7 @@ import {
   reserveClaims,
   unreserveClaims,
 } from './claim-binding.ts';
+import { deallocateClaim } from './claim-deallocation.ts';
 import type { KubeClients } from './config.ts';
 import { type PreemptionWriter, runPreempt, splitKey } from './preemption-effects.ts';
 import type { TokenBucket } from './rate-limiter.ts';
@@ -108,6 +114,10 @@ export class KubeBinder implements CommandHandler<BinderCommand> {
       const { uid, key, attempt: n } = command.attempt;
       const claims = command.claims ?? [];
       this.opts.writes.track('bind', this.runBind({ uid, key, attempt: n }, command.node, claims));
+      return;
+    }
+    if (command.kind === 'deallocateClaim') {
+      this.opts.writes.track('claim deallocation', this.runDeallocate(command));
       return;
     }
     const { preemptor, schedulerName, victim, node, observedGeneration } = command;
@@ -223,6 +233,28 @@ export class KubeBinder implements CommandHandler<BinderCommand> {
     }
     if (reserved.length > 0) await unreserveClaims(this.claims, pod, reserved);
     this.ingestResult({ type: 'BindFailed', ...attempt, node, reason, ...f });
+  }
+
+  /**
+   * The DynamicResources PostFilter's write (see claim-deallocation.ts); a refusal comes back
+   * as ClaimDeallocationFailed naming the attempt, a fenced write reports nothing.
+   */
+  private async runDeallocate(command: DeallocateClaimCommand): Promise<void> {
+    const { pod, claim } = command;
+    const { namespace, name } = splitKey(claim.key);
+    const target = { ...claim, namespace, name };
+    const out = await deallocateClaim(this.claims, target, pod.uid);
+    const fields = { pod: pod.key, uid: pod.uid, attempt: pod.attempt, claim: claim.key };
+    if (out.kind === 'ended') {
+      if (out.fenced !== undefined) this.opts.log.warn({ ...fields, err: out.fenced }, 'fenced');
+      return;
+    }
+    if (out.kind === 'done') {
+      this.opts.log.debug({ ...fields, wrote: out.wrote }, 'deallocated claim');
+      return;
+    }
+    this.opts.log.warn({ ...fields, code: out.code, err: out.message }, 'deallocation failed');
+    this.ingestResult({ type: 'ClaimDeallocationFailed', ...pod, claim, message: out.message });
   }
 
   /** Hands a bind result to the core; a failure there is logged, never thrown. */

@@ -211,6 +211,24 @@ export class SimClaims {
     return written;
   }
 
+  /**
+   * kube-scheduler's PostFilter deallocation for the pod of `podUid`: the claim of `key`, if
+   * it is still the claim of `uid`, allocated, and reserved for nobody or only that pod, loses
+   * `reservedFor`, `allocation` and `devices` (one status update; a write on a newer
+   * resourceVersion is the API server's conflict, which the writer retries on the claim it
+   * re-reads, so only the claim as it is now counts). True when it was written.
+   */
+  deallocate(key: string, uid: string, podUid: string): boolean {
+    const claim = this.claims.get(key);
+    if (claim === undefined || claimMeta(claim).uid !== uid) return false;
+    const { reservedFor: holders, allocation, devices: _d, ...rest } = claimStatus(claim);
+    if (allocation === undefined) return false;
+    const held = Array.isArray(holders) ? (holders as JsonRecord[]) : [];
+    if (held.length > 1 || (held.length === 1 && held[0]?.uid !== podUid)) return false;
+    this.update(withStatus(claim, rest));
+    return true;
+  }
+
   private reserveOne(pod: ClaimPod, b: ClaimBinding): ClaimRefusal | undefined {
     const key = podKey(b.namespace, b.name);
     let claim = this.claims.get(key);

@@ -9,7 +9,7 @@ import type {
   ReportCommand,
 } from '../../core/commands.ts';
 import type { GroupReport } from '../../core/ports.ts';
-import type { AttemptRef, InputEvent, PodRef } from '../../events/types.ts';
+import type { AttemptRef, ClaimToDeallocate, InputEvent, PodRef } from '../../events/types.ts';
 import type { Rng } from '../../framework/rng.ts';
 import { podKey } from '../../model/keys.ts';
 import type { NodeObject, PodObject } from '../../model/objects.ts';
@@ -203,13 +203,15 @@ export class SimCluster implements CommandHandler<BinderCommand | ReportCommand>
   }
 
   /**
-   * Carries out a command as the API server would: a bind, an eviction or a nomination lands
-   * after the bind latency (see `bind`, `preempt`, `nominate`); a PodGroup report is kept
+   * Carries out a command as the API server would: a bind, an eviction, a claim deallocation
+   * or a nomination lands after the bind latency (see `bind`, `preempt`, `deallocate`,
+   * `nominate`); a PodGroup report is kept
    * (see `groupStatus`). Pod conditions and Events are not kept: nothing reads them back.
    */
   execute(command: BinderCommand | ReportCommand): void {
     if (command.kind === 'bind') this.bind(command.attempt, command.node, command.claims ?? []);
     else if (command.kind === 'preempt') this.preempt(command.schedulerName, command.victim);
+    else if (command.kind === 'deallocateClaim') this.deallocate(command.claim, command.pod.uid);
     else if (command.kind === 'nominate') this.nominate(command.pod, command.node);
     else if (command.kind === 'reportGroup') this.reportGroup(command.report);
   }
@@ -230,6 +232,15 @@ export class SimCluster implements CommandHandler<BinderCommand | ReportCommand>
     const { timers, bindLatencyMs } = this.opts;
     const ref = { uid: victim.uid, key: victim.key };
     timers.schedule(timers.now() + bindLatencyMs, () => this.evict(ref, schedulerName));
+  }
+
+  /** Deallocates `claim` after the bind latency (see SimClaims.deallocate); never fails. */
+  private deallocate(claim: ClaimToDeallocate, podUid: string): void {
+    const { timers, bindLatencyMs } = this.opts;
+    timers.schedule(timers.now() + bindLatencyMs, () => {
+      if (this.claims.deallocate(claim.key, claim.uid, podUid))
+        this.controller.claimsChanged([claim.key]);
+    });
   }
 
   /**

@@ -1,11 +1,19 @@
 // DynamicResources' PreFilter, Filter and Reserve on a reduced cluster state: kube's messages, the allocator per node, in-flight claims.
 import { describe, expect, it } from 'vitest';
-import { nodeInfoFromObject } from '../../cluster/node-info.ts';
+import {
+  apply,
+  cluster,
+  driver,
+  gpuClaim,
+  node,
+  nodeSlice,
+  pod,
+  upsert,
+  uses,
+} from '../../../test/support/dra-state.ts';
 import { podInfoFromObject } from '../../cluster/pod-info.ts';
-import { initialState, reduce } from '../../cluster/reducer.ts';
-import type { ClusterState, NodeInfo, PodInfo } from '../../cluster/types.ts';
+import type { PodInfo } from '../../cluster/types.ts';
 import type { BerthEvent } from '../../events/types.ts';
-import type { ObjectKind } from '../../model/kinds.ts';
 import { dynamicResources } from '../dynamic-resources.ts';
 import {
   claimsFilter,
@@ -14,64 +22,6 @@ import {
   claimsReserve,
   claimsScore,
 } from './claims-cycle.ts';
-
-const driver = 'gpu.example.com';
-let seq = 0;
-const apply = (state: ClusterState, event: BerthEvent) =>
-  reduce(state, { seq: ++seq, time: 0, event } as never);
-const upsert = (state: ClusterState, kind: ObjectKind, object: unknown) =>
-  apply(state, { type: 'ObjectUpserted', kind, object } as BerthEvent);
-
-const gpuClaim = (name: string, extra: Record<string, unknown> = {}) => ({
-  metadata: { name, namespace: 'ml', uid: `uid-${name}` },
-  spec: { devices: { requests: [{ name: 'gpu', exactly: { deviceClassName: 'gpu' } }] } },
-  ...extra,
-});
-
-/** The one slice of `node`'s pool (named after the node), with `devices`. */
-const nodeSlice = (node: string, devices: unknown[]) => ({
-  metadata: { name: `${node}-gpus` },
-  spec: {
-    driver,
-    pool: { name: node, generation: 1, resourceSliceCount: 1 },
-    nodeName: node,
-    devices,
-  },
-});
-
-/** Two nodes; node-1 publishes two GPUs, node-2 none; class `gpu` selects the driver's devices. */
-function cluster(): ClusterState {
-  const state = initialState();
-  upsert(state, 'DeviceClass', {
-    metadata: { name: 'gpu' },
-    spec: { selectors: [{ cel: { expression: `device.driver == "${driver}"` } }] },
-  });
-  upsert(state, 'ResourceSlice', nodeSlice('node-1', [{ name: 'gpu-0' }, { name: 'gpu-1' }]));
-  upsert(state, 'ResourceClaim', gpuClaim('c1'));
-  upsert(state, 'ResourceClaim', gpuClaim('c2'));
-  return state;
-}
-
-function node(name: string): NodeInfo {
-  const n = nodeInfoFromObject({
-    metadata: { name, labels: { 'kubernetes.io/hostname': name } },
-    status: { allocatable: { cpu: '4', memory: '8Gi', pods: '10' } },
-  });
-  if ('rejected' in n) throw new Error(n.rejected);
-  return n;
-}
-
-function pod(name: string, claims: unknown[], statuses?: unknown[]): PodInfo {
-  const p = podInfoFromObject({
-    metadata: { name, namespace: 'ml', uid: `pod-${name}` },
-    spec: { schedulerName: 'berth', containers: [{ name: 'c' }], resourceClaims: claims },
-    ...(statuses === undefined ? {} : { status: { resourceClaimStatuses: statuses } }),
-  });
-  if ('rejected' in p) throw new Error(p.rejected);
-  return p;
-}
-
-const uses = (claim: string) => [{ name: 'gpu', resourceClaimName: claim }];
 
 describe('DynamicResources PreFilter', () => {
   it('skips a pod without claims: no state, every node passes', () => {
@@ -213,6 +163,30 @@ describe('DynamicResources Filter and Reserve', () => {
     expect(claimsReserve(second, 'node-1', again)).toMatchObject({
       claims: [{ allocation: { devices: { results: [{ device: 'gpu-0' }] } } }],
     });
+  });
+
+  it('sees a slice change between cycles of the same state (the slice index is kept only while no slice moves)', () => {
+    const state = cluster();
+    const p = pod('p', uses('c1'));
+    const first = new Map();
+    claimsPreFilter(p, first, state);
+    expect(claimsFilter(p, node('node-2'), first).reasons).toEqual(['cannot allocate all claims']);
+    upsert(state, 'ResourceSlice', nodeSlice('node-2', [{ name: 'gpu-9' }]));
+    const second = new Map();
+    claimsPreFilter(p, second, state);
+    expect(claimsFilter(p, node('node-2'), second).code).toBe('Success');
+    expect(claimsReserve(p, 'node-2', second)).toMatchObject({
+      claims: [{ allocation: { devices: { results: [{ device: 'gpu-9' }] } } }],
+    });
+    // And a slice deleted: node-1's devices are gone for the next cycle.
+    apply(state, {
+      type: 'ObjectDeleted',
+      kind: 'ResourceSlice',
+      key: 'node-1-gpus',
+    } as BerthEvent);
+    const third = new Map();
+    claimsPreFilter(p, third, state);
+    expect(claimsFilter(p, node('node-1'), third).reasons).toEqual(['cannot allocate all claims']);
   });
 
   it('keeps a pod with an allocated claim to the allocation’s nodes, and reserves it without a new allocation', () => {

@@ -1,9 +1,10 @@
-// DynamicResources' PreFilter, Filter and Reserve for pods with claims, as kube-scheduler 1.37.2 runs them (extended resources aside).
+// DynamicResources' PreFilter, Filter, Reserve, PostFilter and Score for pods with claims, as kube-scheduler 1.37.2 runs them (extended resources aside).
 
 import type { ClusterSnapshot, NodeInfo, PodInfo } from '../../cluster/types.ts';
 import type { ReservedClaim } from '../../events/types.ts';
 import {
   type CycleState,
+  type PostFilterResult,
   type PreFilterResult,
   type Status,
   status,
@@ -15,7 +16,7 @@ import { matchesAnyTerm } from '../node-selector.ts';
 import { allocatedState } from './allocated-state.ts';
 import { allocate } from './allocator/allocate.ts';
 import { indexSlices } from './allocator/pools.ts';
-import type { AllocateInput } from './allocator/types.ts';
+import type { AllocateInput, SliceIndex } from './allocator/types.ts';
 import { type PodClaim, podClaims } from './pod-claims.ts';
 import { celSelectorMatcher } from './selector-matcher.ts';
 
@@ -43,6 +44,34 @@ interface ClaimsState {
   readonly allocator: Omit<AllocateInput, 'node' | 'claims'> | undefined;
   /** Filter's allocations by node name, for Reserve. */
   readonly nodeAllocations: Map<string, AllocationResult[]>;
+  /**
+   * Indexes (into `claims`) of the allocated claims some node's Filter found unusable there
+   * (kube's unavailableClaims), for PostFilter. Written by Filter, like `nodeAllocations`:
+   * the cycle state is the cycle's scratch space, never the snapshot.
+   */
+  readonly unavailable: Set<number>;
+}
+
+/** The last slice index built, and what it was built from. */
+let lastIndex:
+  | { slices: unknown; rules: unknown; version: number | undefined; index: SliceIndex }
+  | undefined;
+
+/**
+ * The snapshot's slices indexed for the allocator: built again only when a slice or taint
+ * rule changed (`sliceVersion`) or the snapshot is another one, so the per-node pools it
+ * memoizes last across cycles. Deterministic: the index depends on the slices alone.
+ */
+function sliceIndexOf(snapshot: ClusterSnapshot): SliceIndex {
+  const slices = snapshot.objects.ResourceSlice;
+  const rules = snapshot.objects.DeviceTaintRule;
+  const version = snapshot.sliceVersion;
+  const last = lastIndex;
+  const same = last?.slices === slices && last.rules === rules && last.version === version;
+  if (same && last !== undefined) return last.index;
+  const index = indexSlices([...slices.values()], [...rules.values()]);
+  lastIndex = { slices, rules, version, index };
+  return index;
 }
 
 /** kube's statusUnschedulable: DRA's rejections are UnschedulableAndUnresolvable. */
@@ -100,10 +129,7 @@ export function claimsPreFilter(
       ? undefined
       : {
           classes: snapshot.objects.DeviceClass,
-          slices: indexSlices(
-            [...snapshot.objects.ResourceSlice.values()],
-            [...snapshot.objects.DeviceTaintRule.values()],
-          ),
+          slices: sliceIndexOf(snapshot),
           allocated: allocatedState(snapshot),
           matcher: celSelectorMatcher,
         };
@@ -113,6 +139,7 @@ export function claimsPreFilter(
     toAllocate,
     allocator,
     nodeAllocations: new Map(),
+    unavailable: new Set(),
   };
   state.set(stateKey, s);
   return success;
@@ -131,9 +158,10 @@ export function claimsFilterSkip(_pod: PodInfo, state: CycleState): boolean {
 export function claimsFilter(_pod: PodInfo, node: NodeInfo, state: CycleState): Status {
   const s = state.get(stateKey) as ClaimsState | undefined;
   if (s === undefined) return success;
-  const unavailable = s.availableOn.some(
-    (terms) => terms !== undefined && !matchesAnyTerm(terms, node),
-  );
+  const unavailable: number[] = [];
+  s.availableOn.forEach((terms, i) => {
+    if (terms !== undefined && !matchesAnyTerm(terms, node)) unavailable.push(i);
+  });
   let results: AllocationResult[] | undefined;
   if (s.allocator !== undefined) {
     const outcome = allocate({ ...s.allocator, claims: s.toAllocate, node });
@@ -141,7 +169,11 @@ export function claimsFilter(_pod: PodInfo, node: NodeInfo, state: CycleState): 
     if (outcome.kind === 'unschedulable') return unresolvable(outcome.message);
     results = outcome.results;
   }
-  if (unavailable) return unresolvable(notAvailableOnNode);
+  if (unavailable.length > 0) {
+    // kube remembers them only here, once the allocator found the rest a place.
+    for (const i of unavailable) s.unavailable.add(i);
+    return unresolvable(notAvailableOnNode);
+  }
   if (results !== undefined) s.nodeAllocations.set(node.name, results);
   return success;
 }
@@ -167,6 +199,37 @@ export function claimsReserve(
     return { key, uid: claim.uid, allocation: results?.[next++] as AllocationResult };
   });
   return { claims };
+}
+
+/** kube's PostFilter message when it deallocated a claim. */
+export const deallocationCompleted = 'deallocation of ResourceClaim completed';
+
+/**
+ * kube's deallocateOrDeletePodClaims: among the claims some node's Filter found unavailable,
+ * the first in the pod's order (kube picks one at random; berth must be deterministic) that
+ * is reserved for nobody or only for `pod` is deallocated, and the answer is Unschedulable
+ * "deallocation of ResourceClaim completed" (the core writes the claim). None:
+ * Unschedulable with `noneReasons`. Undefined when the pod has no claim state this cycle.
+ */
+export function claimsPostFilter(
+  pod: PodInfo,
+  state: CycleState,
+  noneReasons: readonly string[],
+): PostFilterResult | undefined {
+  const s = state.get(stateKey) as ClaimsState | undefined;
+  if (s === undefined) return undefined;
+  for (const i of [...s.unavailable].sort((a, b) => a - b)) {
+    const claim = (s.claims[i] as PodClaim).claim;
+    const holders = claim.status?.reservedFor ?? [];
+    if (holders.length > 1 || (holders.length === 1 && holders[0]?.uid !== pod.uid)) continue;
+    const deallocate = {
+      key: `${claim.namespace}/${claim.name}`,
+      uid: claim.uid,
+      ...(claim.resourceVersion === undefined ? {} : { resourceVersion: claim.resourceVersion }),
+    };
+    return { ...status('Unschedulable', name, deallocationCompleted), deallocate };
+  }
+  return status('Unschedulable', name, ...noneReasons);
 }
 
 /** kube's resourceapi.FirstAvailableDeviceRequestMaxSize: a subrequest's score is 8 minus its index. */

@@ -102,3 +102,13 @@ export function namespace(name: string): Manifest {
 export function toYaml(objects: Manifest[]): string {
   return objects.map((o) => stringify(o)).join('---\n');
 }
+
+/** A DeviceClass named after `driver`, selecting every device of that driver. */
+export function deviceClass(driver: string): Manifest {
+  return {
+    apiVersion: 'resource.k8s.io/v1',
+    kind: 'DeviceClass',
+    metadata: { name: driver },
+    spec: { selectors: [{ cel: { expression: `device.driver == "${driver}"` } }] },
+  };
+}

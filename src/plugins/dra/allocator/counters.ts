@@ -3,7 +3,7 @@
 import type { Device } from '../../../model/dra-types.ts';
 import type { Pool } from './pools.ts';
 import { nanosOf } from './quantities.ts';
-import { type AllocatedState, deviceKey } from './types.ts';
+import { type AllocatedState, publishedDeviceKey } from './types.ts';
 
 type CounterSets = Map<string, Map<string, bigint>>;
 
@@ -37,7 +37,9 @@ export class CounterTracker {
     }
     for (const slice of [...pool.slices, ...pool.otherSlices]) {
       for (const d of slice.devices) {
-        if (!isDeviceAllocated(this.allocated, deviceKey(slice.driver, slice.pool.name, d.name)))
+        if (
+          !isDeviceAllocated(this.allocated, publishedDeviceKey(slice.driver, slice.pool.name, d))
+        )
           continue;
         addUse(sets, d, -1n, false);
       }

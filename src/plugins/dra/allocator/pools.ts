@@ -45,6 +45,12 @@ export function indexSlices(slices: readonly ResourceSliceInfo[], rules: TaintRu
 }
 
 /**
+ * Each index's pools by node as `gatherPools` found them, kept while no slice is shared
+ * (with shared slices a node's labels decide, so they are gathered each time).
+ */
+const nodePools = new WeakMap<SliceIndex, Map<string, readonly Pool[]>>();
+
+/**
  * kube's NodeMatches: a node name must equal, allNodes matches, a selector's terms are ORed
  * (no terms, or only empty ones, match nothing); with none of them set nothing matches.
  */
@@ -116,7 +122,22 @@ const byId = (a: Pool, b: Pool) =>
  * have binding conditions last. Only a pool's newest generation counts; a pool missing
  * slices is marked incomplete, one with duplicate devices or broken counters invalid.
  */
-export function gatherPools(index: SliceIndex, node: NodeLike): Pool[] {
+export function gatherPools(index: SliceIndex, node: NodeLike): readonly Pool[] {
+  if (index.shared.length > 0) return poolsOfNode(index, node);
+  let byNode = nodePools.get(index);
+  if (byNode === undefined) {
+    byNode = new Map();
+    nodePools.set(index, byNode);
+  }
+  let pools = byNode.get(node.name);
+  if (pools === undefined) {
+    pools = poolsOfNode(index, node);
+    byNode.set(node.name, pools);
+  }
+  return pools;
+}
+
+function poolsOfNode(index: SliceIndex, node: NodeLike): Pool[] {
   const grouped = new Map<string, ResourceSliceInfo[]>();
   for (const slice of [...(index.byNode.get(node.name) ?? []), ...index.shared]) {
     if (sliceReachesNode(slice, node)) addSlice(grouped, slice);

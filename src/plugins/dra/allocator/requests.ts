@@ -11,7 +11,7 @@ import type {
 import { CapacityProblem, fitsCapacity } from './capacity.ts';
 import type { Pool } from './pools.ts';
 import type { DeviceSelection } from './selection.ts';
-import { AllocatorError, allocationResultsMaxSize, deviceKey, kobj } from './types.ts';
+import { AllocatorError, allocationResultsMaxSize, kobj, publishedDeviceKey } from './types.ts';
 
 /** A device the search may pick, with where it lives. */
 export interface Candidate {
@@ -67,7 +67,7 @@ function allDevicesFor(ctx: Context, base: Omit<RequestData, 'numDevices' | 'all
     }
     for (const slice of pool.slices) {
       for (const device of slice.devices) {
-        const id = deviceKey(slice.driver, slice.pool.name, device.name);
+        const id = publishedDeviceKey(slice.driver, slice.pool.name, device);
         if (!ctx.selection.isSelectable(base.key, base, slice, device, id)) continue;
         // Static capacity only: what is in use is checked when the device is allocated.
         let fits: boolean;
@@ -90,6 +90,16 @@ function allDevicesFor(ctx: Context, base: Omit<RequestData, 'numDevices' | 'all
   }
   return devices;
 }
+
+/**
+ * An ExactCount request's data, kept per request object across nodes and cycles: it depends
+ * only on the claim, the request and its class (not on the node's devices), so it is made
+ * again only when one of those is another object. The search never changes it.
+ */
+const exactCountData = new WeakMap<
+  object,
+  Map<string, { claim: ResourceClaimInfo; class: DeviceClassInfo; data: RequestData }>
+>();
 
 function validate(
   ctx: Context,
@@ -118,6 +128,12 @@ function validate(
       `${prefix}: could not retrieve device class ${details.deviceClassName}: ${notFound}`,
     );
   }
+  const mode = details.allocationMode ?? 'ExactCount';
+  const memoKey = `${key}|${names.name}|${names.parent ?? ''}`;
+  if (mode === 'ExactCount') {
+    const known = exactCountData.get(details)?.get(memoKey);
+    if (known !== undefined && known.claim === claim && known.class === cls) return known.data;
+  }
   const base = {
     ...names,
     details,
@@ -128,8 +144,16 @@ function validate(
     key,
     selectors,
   };
-  const mode = details.allocationMode ?? 'ExactCount';
-  if (mode === 'ExactCount') return { ...base, numDevices: details.count ?? 1, allDevices: [] };
+  if (mode === 'ExactCount') {
+    const data: RequestData = { ...base, numDevices: details.count ?? 1, allDevices: [] };
+    let byKey = exactCountData.get(details);
+    if (byKey === undefined) {
+      byKey = new Map();
+      exactCountData.set(details, byKey);
+    }
+    byKey.set(memoKey, { claim, class: cls, data });
+    return data;
+  }
   if (mode !== 'All') throw new AllocatorError(`${prefix}: unsupported count mode ${mode}`);
   const allDevices = allDevicesFor(ctx, base);
   return { ...base, numDevices: allDevices.length, allDevices };

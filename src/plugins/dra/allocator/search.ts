@@ -13,7 +13,7 @@ import {
   type AllocatedState,
   AllocatorError,
   allocationResultsMaxSize,
-  deviceKey,
+  publishedDeviceKey,
 } from './types.ts';
 
 /** One picked device of a claim. */
@@ -116,7 +116,7 @@ export class Search {
         const first = p === start.p && sl === start.sl ? start.di : 0;
         for (let di = first; di < slice.devices.length; di++) {
           const device = slice.devices[di]!;
-          const id = deviceKey(pool.driver, pool.pool, device.name);
+          const id = publishedDeviceKey(pool.driver, pool.pool, device);
           if (rd.adminAccess ? this.allocatingFor(id, at.c) : this.inUse(id)) continue;
           if (!this.in_.selection.isSelectable(rd.key, rd, slice, device, id)) continue;
           const candidate = { id, device, slice, pool };

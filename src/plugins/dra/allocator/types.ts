@@ -2,6 +2,7 @@
 
 import type {
   AllocationResult,
+  Device,
   DeviceClassInfo,
   DeviceTaintRuleInfo,
   ResourceClaimInfo,
@@ -44,6 +45,22 @@ export interface AllocatedState {
 /** The key of a device: `driver/pool/device`, as kube's DeviceID prints. */
 export function deviceKey(driver: string, pool: string, device: string): string {
   return `${driver}/${pool}/${device}`;
+}
+
+/** Each published device's key, made once (a device object belongs to one slice's pool). */
+const publishedKeys = new WeakMap<Device, string>();
+
+/**
+ * {@link deviceKey} of a device a slice publishes, built once per device object: the same
+ * string every time, so the sets it is looked up in hash it once.
+ */
+export function publishedDeviceKey(driver: string, pool: string, device: Device): string {
+  let key = publishedKeys.get(device);
+  if (key === undefined) {
+    key = deviceKey(driver, pool, device.name);
+    publishedKeys.set(device, key);
+  }
+  return key;
 }
 
 /** All slices of a snapshot, grouped as kube's allocator groups them (see indexSlices). */
