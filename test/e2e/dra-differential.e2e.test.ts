@@ -15,8 +15,8 @@
 // BERTH_DRA_SEEDS=50 runs seeds 1–50; BERTH_DRA_SEED=7,12 runs those. Default: seeds 1–30.
 // BERTH_DRA_TEMPLATES=0 turns every template claim into a direct one. Known divergent, left
 // out unless BERTH_DRA_ALL_CONSTRAINTS=1: a matchAttribute constraint over an All request
-// that cannot hold (kube: PodScheduled=False SchedulerError; berth: no condition, see
-// DraOptions in support/scenario-dra.ts).
+// that cannot hold (both SchedulerError, worded differently: see DraOptions in
+// support/scenario-dra.ts).
 // Not covered: extended resources backed by DRA (berth has none yet), consumable capacity,
 // admin access, network-attached (allNodes / nodeSelector) pools, binding conditions.
 import { writeFileSync } from 'node:fs';
