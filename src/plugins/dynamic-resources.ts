@@ -17,6 +17,7 @@ import {
   claimsPreFilter,
   claimsReserve,
   claimsScore,
+  preFilterRanKey,
 } from './dra/claims-cycle.ts';
 import { defaultNormalizeScore } from './normalize-score.ts';
 
@@ -49,7 +50,7 @@ function postFilterSaying(
   none: readonly string[],
 ): PostFilterPlugin['postFilter'] {
   return (pod, args) =>
-    args.preFiltersCompleted
+    args.preFiltersCompleted || args.state?.has(preFilterRanKey) === true
       ? (claimsPostFilter(pod, args.state, none) ?? status('Unschedulable', name, ...reasons))
       : status('Error', name, noStateReason);
 }
@@ -75,7 +76,7 @@ const score: Required<Pick<ScorePlugin, 'score' | 'scoreNodes' | 'normalize'>> =
  * claims it deallocates the first claim some node found unavailable that no other pod
  * holds ("deallocation of ResourceClaim completed"; none: "still not schedulable") —
  * unless a PreFilter stopped the PreFilter loop before kube's DynamicResources PreFilter
- * (the last one) wrote its state: then kube's answer is the Error "not found", which ends
+ * (the last one) wrote its state (its own rejection comes after the write): then kube's answer is the Error "not found", which ends
  * the PostFilters (no preemption) and is what the message says after the filters' sentence.
  * From 1.35 it also scores (see `score`); from 1.37 its Unschedulable answers without a
  * deallocation carry no message, so the PostFilter part starts at "preemption:". Its args (kube's

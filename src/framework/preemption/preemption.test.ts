@@ -303,7 +303,8 @@ describe('DefaultPreemption: eligibility', () => {
       }),
     };
     const r = scheduleOne(preemptor({ name: 'hi', cpu: '1', priority: 10 }), s, {
-      profile: { ...base, preFilter: [...base.preFilter, stopper] },
+      // Before DynamicResources: kube's DynamicResources PreFilter never runs, so has no state.
+      profile: { ...base, preFilter: [stopper, ...base.preFilter] },
       rng: seededRng(1),
       cursor: { next: 0 },
       percentageOfNodesToScore: 0,

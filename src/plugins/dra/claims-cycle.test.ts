@@ -14,6 +14,7 @@ import {
 import { podInfoFromObject } from '../../cluster/pod-info.ts';
 import type { PodInfo } from '../../cluster/types.ts';
 import type { BerthEvent } from '../../events/types.ts';
+import { dynamicResources } from '../dynamic-resources.ts';
 import {
   claimsFilter,
   claimsFilterSkip,
@@ -76,6 +77,22 @@ describe('DynamicResources PreFilter', () => {
     expect(claimsPreFilter(pod('p', uses('c4')), new Map(), state).reasons).toEqual([
       'resourceclaim "c4" is being deleted',
     ]);
+  });
+
+  it('leaves its state when it rejects the pod, so its PostFilter answers Unschedulable and preemption runs (kube writes the state first)', () => {
+    const state = cluster();
+    upsert(state, 'ResourceClaim', {
+      ...gpuClaim('c3'),
+      spec: { devices: { requests: [{ name: 'gpu', exactly: { deviceClassName: 'tpu' } }] } },
+    });
+    const plugin = dynamicResources();
+    const cycle = new Map();
+    const p = pod('p', uses('c3'));
+    expect(plugin.preFilter(p, cycle, state).code).toBe('UnschedulableAndUnresolvable');
+    const args = { preFiltersCompleted: false, state: cycle } as Parameters<
+      typeof plugin.postFilter
+    >[1];
+    expect(plugin.postFilter(p, args)).toMatchObject({ code: 'Unschedulable', reasons: [] });
   });
 });
 

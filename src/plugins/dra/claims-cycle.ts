@@ -25,6 +25,12 @@ export const name = 'DynamicResources';
 /** The cycle state key of the pod's claims (kube's stateKey). */
 const stateKey = 'DynamicResources/claims';
 
+/**
+ * Set in the cycle state as soon as the PreFilter runs (kube writes its state before it
+ * looks at the pod): its PostFilter answers Error "not found" only when this is missing.
+ */
+export const preFilterRanKey = 'DynamicResources/prefilter-ran';
+
 /** kube's Filter message when an allocated claim's devices cannot be used on the node. */
 export const notAvailableOnNode = 'resourceclaim not available on the node';
 
@@ -92,6 +98,7 @@ export function claimsPreFilter(
   state: CycleState,
   snapshot: ClusterSnapshot,
 ): PreFilterResult {
+  state.set(preFilterRanKey, true);
   if (pod.resourceClaims === undefined) return success;
   const found = podClaims(pod, snapshot.objects.ResourceClaim);
   if ('message' in found) return unresolvable(found.message);
