@@ -1,6 +1,7 @@
 // Evolve: stamps one decision, folds it into the cluster state and moves the machines it concerns.
 import { reduce } from '../cluster/reducer.ts';
 import type { DecisionEvent, Envelope } from '../events/types.ts';
+import { cycleErrorText } from '../framework/running.ts';
 import type { ClaimBinding } from './commands.ts';
 import type { CoreState } from './core-state.ts';
 import { reportUnschedulable } from './reports.ts';
@@ -59,7 +60,7 @@ const handlers: Handlers = {
     reportUnschedulable(core, d.uid, d.key, d.message);
   },
   CycleFailed: (core, d) => {
-    const message = `${d.plugin}: ${d.message}`;
+    const message = cycleErrorText(d);
     core.pods.send(d.uid, { type: 'CYCLE_FAILED', message, now: core.now });
     // kube's handleSchedulingFailure: an Error status is still told on the pod (SchedulerError).
     reportUnschedulable(core, d.uid, d.key, message, 'SchedulerError');

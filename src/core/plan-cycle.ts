@@ -73,7 +73,13 @@ export function planCycle(core: CoreState, pod: PodInfo): Planned[] {
     }
     default: {
       const failed: Planned = {
-        decision: { type: 'CycleFailed', ...ref, plugin: result.plugin, message: result.message },
+        decision: {
+          type: 'CycleFailed',
+          ...ref,
+          plugin: result.plugin,
+          message: result.message,
+          ...(result.point === undefined ? {} : { point: result.point }),
+        },
       };
       return withOwnClearing(core, ref, [failed]);
     }

@@ -292,6 +292,11 @@ export interface CycleFailed extends AttemptRef {
   type: 'CycleFailed';
   plugin: string;
   message: string;
+  /**
+   * The extension point that failed (PreFilter, Filter, Reserve), for the pod's message;
+   * absent when not known and in logs written before it was kept (not part of the digest).
+   */
+  point?: 'PreFilter' | 'Filter' | 'Reserve';
 }
 
 /** The core's outputs. A cycle, a timer or a result may produce several, in order. */

@@ -19,6 +19,7 @@ import {
   scheduleOne,
 } from './cycle.ts';
 import { seededRng } from './rng.ts';
+import { cycleErrorText, type ErrorPoint } from './running.ts';
 import {
   type FilterPlugin,
   type PreFilterPlugin,
@@ -458,18 +459,20 @@ describe('scheduleOne: a plugin that fails ends the cycle with an Error naming i
   const throwingFilter: FilterPlugin = { name: 'Thrower', filter: boom };
   const plain = defaultProfile();
 
-  it.each<[string, Profile, string, string]>([
+  it.each<[string, Profile, string, string, ErrorPoint | undefined]>([
     [
       'a Filter that throws',
       { ...plain, filter: [...plain.filter, throwingFilter] },
       'Thrower',
       'kaput',
+      undefined,
     ],
     [
       'a PreFilter that throws',
       { ...plain, preFilter: [...plain.preFilter, { name: 'PreThrower', preFilter: boom }] },
       'PreThrower',
       'kaput',
+      undefined,
     ],
     [
       'a PreFilter that returns Error',
@@ -479,24 +482,42 @@ describe('scheduleOne: a plugin that fails ends the cycle with an Error naming i
       },
       'PreErr',
       'bad state',
+      'PreFilter',
     ],
     [
       'a Filter that returns Error',
       { ...plain, filter: [{ name: 'Err', filter: () => status('Error', 'Err', 'bad node') }] },
       'Err',
       'bad node',
+      'Filter',
     ],
     [
       'a Score plugin that throws',
       { ...plain, score: [{ plugin: { name: 'ScoreThrower', score: boom }, weight: 1 }] },
       'ScoreThrower',
       'kaput',
+      undefined,
     ],
-  ])('%s', (_name, profile, plugin, message) => {
+  ])('%s', (_name, profile, plugin, message, point) => {
     expect(scheduleOne(makePod(), snapshotOf(nodes(3)), ctx(profile))).toEqual({
       kind: 'Error',
       plugin,
       message,
+      ...(point === undefined ? {} : { point }),
     });
+  });
+
+  it('words the pod’s message as kube words an Error status at each point', () => {
+    const e = { plugin: 'DynamicResources', message: 'boom' };
+    expect(cycleErrorText({ ...e, point: 'PreFilter' })).toBe(
+      'running PreFilter plugin "DynamicResources": boom',
+    );
+    expect(cycleErrorText({ ...e, point: 'Filter' })).toBe(
+      'running "DynamicResources" filter plugin: boom',
+    );
+    expect(cycleErrorText({ ...e, point: 'Reserve' })).toBe(
+      'running Reserve plugin "DynamicResources": boom',
+    );
+    expect(cycleErrorText(e)).toBe('DynamicResources: boom');
   });
 });

@@ -57,7 +57,7 @@ export function findNodesThatFitPod(
   const { profile, recorder } = ctx;
   const numAllNodes = snapshot.nodeOrder.length;
   const pre = runPreFilterPlugins(profile, pod, state, snapshot, running, recorder);
-  if (pre.code === 'Error') return cycleError(pre, running);
+  if (pre.code === 'Error') return cycleError(pre, running, 'PreFilter');
   const filters = profile.filter.filter((f) => f.preFilterSkip?.(pod, state) !== true);
   if (recorder !== undefined) recorder.filters(filters, state);
   const preFiltersCompleted = pre.code === 'Success' || pre.code === 'Unschedulable';
@@ -69,7 +69,7 @@ export function findNodesThatFitPod(
     running.filters = filters;
     const s = filterWithNominatedPods(filters, profile.preFilter, pod, nominated, state, snapshot);
     if (recorder !== undefined) recorder.nominatedNode(nominated, s);
-    if (s.code === 'Error') return cycleError(s, running);
+    if (s.code === 'Error') return cycleError(s, running, 'Filter');
     if (s.code === 'Success') return { kind: 'Fit', feasible: [nominated], processed: 1, filters };
   }
   const order =

@@ -123,7 +123,7 @@ export function findNodesThatPassFilters(walk: WalkInput): FitOutcome {
       s = runFilterPlugins(running.filters, pod, node, state, running);
     }
     if (recorder !== undefined) recorder.verdict(node, s);
-    if (s.code === 'Error') return cycleError(s, running);
+    if (s.code === 'Error') return cycleError(s, running, 'Filter');
     if (s.code === 'Success') {
       if (found === numToFind) {
         dropped = node;

@@ -27,18 +27,42 @@ export function withPlugin(s: Status, plugin: string): Status {
   return s.plugin === undefined ? { code: s.code, reasons: s.reasons, plugin } : s;
 }
 
+/** The extension points whose Error statuses kube words with the point's name. */
+export type ErrorPoint = 'PreFilter' | 'Filter' | 'Reserve';
+
 /** A cycle ended by a plugin's Error status (kube aborts the cycle). */
 export interface CycleError {
   kind: 'Error';
   plugin: string;
   message: string;
+  /** Where it failed, when known (absent: an exception, or a log from before it was kept). */
+  point?: ErrorPoint;
 }
 
-/** The Error outcome of `s`, named after its plugin or the one running. */
-export function cycleError(s: Status, running: Running): CycleError {
+/** The Error outcome of `s`, named after its plugin or the one running, failed at `point`. */
+export function cycleError(s: Status, running: Running, point?: ErrorPoint): CycleError {
   return {
     kind: 'Error',
     plugin: s.plugin ?? runningPlugin(running),
     message: s.reasons.join(', '),
+    ...(point === undefined ? {} : { point }),
   };
+}
+
+/**
+ * What a failed cycle says on the pod (PodScheduled=False, SchedulerError): kube's wording
+ * of an Error status at `point` (e.g. `running "DynamicResources" filter plugin: …`), or
+ * `plugin: message` where the point is not known.
+ */
+export function cycleErrorText(e: { plugin: string; message: string; point?: ErrorPoint }): string {
+  switch (e.point) {
+    case 'PreFilter':
+      return `running PreFilter plugin "${e.plugin}": ${e.message}`;
+    case 'Filter':
+      return `running "${e.plugin}" filter plugin: ${e.message}`;
+    case 'Reserve':
+      return `running Reserve plugin "${e.plugin}": ${e.message}`;
+    default:
+      return `${e.plugin}: ${e.message}`;
+  }
 }

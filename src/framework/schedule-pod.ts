@@ -84,7 +84,12 @@ function reserved(
     running.plugin = plugin.name;
     const held = plugin.reserve(pod, result.node, state);
     if ('code' in held)
-      return { kind: 'Error', plugin: plugin.name, message: held.reasons.join(', ') };
+      return {
+        kind: 'Error',
+        plugin: plugin.name,
+        message: held.reasons.join(', '),
+        point: 'Reserve',
+      };
     if (held.claims !== undefined) result.claims = held.claims;
   }
   return result;

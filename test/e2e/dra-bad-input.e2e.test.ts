@@ -122,7 +122,8 @@ describe('DRA bad input (berth as the chart installs it, kube-apiserver 1.37.2)'
     [
       'a class selector failing at run time',
       'p-runtime',
-      /runtime-error\.example\.com|CEL|no such key/i,
+      // kube's wording of a Filter's Error status (SchedulerError).
+      /^running "DynamicResources" filter plugin: class runtime-error\.example\.com: selector #0 on device .*CEL runtime error/,
     ],
     [
       'a claim naming an unknown DeviceClass',
