@@ -209,10 +209,10 @@ function claimSpec(r: Rng, pin: Pin, covers: Set<string>, opts: DraOptions) {
   const constraints = [];
   const both = requests.length === 2 && r.chance(0.5);
   const constrained = both ? requests : requests.slice(0, 1);
-  // A constraint an All request cannot meet is an Error in kube's allocator, which berth
-  // does not report as kube does (see `DraOptions.allWithConstraint`).
+  // A constraint an All request cannot meet is an Error in kube's allocator (see
+  // `DraOptions.allWithConstraint`).
   const allMode = constrained.some((q) => q.exactly?.allocationMode === 'All');
-  if (r.chance(0.3) && (opts.allWithConstraint === true || !allMode)) {
+  if (r.chance(0.3) && (opts.allWithConstraint !== false || !allMode)) {
     covers.add(allMode ? 'matchAttribute on All' : 'matchAttribute');
     constraints.push({
       ...(both ? {} : { requests: [requests[0]?.name as string] }),
@@ -231,12 +231,10 @@ export interface DraOptions {
   /** false: every new claim is a direct one (the same draws otherwise). */
   templates?: boolean;
   /**
-   * true: a matchAttribute constraint may cover an All request. Known divergent, so off by
-   * default: when the constraint cannot hold, kube's allocator fails with an Error ("cannot
-   * add device … because a claim constraint would not be satisfied") and kube-scheduler
-   * writes PodScheduled=False SchedulerError `running "DynamicResources" filter plugin: …`;
-   * berth (since main's 6d19824) writes SchedulerError too, but words it `DynamicResources: …`
-   * (seeds 10, 18 and 28 of 1–30 with this on).
+   * true (the default run): a matchAttribute constraint may cover an All request. When it
+   * cannot hold, kube's allocator fails with an Error ("cannot add device … because a claim
+   * constraint would not be satisfied") and both schedulers write PodScheduled=False
+   * SchedulerError `running "DynamicResources" filter plugin: …` (seeds 10, 18 and 28).
    */
   allWithConstraint?: boolean;
 }
