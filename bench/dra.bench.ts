@@ -8,12 +8,12 @@
 //
 //   npx tsx bench/dra.bench.ts            the 500-node workload
 //   npx tsx bench/dra.bench.ts 100 1000   NODES PODS (init claims = PODS)
-import { performance } from 'node:perf_hooks';
 import type { ManifestObject } from '../src/adapters/sim/manifests.ts';
 import { defaultConfig } from '../src/core/config.ts';
-import type { Envelope } from '../src/events/types.ts';
 import type { NodeObject, PodObject } from '../src/model/objects.ts';
 import { simulate } from '../src/runtime/simulate.ts';
+import { decisionWindow } from './support/decision-window.ts';
+import { percentile } from './support/measure.ts';
 
 const driver = 'test-driver.cdi.k8s.io';
 const devicesPerNode = 10;
@@ -149,36 +149,10 @@ function podsOf(n: number): PodObject[] {
   );
 }
 
-function percentile(sorted: number[], p: number): number {
-  const i = Math.max(0, Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1));
-  return sorted[i] ?? 0;
-}
-
 function main(): void {
   const nodes = Number(process.argv[2] ?? 500);
   const pods = Number(process.argv[3] ?? 2500);
-  let first = 0;
-  let last = 0;
-  let scheduled = 0;
-  let unschedulable = 0;
-  const durations: number[] = [];
-  let cycleStart = performance.now();
-  const cycles = Object.assign([] as number[], {
-    push(ms: number): number {
-      durations.push(ms);
-      cycleStart = performance.now();
-      return durations.length;
-    },
-  });
-  const inspect = (phase: 'before' | 'after', env: Envelope) => {
-    if (phase !== 'before') return;
-    const e = env.event;
-    if (e.type !== 'PodReserved' && e.type !== 'PodUnschedulable') return;
-    if (first === 0) first = cycleStart;
-    last = performance.now();
-    if (e.type === 'PodReserved') scheduled++;
-    else unschedulable++;
-  };
+  const window = decisionWindow();
   const summary = simulate({
     nodes: nodesOf(nodes),
     pods: podsOf(pods),
@@ -187,11 +161,12 @@ function main(): void {
     config: defaultConfig,
     bindLatencyMs: 5,
     bindFailureRate: 0,
-    cycleDurations: cycles,
-    inspect,
+    cycleDurations: window.cycles,
+    inspect: window.inspect,
   });
-  const perSecond = Math.round((scheduled / Math.max(last - first, 1e-9)) * 1000);
-  const sorted = [...durations].sort((a, b) => a - b);
+  const perSecond = window.podsPerSecond();
+  const { scheduled, unschedulable } = window.counts();
+  const sorted = [...window.durations].sort((a, b) => a - b);
   const times = (perSecond / kubeThreshold).toFixed(1);
   process.stdout.write(
     `SchedulingWithResourceClaimTemplate ${nodes}n ${pods} init claims + ${pods}p: ` +

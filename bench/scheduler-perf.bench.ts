@@ -5,13 +5,13 @@
 //   npx tsx bench/scheduler-perf.bench.ts                 every workload once
 //   npx tsx bench/scheduler-perf.bench.ts PodAntiAffinity  one workload
 import { execFileSync } from 'node:child_process';
-import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import type { ManifestObject } from '../src/adapters/sim/manifests.ts';
 import { defaultConfig } from '../src/core/config.ts';
-import type { Envelope } from '../src/events/types.ts';
 import type { NodeObject, PodObject } from '../src/model/objects.ts';
 import { simulate } from '../src/runtime/simulate.ts';
+import { decisionWindow } from './support/decision-window.ts';
+import { percentile } from './support/measure.ts';
 
 type Json = Record<string, unknown>;
 
@@ -265,43 +265,11 @@ interface Result {
   peakRssMiB: number;
 }
 
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return 0;
-  return sorted[
-    Math.max(0, Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1))
-  ] as number;
-}
-
 /** Runs one workload: the measured window runs from the first measured decision's cycle to the last. */
 function run(w: Workload): Result {
   const nodes = nodesOf(w);
   const pods = podsOf(w);
-  let first = 0;
-  let last = 0;
-  let scheduled = 0;
-  let unschedulable = 0;
-  const decided = new Set<string>();
-  const durations: number[] = [];
-  let cycleStart = performance.now();
-  const cycles = Object.assign([] as number[], {
-    push(ms: number): number {
-      durations.push(ms);
-      cycleStart = performance.now();
-      return durations.length;
-    },
-  });
-  const inspect = (phase: 'before' | 'after', env: Envelope) => {
-    if (phase !== 'before') return;
-    const e = env.event;
-    if (e.type !== 'PodReserved' && e.type !== 'PodUnschedulable') return;
-    if (!e.key.startsWith('sched-1/')) return;
-    if (first === 0) first = cycleStart;
-    last = performance.now();
-    if (decided.has(e.uid)) return;
-    decided.add(e.uid);
-    if (e.type === 'PodReserved') scheduled++;
-    else unschedulable++;
-  };
+  const window = decisionWindow((key) => key.startsWith('sched-1/'));
   simulate({
     nodes,
     pods,
@@ -310,11 +278,12 @@ function run(w: Workload): Result {
     config: defaultConfig,
     bindLatencyMs: 5,
     bindFailureRate: 0,
-    cycleDurations: cycles,
-    inspect,
+    cycleDurations: window.cycles,
+    inspect: window.inspect,
   });
-  const measured = durations.slice(-w.measurePods).sort((a, b) => a - b);
-  const podsPerSecond = Math.round((scheduled / Math.max(last - first, 1e-9)) * 1000);
+  const measured = window.durations.slice(-w.measurePods).sort((a, b) => a - b);
+  const podsPerSecond = window.podsPerSecond();
+  const { scheduled, unschedulable } = window.counts();
   return {
     workload: w.name,
     nodes: w.nodes,

@@ -1,30 +1,15 @@
 // `berth explain` of DRA pods from a recorded log: DynamicResources' verdict per node, from the restored state.
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it, vi } from 'vitest';
-import { explainCommand } from '../../src/cli/explain-command.ts';
+import { describe, expect, it } from 'vitest';
+import { inProcess } from './explain-in-process.ts';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
-
-/** Runs `berth explain ARGS` in this process; returns what it printed. */
-async function explain(...argv: string[]): Promise<string> {
-  let out = '';
-  const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
-    out += String(chunk);
-    return true;
-  });
-  try {
-    await explainCommand(argv);
-    return out;
-  } finally {
-    spy.mockRestore();
-  }
-}
 
 describe('berth explain (DRA)', () => {
   it('explains a DRA pod of the demo log: DynamicResources filters each node and allocates on the chosen one', async () => {
     const draLog = join(root, 'test/fixtures/logs/sim-dra-demo.jsonl');
-    const doc = JSON.parse(await explain('ml/finetune', '--log', draLog, '--json'));
+    const doc = JSON.parse((await inProcess('ml/finetune', '--log', draLog, '--json')).out);
     expect(doc.recorded.agrees).toBe(true);
     const filters = doc.explanation.filters as { plugin: string; skipped: boolean }[];
     const at = filters.findIndex((f) => f.plugin === 'DynamicResources');

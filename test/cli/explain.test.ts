@@ -4,15 +4,14 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { afterAll, describe, expect, it, vi } from 'vitest';
-import { CliError } from '../../src/cli/errors.ts';
-import { explainCommand } from '../../src/cli/explain-command.ts';
+import { afterAll, describe, expect, it } from 'vitest';
 import { loadCluster, simulateConfig } from '../../src/cli/simulate-command.ts';
 import { parseLog } from '../../src/events/reader.ts';
 import { Recorder } from '../../src/events/recorder.ts';
 import { ReplaySession } from '../../src/runtime/replay.ts';
 import { simulate } from '../../src/runtime/simulate.ts';
 import { recordedRun } from '../events/rotated-run.ts';
+import { inProcess } from './explain-in-process.ts';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const work = mkdtempSync(join(tmpdir(), 'berth-explain-'));
@@ -44,24 +43,6 @@ function cycleDecisionsOf(text: string, key: string) {
   return parseLog(text).envelopes.filter(
     (e) => cycle.has(e.event.type) && 'key' in e.event && e.event.key === key,
   );
-}
-
-/** Runs the command in this process: what it printed, or the error it failed with. */
-async function inProcess(...argv: string[]): Promise<{ out: string; error: CliError | undefined }> {
-  let out = '';
-  const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
-    out += String(chunk);
-    return true;
-  });
-  try {
-    await explainCommand(argv);
-    return { out, error: undefined };
-  } catch (error) {
-    if (!(error instanceof CliError)) throw error;
-    return { out, error };
-  } finally {
-    spy.mockRestore();
-  }
 }
 
 /** Expects the in-process command to fail with a CliError of `code` saying `pattern`. */

@@ -1,0 +1,57 @@
+// The measured window of an in-process workload: from the first measured decision's cycle to the last, with each cycle's duration.
+import { performance } from 'node:perf_hooks';
+import type { Envelope } from '../../src/events/types.ts';
+
+/** What `simulate` is given to measure a run, and what it measured once it ran. */
+export interface DecisionWindow {
+  /** For `simulate`'s `cycleDurations`: each cycle's duration, and when the next began. */
+  cycles: number[];
+  /** For `simulate`'s `inspect`: counts the measured pods' first decisions. */
+  inspect: (phase: 'before' | 'after', env: Envelope) => void;
+  /** Every cycle's duration in ms, in order. */
+  durations: number[];
+  /** Measured pods reserved and found unschedulable (each pod's first decision). */
+  counts(): { scheduled: number; unschedulable: number };
+  /** Measured pods reserved per wall-clock second of the window. */
+  podsPerSecond(): number;
+}
+
+/**
+ * A window over the decisions of the pods `measured` selects (by `namespace/name`): it
+ * opens when the cycle of the first such decision began and closes at the last one.
+ */
+export function decisionWindow(measured: (key: string) => boolean = () => true): DecisionWindow {
+  let first = 0;
+  let last = 0;
+  let scheduled = 0;
+  let unschedulable = 0;
+  const decided = new Set<string>();
+  const durations: number[] = [];
+  let cycleStart = performance.now();
+  const cycles = Object.assign([] as number[], {
+    push(ms: number): number {
+      durations.push(ms);
+      cycleStart = performance.now();
+      return durations.length;
+    },
+  });
+  const inspect = (phase: 'before' | 'after', env: Envelope) => {
+    if (phase !== 'before') return;
+    const e = env.event;
+    if (e.type !== 'PodReserved' && e.type !== 'PodUnschedulable') return;
+    if (!measured(e.key)) return;
+    if (first === 0) first = cycleStart;
+    last = performance.now();
+    if (decided.has(e.uid)) return;
+    decided.add(e.uid);
+    if (e.type === 'PodReserved') scheduled++;
+    else unschedulable++;
+  };
+  return {
+    cycles,
+    inspect,
+    durations,
+    counts: () => ({ scheduled, unschedulable }),
+    podsPerSecond: () => Math.round((scheduled / Math.max(last - first, 1e-9)) * 1000),
+  };
+}
