@@ -55,11 +55,16 @@ describe('the bind fence (chart ValidatingAdmissionPolicy, Lease held by replica
     await admin.ok('PATCH', leasePath, {
       spec: { holderIdentity: 'replica-b', leaseDurationSeconds: 15, renewTime: now },
     });
-    // The API server reads the Lease from an informer: wait (dry run, nothing bound) until
-    // the holder's bind is admitted, i.e. the policy sees the holder just written.
+    // The API server loads the policy and reads the Lease from informers: wait (dry runs,
+    // nothing bound) until the holder's bind is admitted and another replica's is refused —
+    // before the policy is loaded every bind is admitted, so the first alone proves nothing.
     await waitFor('the policy to see replica-b hold the Lease', async () => {
-      const r = await bind('p-0', fencedBy('replica-b'), '?dryRun=All');
-      return { ok: r.status === 201, seen: r.status };
+      const holder = await bind('p-0', fencedBy('replica-b'), '?dryRun=All');
+      const other = await bind('p-0', fencedBy('replica-a'), '?dryRun=All');
+      return {
+        ok: holder.status === 201 && other.status === 403,
+        seen: [holder.status, other.status],
+      };
     });
   });
 
