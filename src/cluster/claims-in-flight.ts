@@ -1,6 +1,7 @@
 // DRA allocations decided and not yet on their claims (kube's pending allocations), and the claims each reserved pod's bind writes.
 import type { ReservedClaim } from '../events/types.ts';
 import type { AllocationResult, ResourceClaimInfo } from '../model/dra-types.ts';
+import { type AllocatedDevices, countAllocations } from './allocated-devices.ts';
 
 /**
  * An allocation a reserved pod's cycle chose for a claim, held as allocated until the
@@ -32,6 +33,11 @@ export interface ClaimsInFlightState {
    * what is derived from the slices alone can be kept until it moves.
    */
   sliceVersion?: number;
+  /**
+   * The devices claims' allocations and in-flight ones hold, counted as they change
+   * (absent: not kept, e.g. a hand-built state; readers then gather them).
+   */
+  allocatedDevices?: AllocatedDevices;
 }
 
 /** Reserve: holds the allocations of `claims` and remembers what the pod's bind writes. */
@@ -47,7 +53,9 @@ export function reserveClaims(
   for (const c of claims) {
     if (c.allocation === undefined) continue;
     state.claimsInFlight ??= new Map();
+    state.allocatedDevices?.remove(state.claimsInFlight.get(c.uid)?.allocation);
     state.claimsInFlight.set(c.uid, { key: c.key, podUid, attempt, allocation: c.allocation });
+    state.allocatedDevices?.add(c.allocation);
   }
 }
 
@@ -62,7 +70,7 @@ export function releaseClaims(state: ClaimsInFlightState, podUid: string, attemp
   state.claimReservations?.delete(podUid);
   for (const c of reservation.claims) {
     const held = state.claimsInFlight?.get(c.uid);
-    if (held?.podUid === podUid) state.claimsInFlight?.delete(c.uid);
+    if (held?.podUid === podUid) dropInFlight(state, c.uid);
   }
 }
 
@@ -84,14 +92,37 @@ export function claimChanged(
   before: ResourceClaimInfo | undefined,
   after: ResourceClaimInfo | undefined,
 ): void {
-  const held = state.claimsInFlight;
-  if (held === undefined) return;
+  state.allocatedDevices?.remove(before?.status?.allocation);
+  state.allocatedDevices?.add(after?.status?.allocation);
   if (after === undefined) {
-    if (before !== undefined) held.delete(before.uid);
+    if (before !== undefined) dropInFlight(state, before.uid);
     return;
   }
-  if (before !== undefined && before.uid !== after.uid) held.delete(before.uid);
-  if (after.status?.allocation !== undefined) held.delete(after.uid);
+  if (before !== undefined && before.uid !== after.uid) dropInFlight(state, before.uid);
+  if (after.status?.allocation !== undefined) dropInFlight(state, after.uid);
+}
+
+/** Ends the in-flight allocation of claim `uid`, if one is held, and uncounts it. */
+function dropInFlight(state: ClaimsInFlightState, uid: string): void {
+  const held = state.claimsInFlight?.get(uid);
+  if (held === undefined) return;
+  state.claimsInFlight?.delete(uid);
+  state.allocatedDevices?.remove(held.allocation);
+}
+
+/**
+ * Counts the devices held anew from `claims` (the state's ResourceClaims) and the in-flight
+ * allocations, e.g. after a snapshot restore filled both without counting.
+ */
+export function recountAllocatedDevices(
+  state: ClaimsInFlightState,
+  claims: Iterable<ResourceClaimInfo>,
+): void {
+  const allocations: AllocationResult[] = [];
+  for (const claim of claims)
+    if (claim.status?.allocation !== undefined) allocations.push(claim.status.allocation);
+  for (const held of state.claimsInFlight?.values() ?? []) allocations.push(held.allocation);
+  state.allocatedDevices = countAllocations(allocations);
 }
 
 function isAllocation(v: unknown): v is AllocationResult {

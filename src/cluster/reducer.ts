@@ -4,6 +4,7 @@ import type { BerthEvent, Envelope, ResourceKind } from '../events/types.ts';
 import type { ResourceClaimInfo } from '../model/dra-types.ts';
 import { type KubeRelease, releaseAtLeast, unrecordedKubeRelease } from '../model/kube-release.ts';
 import { isTerminal } from '../model/phase.ts';
+import { AllocatedDevices } from './allocated-devices.ts';
 import { finishIndexUpdate, reindexNode } from './capacity-index.ts';
 import {
   applyCharge,
@@ -77,6 +78,7 @@ export function initialState(release: KubeRelease = unrecordedKubeRelease): Clus
     resync: {},
     rejected: [],
     rejectedTotal: 0,
+    allocatedDevices: new AllocatedDevices(),
   };
 }
 

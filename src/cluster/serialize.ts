@@ -428,5 +428,6 @@ export function restoreClusterState(
   state.rejected = data.rejected.map((r) => ({ seq: r.seq, kind: r.kind, reason: r.reason }));
   state.rejectedTotal = data.rejectedTotal;
   inFlight.restoreClaimsInFlight(state, data, fail);
+  inFlight.recountAllocatedDevices(state, state.objects.ResourceClaim.values());
   return state;
 }

@@ -7,6 +7,7 @@ import type {
   Taint,
   Toleration,
 } from '../model/objects.ts';
+import type { AllocatedDevices } from './allocated-devices.ts';
 import type { Amount } from './amount.ts';
 import type { ClaimInFlight, ClaimsInFlightState } from './claims-in-flight.ts';
 import type { PodResourceClaim } from './pod-claims.ts';
@@ -301,6 +302,12 @@ export interface ClusterState extends ClaimsInFlightState {
   nominationSchedulers?: ReadonlySet<string>;
 }
 
+/** What a plugin reads of {@link AllocatedDevices}. */
+export type AllocatedDevicesView = Pick<
+  AllocatedDevices,
+  'devices' | 'sharedDevices' | 'consumedCapacity' | 'malformed'
+>;
+
 /**
  * What plugins may read: the nodes (each with its pods), the topology index, the
  * nominated pods and the image index. Read-only by contract; only the reducer writes the
@@ -327,6 +334,8 @@ export interface ClusterSnapshot {
   readonly claimsInFlight?: ReadonlyMap<string, ClaimInFlight>;
   /** Moves whenever a ResourceSlice or DeviceTaintRule changes (see ClaimsInFlightState). */
   readonly sliceVersion?: number;
+  /** The devices claims and in-flight allocations hold, kept by the reducer (absent: gather them). */
+  readonly allocatedDevices?: AllocatedDevicesView;
 }
 
 /** The scheduling-relevant parts of a node, as they were before a change. */

@@ -139,6 +139,31 @@ describe('DynamicResources PreEnqueue: a pod waits, gated, for its claims', () =
     expect(h.allocated()).toEqual({ 'default/p': ['n1/gpu-0'] });
   });
 
+  it('a claim releases every pod gated for it, in creation order, also after a snapshot restore', () => {
+    // A claim change before the pods are gated: the waiters' index exists when they are.
+    const h = given().events(
+      node('n1'),
+      ...devices,
+      claim('other'),
+      { type: 'PodUpserted', pod: pod('b', { resourceClaimName: 'c' }) },
+      { type: 'PodUpserted', pod: pod('a', { resourceClaimName: 'c' }) },
+    );
+    h.drain();
+    const restored = Scheduler.restore(JSON.parse(JSON.stringify(h.core.snapshot())), {
+      config: defaultConfig,
+      seed: 1,
+    }).core;
+    for (const core of [h.core, restored]) {
+      expect([core.machineState('a-1'), core.machineState('b-1')]).toEqual(['gated', 'gated']);
+      const reserved: string[] = [];
+      core.ingest(claim('c'), 0);
+      for (let d = core.cycle(0).decisions; d.length > 0; d = core.cycle(0).decisions)
+        for (const { event } of d) if (event.type === 'PodReserved') reserved.push(event.key);
+      // One shared claim: b (made first) takes it, a waits for b's allocation to land.
+      expect(reserved).toEqual(['default/b']);
+    }
+  });
+
   it('a claim of another namespace or name leaves the pod gated', () => {
     const h = given().events(node('n1'), ...devices, {
       type: 'PodUpserted',

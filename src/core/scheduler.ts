@@ -3,7 +3,7 @@ import { reduce } from '../cluster/reducer.ts';
 import type { ClusterState } from '../cluster/types.ts';
 import type { Envelope, InputEvent } from '../events/types.ts';
 import type { Profile } from '../framework/types.ts';
-import { claimGate } from './claim-gate.ts';
+import { claimGate, noteClaimWaiter } from './claim-gate.ts';
 import type { Command } from './commands.ts';
 import type { BerthConfig } from './config.ts';
 import { CoreState, type EnvelopeInspector, type Step } from './core-state.ts';
@@ -181,6 +181,7 @@ export class Scheduler {
       // PreEnqueue (DynamicResources): a pod whose claims are not all there waits, gated.
       if (claimGate(core, record.info) !== undefined) {
         core.pods.send(uid, { type: 'GATED' });
+        noteClaimWaiter(core, record.info);
         continue;
       }
       this.busy = true;

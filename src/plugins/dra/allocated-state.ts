@@ -13,8 +13,12 @@ function* allocations(snapshot: ClusterSnapshot): Generator<AllocationResult> {
 
 /**
  * What is allocated in `snapshot`: the allocation of every ResourceClaim, and every
- * allocation a reserved pod holds in flight (its claim does not show it yet). Deterministic.
+ * allocation a reserved pod holds in flight (its claim does not show it yet). The reducer's
+ * running count when the snapshot keeps one; gathered afresh otherwise (a hand-built
+ * snapshot, or a malformed quantity, which the gathering reports). Deterministic.
  */
 export function allocatedState(snapshot: ClusterSnapshot): AllocatedState {
+  const counted = snapshot.allocatedDevices;
+  if (counted !== undefined && counted.malformed === undefined) return counted;
   return allocatedStateFrom(allocations(snapshot));
 }

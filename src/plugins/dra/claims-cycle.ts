@@ -14,9 +14,9 @@ import type { AllocationResult, ResourceClaimInfo } from '../../model/dra-types.
 import type { NodeSelectorTerm } from '../../model/objects.ts';
 import { matchesAnyTerm } from '../node-selector.ts';
 import { allocatedState } from './allocated-state.ts';
-import { allocate } from './allocator/allocate.ts';
+import { type NodeAllocator, rememberingAllocator } from './allocation-memo.ts';
 import { indexSlices } from './allocator/pools.ts';
-import type { AllocateInput, SliceIndex } from './allocator/types.ts';
+import type { SliceIndex } from './allocator/types.ts';
 import { type PodClaim, podClaims } from './pod-claims.ts';
 import { celSelectorMatcher } from './selector-matcher.ts';
 
@@ -41,7 +41,7 @@ interface ClaimsState {
   readonly availableOn: readonly (readonly NodeSelectorTerm[] | undefined)[];
   /** The claims without an allocation, in the pod's order, and the allocator's inputs. */
   readonly toAllocate: readonly ResourceClaimInfo[];
-  readonly allocator: Omit<AllocateInput, 'node' | 'claims'> | undefined;
+  readonly allocator: NodeAllocator | undefined;
   /** Filter's allocations by node name, for Reserve. */
   readonly nodeAllocations: Map<string, AllocationResult[]>;
   /**
@@ -127,12 +127,13 @@ export function claimsPreFilter(
   const allocator =
     toAllocate.length === 0
       ? undefined
-      : {
+      : rememberingAllocator({
+          claims: toAllocate,
           classes: snapshot.objects.DeviceClass,
           slices: sliceIndexOf(snapshot),
           allocated: allocatedState(snapshot),
           matcher: celSelectorMatcher,
-        };
+        });
   const s: ClaimsState = {
     claims: found.claims,
     availableOn,
@@ -158,18 +159,21 @@ export function claimsFilterSkip(_pod: PodInfo, state: CycleState): boolean {
 export function claimsFilter(_pod: PodInfo, node: NodeInfo, state: CycleState): Status {
   const s = state.get(stateKey) as ClaimsState | undefined;
   if (s === undefined) return success;
-  const unavailable: number[] = [];
-  s.availableOn.forEach((terms, i) => {
-    if (terms !== undefined && !matchesAnyTerm(terms, node)) unavailable.push(i);
-  });
+  let unavailable: number[] | undefined;
+  for (let i = 0; i < s.availableOn.length; i++) {
+    const terms = s.availableOn[i];
+    if (terms === undefined || matchesAnyTerm(terms, node)) continue;
+    unavailable ??= [];
+    unavailable.push(i);
+  }
   let results: AllocationResult[] | undefined;
   if (s.allocator !== undefined) {
-    const outcome = allocate({ ...s.allocator, claims: s.toAllocate, node });
+    const outcome = s.allocator(node);
     if (outcome.kind === 'error') return status('Error', name, outcome.message);
     if (outcome.kind === 'unschedulable') return unresolvable(outcome.message);
     results = outcome.results;
   }
-  if (unavailable.length > 0) {
+  if (unavailable !== undefined) {
     // kube remembers them only here, once the allocator found the rest a place.
     for (const i of unavailable) s.unavailable.add(i);
     return unresolvable(notAvailableOnNode);

@@ -4,6 +4,7 @@ import { createHash } from 'node:crypto';
 import type { AllocationResult, ResourceClaimInfo } from '../../../model/dra-types.ts';
 import { type Constraint, makeConstraints } from './constraints.ts';
 import { CounterTracker } from './counters.ts';
+import { failsOnHeldPools } from './held-pools.ts';
 import { gatherPools } from './pools.ts';
 import { prepareRequests } from './requests.ts';
 import { buildResult } from './result.ts';
@@ -41,6 +42,11 @@ function search(input: AllocateInput, count: (calls: number) => void): Found {
       constraints.push(makeConstraints(claim.spec.devices.constraints ?? [], kobj(claim)));
     },
   );
+  const skipped = failsOnHeldPools(pools, requests, input.allocated);
+  if (skipped > 0) {
+    count(skipped);
+    return pools.some((p) => p.invalid) ? 'invalidPools' : 'none';
+  }
   const s = new Search({
     claims: input.claims,
     pools,

@@ -1,5 +1,6 @@
 // The DRA allocator's inputs and outputs: allocated state, the injected CEL matcher, outcomes.
 
+import { deviceKeyOf } from '../../../cluster/allocated-devices.ts';
 import type {
   AllocationResult,
   Device,
@@ -29,23 +30,31 @@ export type SelectorMatcher = (
 /** Capacity name → consumed amount in nano-units. */
 export type CapacityAmounts = ReadonlyMap<string, bigint>;
 
+/** A set of device keys, as the allocator asks it (a Set, or a map of counts). */
+export interface DeviceKeys {
+  has(key: string): boolean;
+}
+
 /**
  * What is allocated already (kube's AllocatedState), keyed by {@link deviceKey}: claims'
  * allocations and in-flight (reserved, not yet written) allocations alike.
  */
 export interface AllocatedState {
   /** Devices held whole by some claim (admin-access results do not count). */
-  readonly devices: ReadonlySet<string>;
+  readonly devices: DeviceKeys;
   /** Devices holding at least one share (results with a shareID). */
-  readonly sharedDevices?: ReadonlySet<string>;
+  readonly sharedDevices?: DeviceKeys;
   /** The summed consumed capacity of each shared device. */
   readonly consumedCapacity?: ReadonlyMap<string, CapacityAmounts>;
+  /**
+   * A number that moves whenever an allocation of a device of pool `driver/pool` comes or
+   * goes, whole or shared (absent: not tracked; what is derived from it is recomputed).
+   */
+  poolVersion?(poolId: string): number;
 }
 
 /** The key of a device: `driver/pool/device`, as kube's DeviceID prints. */
-export function deviceKey(driver: string, pool: string, device: string): string {
-  return `${driver}/${pool}/${device}`;
-}
+export const deviceKey: (driver: string, pool: string, device: string) => string = deviceKeyOf;
 
 /** Each published device's key, made once (a device object belongs to one slice's pool). */
 const publishedKeys = new WeakMap<Device, string>();

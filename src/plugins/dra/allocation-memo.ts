@@ -1,0 +1,122 @@
+// Remembers the allocator's answer per node and claim shape while nothing it reads has moved, so a node's allocation is searched once, not once per pod.
+
+import type { NodeInfo } from '../../cluster/types.ts';
+import type { DeviceClassInfo, ResourceClaimInfo } from '../../model/dra-types.ts';
+import { allocate } from './allocator/allocate.ts';
+import { gatherPools, type Pool } from './allocator/pools.ts';
+import type {
+  AllocatedState,
+  AllocateInput,
+  AllocateOutcome,
+  SliceIndex,
+} from './allocator/types.ts';
+
+/** What an answer was found from, beyond the slice index and claim shape it is filed under. */
+interface Entry {
+  /** The node's generation then (a node object is updated in place). */
+  readonly generation: number;
+  readonly allocated: AllocatedState;
+  readonly matcher: AllocateInput['matcher'];
+  readonly classes: readonly (DeviceClassInfo | undefined)[];
+  /** The version of each of the node's pools then. */
+  readonly versions: readonly number[];
+  readonly outcome: AllocateOutcome;
+}
+
+type ByNode = WeakMap<NodeInfo, Entry>;
+
+/** Answers by slice index, claim shape and node. Bounded: a full index forgets its shapes. */
+const answers = new WeakMap<SliceIndex, Map<string, ByNode>>();
+const maxShapes = 1_000;
+
+/** Whether a node's pools can be remembered: no device whose allocation names its claim. */
+const rememberable = new WeakMap<readonly Pool[], boolean>();
+
+function canRemember(pools: readonly Pool[]): boolean {
+  let ok = rememberable.get(pools);
+  if (ok === undefined) {
+    // A new share of a multi-allocatable device gets a shareID made from its claim.
+    ok = pools.every((p) =>
+      p.slices.every((s) => s.devices.every((d) => !d.allowMultipleAllocations)),
+    );
+    rememberable.set(pools, ok);
+  }
+  return ok;
+}
+
+/** The class names the claims' requests use, in order. */
+function classNamesOf(claims: readonly ResourceClaimInfo[]): string[] {
+  return claims.flatMap((c) =>
+    c.spec.devices.requests.flatMap((r) =>
+      r.exactly !== undefined
+        ? [r.exactly.deviceClassName]
+        : (r.firstAvailable ?? []).map((s) => s.deviceClassName),
+    ),
+  );
+}
+
+const sameList = <T>(a: readonly T[], b: readonly T[]) =>
+  a.length === b.length && a.every((x, i) => x === b[i]);
+
+/** The allocator for one cycle's claims, node by node. */
+export type NodeAllocator = (node: NodeInfo) => AllocateOutcome;
+
+/**
+ * {@link allocate} for `input`'s claims on any node, answered from memory when the same
+ * claim shape (the claims' specs: all the allocator reads of a claim apart from its name,
+ * which only errors print, and its uid, which only shareIDs use) was allocated on the same
+ * node object at the same generation, against the same allocated state with every pool of
+ * the node at the same version (no device of it taken or given back since), and the same
+ * slice index, classes and matcher. Exact: the allocator is a pure function of those.
+ * Errors are never remembered, nor nodes with multi-allocatable devices, nor shared
+ * slices (a node's labels decide), nor states that keep no pool versions.
+ */
+export function rememberingAllocator(input: Omit<AllocateInput, 'node'>): NodeAllocator {
+  const { allocated, slices, matcher } = input;
+  const version = allocated.poolVersion;
+  const direct: NodeAllocator = (node) => allocate({ ...input, node });
+  if (version === undefined || slices.shared.length > 0) return direct;
+  const classes = classNamesOf(input.claims).map((n) => input.classes.get(n));
+  const byNode = shapeMemo(slices, JSON.stringify(input.claims.map((c) => c.spec)));
+  return (node) => {
+    const pools = gatherPools(slices, node);
+    if (!canRemember(pools)) return direct(node);
+    const versions = pools.map((p) => version.call(allocated, p.id));
+    const known = byNode.get(node);
+    if (
+      known !== undefined &&
+      known.generation === node.generation &&
+      known.allocated === allocated &&
+      known.matcher === matcher &&
+      sameList(known.versions, versions) &&
+      sameList(known.classes, classes)
+    )
+      return known.outcome;
+    const outcome = direct(node);
+    if (outcome.kind !== 'error')
+      byNode.set(node, {
+        generation: node.generation,
+        allocated,
+        matcher,
+        classes,
+        versions,
+        outcome,
+      });
+    return outcome;
+  };
+}
+
+function shapeMemo(slices: SliceIndex, shape: string): ByNode {
+  let byShape = answers.get(slices);
+  if (byShape === undefined) {
+    byShape = new Map();
+    answers.set(slices, byShape);
+  }
+  let byNode = byShape.get(shape);
+  if (byNode === undefined) {
+    if (byShape.size >= maxShapes) byShape.clear();
+    byNode = new WeakMap();
+    byShape.set(shape, byNode);
+  }
+  return byNode;
+}
