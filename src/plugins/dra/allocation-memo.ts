@@ -18,6 +18,8 @@ interface Entry {
   readonly allocated: AllocatedState;
   readonly matcher: AllocateInput['matcher'];
   readonly classes: readonly (DeviceClassInfo | undefined)[];
+  /** The node's pools (the slice index's own, so the same while the index is). */
+  readonly pools: readonly Pool[];
   /** The version of each of the node's pools then. */
   readonly versions: readonly number[];
   readonly outcome: AllocateOutcome;
@@ -78,30 +80,26 @@ export function rememberingAllocator(input: Omit<AllocateInput, 'node'>): NodeAl
   if (version === undefined || slices.shared.length > 0) return direct;
   const classes = classNamesOf(input.claims).map((n) => input.classes.get(n));
   const byNode = shapeMemo(slices, JSON.stringify(input.claims.map((c) => c.spec)));
+  const current = (pools: readonly Pool[], versions: readonly number[]) =>
+    pools.every((p, i) => version.call(allocated, p.id) === versions[i]);
   return (node) => {
-    const pools = gatherPools(slices, node);
-    if (!canRemember(pools)) return direct(node);
-    const versions = pools.map((p) => version.call(allocated, p.id));
     const known = byNode.get(node);
     if (
       known !== undefined &&
       known.generation === node.generation &&
       known.allocated === allocated &&
       known.matcher === matcher &&
-      sameList(known.versions, versions) &&
-      sameList(known.classes, classes)
+      sameList(known.classes, classes) &&
+      current(known.pools, known.versions)
     )
       return known.outcome;
+    const pools = gatherPools(slices, node);
+    if (!canRemember(pools)) return direct(node);
+    const versions = pools.map((p) => version.call(allocated, p.id));
     const outcome = direct(node);
-    if (outcome.kind !== 'error')
-      byNode.set(node, {
-        generation: node.generation,
-        allocated,
-        matcher,
-        classes,
-        versions,
-        outcome,
-      });
+    if (outcome.kind === 'error') return outcome;
+    const { generation } = node;
+    byNode.set(node, { generation, allocated, matcher, classes, pools, versions, outcome });
     return outcome;
   };
 }
