@@ -170,7 +170,8 @@ function main(): void {
   const times = (perSecond / kubeThreshold).toFixed(1);
   process.stdout.write(
     `SchedulingWithResourceClaimTemplate ${nodes}n ${pods} init claims + ${pods}p: ` +
-      `${perSecond} pods/s (kube 1.37 CI threshold ${kubeThreshold}: ${times}×)\n` +
+      `${perSecond} pods/s (kube 1.37 CI threshold ${kubeThreshold}: ${times}×); ` +
+      `${window.podsPerCpuSecond()} pods per CPU-second\n` +
       `  ${scheduled} reserved, ${unschedulable} unschedulable, ${summary.scheduled} bound; ` +
       `decision p50 ${percentile(sorted, 50).toFixed(3)} ms, p99 ${percentile(sorted, 99).toFixed(3)} ms; ` +
       `peak RSS ${Math.round(process.resourceUsage().maxRSS / 1024)} MiB\n`,
