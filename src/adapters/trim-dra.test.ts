@@ -1,4 +1,4 @@
-// Pins what trimming keeps of the DRA kinds: everything their parsers read, none of the drivers' status.
+// Pins what trimming keeps of the DRA kinds: everything their parsers read, of the drivers' status only the binding conditions' parts.
 import { describe, expect, it } from 'vitest';
 import { objectParsers } from '../cluster/cluster-objects.ts';
 import { trimObject } from './trim.ts';
@@ -23,11 +23,29 @@ describe('trimObject DRA kinds', () => {
     status: {
       allocation: { devices: { results: [] } },
       reservedFor: [{ resource: 'pods', name: 'pod', uid: 'p1' }],
-      devices: [{ driver: 'd', pool: 'p', device: 'x', conditions: [] }],
+      devices: [
+        {
+          driver: 'd',
+          pool: 'p',
+          device: 'x',
+          data: { big: 'blob' },
+          networkData: { ips: ['10.0.0.1'] },
+          conditions: [
+            {
+              type: 'Attached',
+              status: 'True',
+              reason: 'Done',
+              message: 'ok',
+              lastTransitionTime: '2026-01-01T00:00:00Z',
+              observedGeneration: 3,
+            },
+          ],
+        },
+      ],
     },
   };
 
-  it("keeps a claim's spec, allocation, consumers, owner and pod-claim annotation; drops drivers' device status", () => {
+  it("keeps a claim's spec, allocation, consumers, owner, pod-claim annotation and device conditions; drops drivers' data", () => {
     expect(trimObject('ResourceClaim', claim)).toStrictEqual({
       metadata: {
         name: 'pod-gpu',
@@ -39,7 +57,18 @@ describe('trimObject DRA kinds', () => {
         ownerReferences: [{ kind: 'Pod', name: 'pod', uid: 'p1', controller: true }],
       },
       spec: claim.spec,
-      status: { allocation: claim.status.allocation, reservedFor: claim.status.reservedFor },
+      status: {
+        allocation: claim.status.allocation,
+        reservedFor: claim.status.reservedFor,
+        devices: [
+          {
+            driver: 'd',
+            pool: 'p',
+            device: 'x',
+            conditions: [{ type: 'Attached', status: 'True', reason: 'Done', message: 'ok' }],
+          },
+        ],
+      },
     });
   });
 

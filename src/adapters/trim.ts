@@ -321,8 +321,9 @@ const objectShapes: { readonly [K in ObjectKind]: Shape } = {
   },
   /**
    * DynamicResources: what the claim asks for, what it was given and for whom; the claim's
-   * pod (owner, annotation) and its deletion. `status.devices` (drivers' device status) is
-   * dropped: the scheduler never reads it.
+   * pod (owner, annotation) and its deletion; of `status.devices` (drivers' device status)
+   * the device and its conditions' type, status, reason and message, which PreBind's
+   * binding conditions read (the drivers' data and transition times are dropped).
    */
   ResourceClaim: {
     metadata: {
@@ -333,7 +334,17 @@ const objectShapes: { readonly [K in ObjectKind]: Shape } = {
       ownerReferences: each({ kind: true, name: true, uid: true, controller: true }),
     },
     spec: true,
-    status: { allocation: true, reservedFor: true },
+    status: {
+      allocation: true,
+      reservedFor: true,
+      devices: each({
+        driver: true,
+        pool: true,
+        device: true,
+        shareID: true,
+        conditions: each({ type: true, status: true, reason: true, message: true }),
+      }),
+    },
   },
   /** DynamicResources: the class's selectors and configuration, and the extended resource it backs. */
   DeviceClass: {

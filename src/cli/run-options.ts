@@ -1,4 +1,5 @@
 // `berth run`'s process options (leader election, status server) from flags over the config file.
+import { goDurationMs } from '../model/go-duration.ts';
 import { isRecord } from '../model/record.ts';
 import { CliError } from './errors.ts';
 
@@ -55,33 +56,13 @@ const leaderElectionKeys: Record<string, string> = {
   resourceNamespace: 'leader-elect-resource-namespace',
 };
 
-const unitMs: Record<string, number> = {
-  ns: 1e-6,
-  us: 1e-3,
-  µs: 1e-3,
-  ms: 1,
-  s: 1000,
-  m: 60_000,
-  h: 3_600_000,
-};
-
 /**
  * Parses a Go duration (`15s`, `1m30s`, `500ms`, `1.5h`) into milliseconds; `what` names
  * the flag or key in the error for anything else.
  */
 export function parseDuration(value: string, what: string): number {
-  const text = value.trim();
-  const part = /(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h)/y;
-  let ms = 0;
-  let at = 0;
-  while (at < text.length) {
-    part.lastIndex = at;
-    const m = part.exec(text);
-    if (m === null) break;
-    ms += Number(m[1]) * (unitMs[m[2] as string] ?? Number.NaN);
-    at = part.lastIndex;
-  }
-  if (text === '' || at !== text.length || !Number.isFinite(ms)) {
+  const ms = value.trim() === '0' ? undefined : goDurationMs(value);
+  if (ms === undefined) {
     throw new CliError(
       `${what} must be a duration such as 15s, 500ms or 1m30s, got ${JSON.stringify(value)}`,
       2,

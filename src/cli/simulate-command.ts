@@ -1,4 +1,5 @@
 // `berth simulate`: schedule manifests or a generated workload on the simulated cluster.
+
 import { fileURLToPath } from 'node:url';
 import {
   type AdmissionInput,
@@ -7,6 +8,7 @@ import {
   manifestInput,
 } from '../adapters/sim/admission.ts';
 import { ManifestError, type Manifests, parseManifests } from '../adapters/sim/manifests.ts';
+import type { SimDeviceDriver } from '../adapters/sim/sim-device-driver.ts';
 import { generateWorkload } from '../adapters/sim/workload.ts';
 import { type BerthConfig, defaultConfig } from '../core/config.ts';
 import { defaultHorizonMs, simulate } from '../runtime/simulate.ts';
@@ -144,6 +146,7 @@ export function simulateCommand(argv: string[]): void {
     'record-key': { type: 'string' },
     'bind-latency-ms': { type: 'string' },
     'bind-failure-rate': { type: 'string' },
+    'device-driver': { type: 'string' },
     horizon: { type: 'string' },
     config: { type: 'string' },
     'emulated-version': { type: 'string' },
@@ -156,6 +159,7 @@ export function simulateCommand(argv: string[]): void {
   const bindLatencyMs = intFlag(values['bind-latency-ms'], 'bind-latency-ms', 5, 0, 3_600_000);
   const bindFailureRate = numberFlag(values['bind-failure-rate'], 'bind-failure-rate', 0, 0, 1);
   const horizonMs = horizonFlag(values.horizon);
+  const deviceDriver = deviceDriverFlag(values['device-driver']);
   const config = simulateConfig(values.config, values['emulated-version']);
   const { nodes, pods, objects } = loadCluster({
     files: values.cluster ?? (values.nodes === undefined ? [demoClusterPath] : []),
@@ -189,6 +193,7 @@ export function simulateCommand(argv: string[]): void {
       bindLatencyMs,
       bindFailureRate,
       horizonMs,
+      ...(deviceDriver === undefined ? {} : { deviceDriver }),
       ...(log === undefined ? {} : { record: log.sink }),
       ...(recordKey === undefined ? {} : { recordKey }),
       onDecision: (n) => bar.update(n),
@@ -219,4 +224,20 @@ export function simulateCommand(argv: string[]): void {
         ? `\nRecorded to ${values.record} (not sealed); check it with: berth replay ${values.record} --allow-unsealed\n`
         : `\nRecorded to ${values.record}, sealed with key id ${recordKey.id}; check it with: berth replay ${values.record} --record-key ${values['record-key']}\n`,
     );
+}
+
+/**
+ * `--device-driver OUTCOME[@MS]`: the DRA driver the simulated cluster plays on devices with
+ * binding conditions (`ready`, `fail` or `never`, answering MS after the allocation is
+ * written, default 1000); absent: no driver.
+ */
+function deviceDriverFlag(value: string | undefined): SimDeviceDriver | undefined {
+  if (value === undefined) return undefined;
+  const m = /^(ready|fail|never)(?:@(\d{1,9}))?$/.exec(value);
+  if (m === null)
+    throw new CliError(
+      `--device-driver must be ready, fail or never, optionally @MS (e.g. ready@2000), got ${JSON.stringify(value)}`,
+      2,
+    );
+  return { outcome: m[1] as SimDeviceDriver['outcome'], latencyMs: Number(m[2] ?? 1000) };
 }

@@ -56,7 +56,8 @@ Schedules a real cluster's pods (those with spec.schedulerName: berth) until SIG
 `;
 
 const simulateUsage = `berth simulate [--cluster FILE]... [--nodes N --pods M] [--seed S]
-               [--record LOG [--record-key FILE]] [--bind-latency-ms X] [--bind-failure-rate P] [--horizon 15m] [--config FILE]
+               [--record LOG [--record-key FILE]] [--bind-latency-ms X] [--bind-failure-rate P] [--device-driver ready@1000]
+               [--horizon 15m] [--config FILE]
                [--emulated-version 1.37] [--json]
 
 Schedules pods on the in-process simulated cluster, on a virtual clock.
@@ -68,6 +69,8 @@ Schedules pods on the in-process simulated cluster, on a virtual clock.
   --record-key FILE         seal the log with the key in FILE (raw bytes, at least 32)
   --bind-latency-ms X       delay of each bind's result (default 5)
   --bind-failure-rate P     share of binds that fail, 0 to 1 (default 0)
+  --device-driver O[@MS]    the DRA driver played on devices with binding conditions:
+                            ready, fail or never, MS after the allocation (default none)
   --horizon D               stop after D of virtual time, such as 90s or 2h (default 15m);
                             the summary says when it was reached
   --config FILE             the config file berth run reads (plain keys, or a

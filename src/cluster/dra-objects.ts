@@ -1,6 +1,7 @@
 // Parsers of ResourceClaims, DeviceClasses and DeviceTaintRules into dra-types' JSON views; what kube's validation would refuse is named in `invalid`.
 
 import type {
+  AllocatedDeviceStatus,
   AllocationResult,
   DeviceClassInfo,
   DeviceConfiguration,
@@ -44,6 +45,8 @@ export const draLimits = {
   tolerations: 16,
   reservedFor: 256,
   results: 32,
+  /** ResourceClaim status.devices: one per allocated device at most (AllocationResultsMaxSize). */
+  devices: 32,
 } as const;
 
 /** The annotation the resourceclaim controller puts on a claim it made from a template. */
@@ -247,6 +250,29 @@ function consumer(
   });
 }
 
+/** One `status.devices[]` entry: the device and its conditions (the rest is the driver's). */
+function deviceStatus(v: unknown, path: string, p: Problems): AllocatedDeviceStatus | undefined {
+  const r = optRecord(v, path, p);
+  if (r === undefined) return undefined;
+  const conditions = list(r.conditions, `${path}.conditions`, p, 1e6, (x, at) => {
+    const c = optRecord(x, at, p);
+    if (c === undefined) return undefined;
+    return defined({
+      type: reqString(c.type, `${at}.type`, p),
+      status: reqString(c.status, `${at}.status`, p),
+      reason: optString(c.reason, `${at}.reason`, p),
+      message: optString(c.message, `${at}.message`, p),
+    });
+  });
+  return defined({
+    driver: reqString(r.driver, `${path}.driver`, p),
+    pool: reqString(r.pool, `${path}.pool`, p),
+    device: reqString(r.device, `${path}.device`, p),
+    shareID: optString(r.shareID, `${path}.shareID`, p),
+    conditions: conditions.length > 0 ? conditions : undefined,
+  });
+}
+
 function ownerPodUid(meta: JsonRecord): string | undefined {
   if (!Array.isArray(meta.ownerReferences)) return undefined;
   for (const ref of meta.ownerReferences)
@@ -285,6 +311,9 @@ export function parseResourceClaim(raw: unknown): Parse<ResourceClaimInfo> {
     draLimits.reservedFor,
     (x, at) => consumer(x, at, p),
   );
+  const deviceStatuses = list(status.devices, 'status.devices', p, draLimits.devices, (x, at) =>
+    deviceStatus(x, at, p),
+  );
   const finalizers = stringList(meta.finalizers, 'metadata.finalizers', p, 1e6);
   const claim: ResourceClaimInfo = defined({
     namespace:
@@ -312,6 +341,7 @@ export function parseResourceClaim(raw: unknown): Parse<ResourceClaimInfo> {
     status: defined({
       allocation: allocation(status.allocation, 'status.allocation', p),
       reservedFor: reservedFor.length > 0 ? reservedFor : undefined,
+      devices: deviceStatuses.length > 0 ? deviceStatuses : undefined,
     }),
     invalid: p.first,
   });

@@ -472,6 +472,9 @@ function apply(state: ClusterState, event: BerthEvent, seq: number): ClusterChan
     case 'PreemptionFailed':
     case 'ClaimDeallocationRequested':
     case 'ClaimDeallocationFailed':
+    case 'ClaimsReserved':
+    case 'BindingConditionsMet':
+    case 'BindingConditionsFailed':
     case 'BindRequested':
     case 'PodWaiting':
     case 'PodUnschedulable':

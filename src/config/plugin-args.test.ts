@@ -4,9 +4,6 @@ import { registry } from '../plugins/registry.ts';
 import { pluginKind } from './kube-plugins.ts';
 import { resolvePluginArgs } from './plugin-args.ts';
 
-/** A plugin berth runs whose kube args (DynamicResourcesArgs) it accepts and does not read. */
-const missing = 'DynamicResources';
-
 const path = 'profiles[0].pluginConfig';
 const one = (name: string, args: unknown) => resolvePluginArgs([{ name, args }], path);
 const errorOf = (run: () => unknown): string => {
@@ -123,12 +120,24 @@ describe('resolvePluginArgs: what each factory is given', () => {
           name: 'NodeResourcesBalancedAllocation',
           args: { resources: [{ name: 'memory' }, { name: 'cpu', weight: 1 }] },
         },
-        { name: missing, args: { anything: 20 } },
         { name: 'TaintToleration' },
       ],
       path,
     );
     expect(got).toEqual({});
+  });
+
+  it('reads DynamicResourcesArgs’ timeouts and refuses a bindingTimeout under 1 s, as kube does', () => {
+    expect(one('DynamicResources', { filterTimeout: '5s', bindingTimeout: '2m' })).toEqual({
+      DynamicResources: { filterTimeout: '5s', bindingTimeout: '2m' },
+    });
+    expect(one('DynamicResources', {})).toEqual({});
+    expect(errorOf(() => one('DynamicResources', { bindingTimeout: '500ms' }))).toBe(
+      `config ${path}[0].args: bindingTimeout: must be at least 1 second`,
+    );
+    expect(errorOf(() => one('DynamicResources', { filterTimeout: 'soon' }))).toContain(
+      'filterTimeout: must be a duration',
+    );
   });
 
   it('passes other plugins’ args as written, and puts a factory’s refusal after the path', () => {

@@ -1,6 +1,7 @@
 // A profile's `pluginConfig`: each plugin's args checked and turned into what its factory takes.
 
 import { type KubeRelease, latestKubeRelease } from '../model/kube-release.ts';
+import { readDraArgs } from '../plugins/dra/dra-args.ts';
 import { registry } from '../plugins/registry.ts';
 import { nodeAffinityArgs } from './affinity-args.ts';
 import { balancedAllocationArgs, fitArgs } from './fit-args.ts';
@@ -17,9 +18,6 @@ import {
 } from './read.ts';
 import { interPodAffinityArgs, spreadArgs } from './spread-args.ts';
 
-/** Plugins berth runs whose kube args it accepts and does not read (DynamicResources' filterTimeout). */
-const notRead = new Set(['DynamicResources']);
-
 /** Reads one plugin's args at `path` into its factory's args (undefined: none to pass). */
 type ArgsReader = (raw: unknown, path: string) => unknown;
 
@@ -29,7 +27,25 @@ const readers: Readonly<Record<string, ArgsReader>> = {
   PodTopologySpread: spreadArgs,
   InterPodAffinity: interPodAffinityArgs,
   NodeAffinity: nodeAffinityArgs,
+  DynamicResources: dynamicResourcesArgs,
 };
+
+/**
+ * DynamicResourcesArgs: `filterTimeout` and `bindingTimeout` (Go durations), checked as
+ * kube's ValidateDynamicResourcesArgs checks them, passed as written.
+ */
+function dynamicResourcesArgs(raw: unknown, path: string): unknown {
+  const args = fields(raw, path);
+  knownKeys(args, path, ['apiVersion', 'kind', 'filterTimeout', 'bindingTimeout']);
+  checkTypeMeta(args, path, 'DynamicResources');
+  const { apiVersion: _v, kind: _k, ...rest } = args;
+  try {
+    readDraArgs(rest);
+  } catch (error) {
+    throw new ConfigError(path, (error as Error).message);
+  }
+  return Object.keys(rest).length > 0 ? rest : undefined;
+}
 
 /** kube's plugins that have no args type: only `apiVersion`/`kind` (or nothing) are accepted. */
 const withoutArgs = new Set([
@@ -111,7 +127,7 @@ export function resolvePluginArgs(
     const reader =
       readers[name] ??
       (withoutArgs.has(name) ? noArgs(name) : kind === 'berth' ? factoryChecked(name) : undefined);
-    if (reader === undefined || notRead.has(name)) {
+    if (reader === undefined) {
       fields(entry.args, argsPath); // a mapping, not read further: berth does not run it
       return;
     }

@@ -29,6 +29,34 @@ export interface BindCommand {
   attempt: AttemptRef;
   node: string;
   claims?: ClaimBinding[];
+  /**
+   * A device of the claims has binding conditions (format 6): after the claims are written,
+   * the Binding is held back and ClaimsReserved comes back instead (a failure is still
+   * BindFailed); a CompleteBindCommand later binds or abandons it.
+   */
+  awaitBindingConditions?: true;
+}
+
+/** A claim the held bind reserved for its pod: by name, and the uid an Unreserve patch carries. */
+export interface ClaimRef {
+  namespace: string;
+  name: string;
+  uid: string;
+}
+
+/**
+ * Ends a bind held after its claims were written (ClaimsReserved). Without `failure`: the
+ * Binding, as a bind sends it, its result BindSucceeded or BindFailed (a failure takes the
+ * pod out of `claims`' `reservedFor`, kube's Unreserve). With `failure`: no Binding; the
+ * pod is taken out of `claims`' `reservedFor` and BindFailed (reason Error) comes back with
+ * `failure`'s message and plugin (kube's PreBind error).
+ */
+export interface CompleteBindCommand {
+  kind: 'completeBind';
+  attempt: AttemptRef;
+  node: string;
+  claims: ClaimRef[];
+  failure?: { plugin: string; message: string };
 }
 
 /**
@@ -86,6 +114,16 @@ export interface ReportUnschedulableCommand {
   reason: PodScheduledReason;
 }
 
+/**
+ * PreBind waits for devices' binding conditions: emit the Normal `BindingConditionsPending`
+ * Event on the pod ("waiting for binding conditions for device on node <node>").
+ */
+export interface ReportBindingWaitCommand {
+  kind: 'reportBindingWait';
+  pod: PodRef;
+  node: string;
+}
+
 /** The pod was bound to `node`: emit the Scheduled Event. */
 export interface ReportScheduledCommand {
   kind: 'reportScheduled';
@@ -134,7 +172,11 @@ export interface ArmFlushTimerCommand {
 }
 
 /** Commands that change the cluster; their results come back as events. */
-export type BinderCommand = BindCommand | PreemptCommand | DeallocateClaimCommand;
+export type BinderCommand =
+  | BindCommand
+  | CompleteBindCommand
+  | PreemptCommand
+  | DeallocateClaimCommand;
 
 /**
  * Commands that inform people and other controllers (pod condition, Events, nominations,
@@ -145,6 +187,7 @@ export type ReportCommand =
   | NominateCommand
   | ReportUnschedulableCommand
   | ReportScheduledCommand
+  | ReportBindingWaitCommand
   | ReportGroupCommand
   | ForgetPodCommand;
 

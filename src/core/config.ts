@@ -73,6 +73,14 @@ export interface BerthConfig {
    * and replay does the same; fresh runs record true.
    */
   resourceClaims?: boolean;
+  /**
+   * DRA device binding conditions (kube's DRADeviceBindingConditions, on since 1.36):
+   * DynamicResources' Filter refuses claims whose binding failed or timed out, and PreBind
+   * holds the Binding until the devices' binding conditions are True (format 6). Absent in
+   * logs from before: such binds went ahead without waiting, and replay does the same;
+   * fresh runs record true.
+   */
+  bindingConditions?: boolean;
 }
 
 /** The release `config` schedules as: its recorded one, else 1.34 (older logs). */
@@ -103,6 +111,7 @@ export const defaultConfig: BerthConfig = {
   postFilters: [...defaultPostFilters],
   gangs: defaultGangConfig,
   resourceClaims: true,
+  bindingConditions: true,
 };
 
 /**
@@ -118,7 +127,15 @@ export function withFreshRunDefaults(config: BerthConfig): BerthConfig {
   const gangs = config.gangs !== undefined ? {} : { gangs: defaultGangConfig };
   const emulatedVersion = config.emulatedVersion ?? latestKubeRelease;
   const resourceClaims = config.resourceClaims ?? true;
-  return { ...config, ...postFilters, ...gangs, emulatedVersion, resourceClaims };
+  const bindingConditions = config.bindingConditions ?? true;
+  return {
+    ...config,
+    ...postFilters,
+    ...gangs,
+    emulatedVersion,
+    resourceClaims,
+    bindingConditions,
+  };
 }
 
 function positive(value: unknown, fallback: number, field: string): number {
@@ -207,6 +224,7 @@ export function profilesOf(config: BerthConfig): ProfileInUse[] {
   const global = config.percentageOfNodesToScore;
   const release = emulatedReleaseOf(config);
   const refuseResourceClaims = config.resourceClaims !== true;
+  const bindingConditions = config.bindingConditions === true;
   if (config.profiles === undefined)
     return [
       {
@@ -215,6 +233,7 @@ export function profilesOf(config: BerthConfig): ProfileInUse[] {
           postFilters: config.postFilters ?? [],
           release,
           refuseResourceClaims,
+          bindingConditions,
         }),
         percentageOfNodesToScore: global,
       },
@@ -226,6 +245,7 @@ export function profilesOf(config: BerthConfig): ProfileInUse[] {
       postFilters: p.plugins.postFilters ?? [],
       release,
       refuseResourceClaims,
+      bindingConditions,
     }),
     percentageOfNodesToScore: p.percentageOfNodesToScore ?? global,
   }));
@@ -261,6 +281,8 @@ export function parseConfig(raw: unknown): BerthConfig {
   const gangs = parseGangs(raw.gangs);
   if (raw.resourceClaims !== undefined && typeof raw.resourceClaims !== 'boolean')
     throw new Error('config resourceClaims must be true or false');
+  if (raw.bindingConditions !== undefined && typeof raw.bindingConditions !== 'boolean')
+    throw new Error('config bindingConditions must be true or false');
   const name = raw.schedulerName ?? profiles?.[0]?.schedulerName ?? defaultConfig.schedulerName;
   if (typeof name !== 'string' || name === '')
     throw new Error('config schedulerName must be a non-empty string');
@@ -288,6 +310,7 @@ export function parseConfig(raw: unknown): BerthConfig {
     ...(gangs === undefined ? {} : { gangs }),
     ...(emulatedVersion === undefined ? {} : { emulatedVersion }),
     ...(raw.resourceClaims === undefined ? {} : { resourceClaims: raw.resourceClaims }),
+    ...(raw.bindingConditions === undefined ? {} : { bindingConditions: raw.bindingConditions }),
   };
 }
 

@@ -2,9 +2,17 @@
 import { podGroupKeyOf } from '../cluster/pod-groups.ts';
 import { initialState } from '../cluster/reducer.ts';
 import type { ClusterChange, ClusterState, PodInfo } from '../cluster/types.ts';
-import type { AttemptRef, DecisionEvent, Envelope, InputEvent } from '../events/types.ts';
+import type {
+  AttemptRef,
+  DecisionEvent,
+  Envelope,
+  InputEvent,
+  PodRef,
+  PodTimerId,
+} from '../events/types.ts';
 import type { SchedulingContext } from '../framework/cycle.ts';
 import type { Profile } from '../framework/types.ts';
+import { BindingWaits } from './binding-waits.ts';
 import type { BinderCommand, Command, ReportCommand, TimerCommand } from './commands.ts';
 import { type BerthConfig, emulatedReleaseOf, type ProfileInUse, profilesOf } from './config.ts';
 import { Gangs } from './gangs.ts';
@@ -46,6 +54,8 @@ export class CoreState {
   readonly pods: PodActors;
   /** Preemptors waiting for their victims to go. */
   preemptions = new Preemptions();
+  /** Binds held at PreBind until their devices' binding conditions are True (DRA). */
+  bindingWaits = new BindingWaits();
   /** Pod groups: members, machines, status reports (gang scheduling on when configured). */
   readonly gangs = new Gangs();
   /** Events to add to groups' next status reports, by group. */
@@ -132,6 +142,16 @@ export class CoreState {
     disarmPod: (uid, timer) => this.timers.push({ kind: 'disarmPodTimer', uid, timer }),
     armFlush: (deadline) => this.timers.push({ kind: 'armFlushTimer', deadline }),
   };
+
+  /** Arms pod timer (`pod.uid`, `timer`) at logical time `deadline` (arming again replaces). */
+  armPodTimer(pod: PodRef, timer: PodTimerId, deadline: number): void {
+    this.timerCommands.armPod(pod, timer, deadline);
+  }
+
+  /** Disarms pod timer (`uid`, `timer`) if armed. */
+  disarmPodTimer(uid: string, timer: PodTimerId): void {
+    this.timerCommands.disarmPod(uid, timer);
+  }
 
   /** Arms the periodic flush of the unschedulable pool, from logical time `now`. */
   armFlush(now: number): void {

@@ -2,6 +2,7 @@
 import { reduce } from '../cluster/reducer.ts';
 import type { DecisionEvent, Envelope } from '../events/types.ts';
 import { cycleErrorText } from '../framework/running.ts';
+import { bindingPlugin, bindingWaitFor, claimRefsOf } from './binding-wait-hold.ts';
 import type { ClaimBinding } from './commands.ts';
 import type { CoreState } from './core-state.ts';
 import { reportUnschedulable } from './reports.ts';
@@ -45,12 +46,35 @@ const handlers: Handlers = {
     if (core.pods.send(d.uid, { type: 'ALLOWED' })) core.pods.disarmPermit(d.uid);
     else core.pods.send(d.uid, { type: 'RESERVED', node: d.node, permit: 'allow' });
     const claims = claimBindingsOf(core, d.uid, d.attempt);
+    const reservation = core.cluster.claimReservations?.get(d.uid);
+    const wait = bindingWaitFor(
+      core,
+      d,
+      reservation?.attempt === d.attempt ? reservation.claims : undefined,
+    );
+    if (wait !== undefined) core.bindingWaits.add(wait);
     core.command({
       kind: 'bind',
       attempt: { uid: d.uid, key: d.key, attempt: d.attempt },
       node: d.node,
       ...(claims === undefined ? {} : { claims }),
+      ...(wait === undefined ? {} : { awaitBindingConditions: true as const }),
     });
+  },
+  BindingConditionsMet: (core, d) => {
+    const claims = claimRefsOf(core.bindingWaits.get(d.uid, d.attempt));
+    core.bindingWaits.remove(d.uid, d.attempt);
+    core.disarmPodTimer(d.uid, 'bindingConditions');
+    const attempt = { uid: d.uid, key: d.key, attempt: d.attempt };
+    core.command({ kind: 'completeBind', attempt, node: d.node, claims });
+  },
+  BindingConditionsFailed: (core, d) => {
+    const claims = claimRefsOf(core.bindingWaits.get(d.uid, d.attempt));
+    core.bindingWaits.remove(d.uid, d.attempt);
+    core.disarmPodTimer(d.uid, 'bindingConditions');
+    const attempt = { uid: d.uid, key: d.key, attempt: d.attempt };
+    const failure = { plugin: bindingPlugin, message: d.message };
+    core.command({ kind: 'completeBind', attempt, node: d.node, claims, failure });
   },
   PodUnreserved: (core, d) => {
     core.pods.send(d.uid, { type: 'UNRESERVED', reason: d.reason, now: core.now });

@@ -23,9 +23,12 @@ export type PodScheduledReason = 'Unschedulable' | 'SchedulerError';
 
 /**
  * The message of a bind the API server refused, as kube-scheduler 1.37 words it (its
- * framework wraps the DefaultBinder's error: `running Bind plugin "DefaultBinder": <error>`).
+ * framework wraps the DefaultBinder's error: `running Bind plugin "DefaultBinder": <error>`),
+ * or of a PreBind that failed in `preBindPlugin` (`running PreBind plugin "P": <error>`).
  */
-export function bindErrorMessage(apiMessage: string): string {
+export function bindErrorMessage(apiMessage: string, preBindPlugin?: string): string {
+  if (preBindPlugin !== undefined)
+    return `running PreBind plugin "${preBindPlugin}": ${apiMessage}`;
   return `running Bind plugin "DefaultBinder": ${apiMessage}`;
 }
 

@@ -2,6 +2,7 @@
 import type { PodEvent } from '../../machines/pod.machine.ts';
 import type { ClusterChange } from '../cluster/types.ts';
 import type { InputEvent } from '../events/types.ts';
+import { onBindingClaimChange, onBindingTimer, onClaimsReserved } from './binding-wait-steps.ts';
 import { releaseClaimWaiters } from './claim-gate.ts';
 import type { CoreState } from './core-state.ts';
 import { decide } from './evolve.ts';
@@ -38,12 +39,16 @@ export function routeInput(core: CoreState, event: InputEvent, change: ClusterCh
     case 'ClaimDeallocationFailed':
       onDeallocationFailed(core, event);
       return;
+    case 'ClaimsReserved':
+      onClaimsReserved(core, event);
+      return;
     case 'TimerFired':
       onTimer(core, event);
       return;
     case 'ObjectUpserted':
     case 'ObjectDeleted':
       releaseClaimWaiters(core, change);
+      onBindingClaimChange(core, change);
       return;
     case 'NodeUpserted':
     case 'NodeDeleted':
@@ -68,7 +73,15 @@ function onResyncDone(core: CoreState, event: Input<'ResyncDone'>, change: Clust
   }
 }
 
+/** A bind's result ends its held wait, if it had one (a failed claim write, or the end). */
+function endBindingWait(core: CoreState, e: { uid: string; attempt: number }): void {
+  if (core.bindingWaits.get(e.uid, e.attempt) === undefined) return;
+  core.bindingWaits.remove(e.uid, e.attempt);
+  core.disarmPodTimer(e.uid, 'bindingConditions');
+}
+
 function onBindSucceeded(core: CoreState, e: Input<'BindSucceeded'>): void {
+  endBindingWait(core, e);
   const pod = { uid: e.uid, key: e.key };
   // The machine takes the result only while binding this very attempt (its guard).
   if (core.pods.send(e.uid, { type: 'BIND_SUCCEEDED', attempt: e.attempt })) {
@@ -82,6 +95,7 @@ function onBindSucceeded(core: CoreState, e: Input<'BindSucceeded'>): void {
 }
 
 function onBindFailed(core: CoreState, e: Input<'BindFailed'>): void {
+  endBindingWait(core, e);
   const failed: PodEvent = {
     type: 'BIND_FAILED',
     attempt: e.attempt,
@@ -93,7 +107,13 @@ function onBindFailed(core: CoreState, e: Input<'BindFailed'>): void {
   // Refused (403, 422, 5xx, no answer): kube's SchedulerError. A Conflict or NotFound
   // means the pod is gone, recreated or bound by someone else: the watch tells.
   if (e.reason === 'Error')
-    reportUnschedulable(core, e.uid, e.key, bindErrorMessage(e.message), 'SchedulerError');
+    reportUnschedulable(
+      core,
+      e.uid,
+      e.key,
+      bindErrorMessage(e.message, e.plugin),
+      'SchedulerError',
+    );
   // 1.35+: a failed binding cycle clears the pod's nomination (kube's clearNominatedNode).
   const cleared = ownNominationCleared(core, e);
   if (cleared !== undefined) decide(core, cleared);
@@ -135,6 +155,10 @@ function onTimer(core: CoreState, event: Input<'TimerFired'>): void {
   if (typeof event.uid !== 'string') return;
   if (event.timer === 'backoff') {
     core.pods.fireBackoff(event.uid);
+    return;
+  }
+  if (event.timer === 'bindingConditions') {
+    onBindingTimer(core, event.uid);
     return;
   }
   // The permit timer: a pod still waiting gives up its reservation.

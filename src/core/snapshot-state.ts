@@ -4,6 +4,7 @@ import {
   SnapshotDataError,
   serializeClusterState,
 } from '../cluster/serialize.ts';
+import { BindingWaits } from './binding-waits.ts';
 import type { CoreState } from './core-state.ts';
 import { Preemptions } from './preemptions.ts';
 import { type CoreSnapshot, SnapshotError, snapshotVersion, trackedRng } from './snapshot.ts';
@@ -21,6 +22,7 @@ export function takeSnapshot(core: CoreState): CoreSnapshot {
     preemptions: core.preemptions.snapshot(),
     groups: core.gangs.snapshot(),
     groupHold: core.gangs.holdSnapshot(),
+    ...(core.bindingWaits.size > 0 ? { bindingWaits: core.bindingWaits.snapshot() } : {}),
     cluster: serializeClusterState(core.cluster),
   };
 }
@@ -49,6 +51,7 @@ export function restoreSnapshot(core: CoreState, snapshot: CoreSnapshot): void {
     core.gangs.rebuild(core.cluster, (info) => core.isGangMember(info));
     core.gangs.load(snapshot.groups ?? []);
     core.gangs.loadHold(snapshot.groupHold);
+    core.bindingWaits = BindingWaits.load(snapshot.bindingWaits);
   } catch (err) {
     if (err instanceof SnapshotError || err instanceof SnapshotDataError) throw err;
     // A field of the wrong shape (hand-edited or truncated data): one line, not a trace.
@@ -56,4 +59,7 @@ export function restoreSnapshot(core: CoreState, snapshot: CoreSnapshot): void {
     throw new SnapshotError(`malformed data (${why})`);
   }
   if (snapshot.flushDeadline !== null) core.armFlushAt(snapshot.flushDeadline);
+  for (const w of core.bindingWaits.snapshot())
+    if (w.deadline !== undefined)
+      core.armPodTimer({ uid: w.uid, key: w.key }, 'bindingConditions', w.deadline);
 }

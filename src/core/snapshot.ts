@@ -1,7 +1,9 @@
 // The core's whole state as plain JSON data (for log rotation), its rng state, and a diff.
+
 import type { ClusterStateData } from '../cluster/serialize.ts';
 import { type Rng, seededRng } from '../framework/rng.ts';
 import type { QueuedPod } from '../queue/active-queue.ts';
+import type { BindingWaitData } from './binding-waits.ts';
 import type { GroupData, GroupHoldData } from './gangs.ts';
 import type { PreemptionData } from './preemptions.ts';
 
@@ -78,6 +80,8 @@ export interface CoreSnapshot extends PodActorsData {
   groups?: GroupData[];
   /** The gang fairness hold and cooling groups (absent in snapshots from before gangs). */
   groupHold?: GroupHoldData;
+  /** Binds held at PreBind for binding conditions (absent in snapshots from before: none). */
+  bindingWaits?: BindingWaitData;
 }
 
 /**

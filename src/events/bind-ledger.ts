@@ -1,6 +1,12 @@
 // The binds requested in a log and not yet answered: each result must answer one, once.
 import type { OpenBind } from './log-format.ts';
-import type { AttemptRef, BindFailed, BindRequested, BindSucceeded } from './types.ts';
+import type {
+  AttemptRef,
+  BindFailed,
+  BindRequested,
+  BindSucceeded,
+  ClaimsReserved,
+} from './types.ts';
 
 function attemptKey(ref: AttemptRef): string {
   return `${ref.attempt} ${ref.uid}`;
@@ -26,8 +32,17 @@ export class BindLedger {
    * answers none (never requested, already answered, or another node).
    */
   answer(r: BindSucceeded | BindFailed): string | undefined {
-    const k = attemptKey(r);
-    const bind = this.open.get(k);
+    const problem = this.check(r);
+    if (problem === undefined) this.open.delete(attemptKey(r));
+    return problem;
+  }
+
+  /**
+   * Whether `r` names an open bind (same attempt, pod and node) without closing it: undefined,
+   * or why not (ClaimsReserved: a bind's PreBind result, which keeps the bind open).
+   */
+  check(r: BindSucceeded | BindFailed | ClaimsReserved): string | undefined {
+    const bind = this.open.get(attemptKey(r));
     const which = `${r.key} (uid ${r.uid}) attempt ${r.attempt}`;
     if (bind === undefined)
       return `${r.type} of ${which} answers no open BindRequested (never requested, or already answered)`;
@@ -35,7 +50,6 @@ export class BindLedger {
       return `${r.type} of ${which} names pod ${r.key}, but its BindRequested named ${bind.key}`;
     if (bind.node !== r.node)
       return `${r.type} of ${which} names node ${r.node}, but its BindRequested named ${bind.node}`;
-    this.open.delete(k);
     return undefined;
   }
 

@@ -28,6 +28,10 @@ export function decisionText(d: DecisionEvent): string {
       return `held ${who} ${d.node} ${d.group}`;
     case 'ClaimDeallocationRequested':
       return `deallocate ${who} ${d.claim.key} ${d.claim.uid} ${d.claim.resourceVersion ?? ''}`;
+    case 'BindingConditionsMet':
+      return `devices-ready ${who} ${d.node}`;
+    case 'BindingConditionsFailed':
+      return `devices-failed ${who} ${d.node} ${d.message}`;
     case 'CycleFailed':
       return `error ${who} ${d.plugin}: ${d.message}`;
     default: {

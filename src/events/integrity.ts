@@ -64,6 +64,10 @@ function httpCodeField(e: Fields): string | undefined {
   return missing('code', 'an HTTP status code', c);
 }
 
+function optionalString(e: Fields, field: string): string | undefined {
+  return e[field] === undefined ? undefined : stringField(e, field);
+}
+
 function nodeField(e: Fields): string | undefined {
   return nonEmptyString(e.node) ? undefined : missing('node', 'a node name', e.node);
 }
@@ -85,7 +89,26 @@ function objectProblem(e: Fields, field: 'pod' | 'node' | 'object'): string | un
 const resourceKinds: ReadonlySet<unknown> = new Set(['Node', 'Pod', ...objectKinds]);
 const kindsText = `"Node", "Pod" or one of ${objectKinds.join(', ')}`;
 const bindFailureReasons: ReadonlySet<unknown> = new Set(['Conflict', 'NotFound', 'Error']);
-const podTimers: ReadonlySet<unknown> = new Set(['backoff', 'permit']);
+const podTimers: ReadonlySet<unknown> = new Set(['backoff', 'permit', 'bindingConditions']);
+const timersText = 'backoff, permit, bindingConditions or flush';
+
+/** eventProblem for the DRA events that name an attempt (PreBind's wait, PostFilter's deallocation). */
+function draProblem(
+  e: Fields,
+  type:
+    | 'ClaimsReserved'
+    | 'BindingConditionsMet'
+    | 'BindingConditionsFailed'
+    | 'ClaimDeallocationRequested'
+    | 'ClaimDeallocationFailed',
+): string | undefined {
+  const problem = attemptProblem(e);
+  if (problem !== undefined) return problem;
+  if (type === 'ClaimDeallocationRequested') return claimField(e);
+  if (type === 'ClaimDeallocationFailed') return claimField(e) ?? stringField(e, 'message');
+  if (type === 'BindingConditionsFailed') return nodeField(e) ?? stringField(e, 'message');
+  return nodeField(e);
+}
 
 /**
  * What is wrong with an event whose `type` is known, e.g. `has no "key" (a namespace/name
@@ -119,17 +142,23 @@ export function eventProblem(event: BerthEvent): string | undefined {
     case 'PodReserved':
     case 'BindRequested':
       return attemptProblem(e) ?? nodeField(e);
+    case 'ClaimsReserved':
+    case 'BindingConditionsMet':
+    case 'BindingConditionsFailed':
+    case 'ClaimDeallocationRequested':
+    case 'ClaimDeallocationFailed':
+      return draProblem(e, event.type);
     case 'BindFailed':
       return (
         attemptProblem(e) ??
         nodeField(e) ??
         (bindFailureReasons.has(e.reason)
-          ? (stringField(e, 'message') ?? httpCodeField(e))
+          ? (stringField(e, 'message') ?? httpCodeField(e) ?? optionalString(e, 'plugin'))
           : missing('reason', 'Conflict, NotFound or Error', e.reason))
       );
     case 'TimerFired':
       if (e.timer === 'flush') return undefined;
-      if (!podTimers.has(e.timer)) return missing('timer', 'backoff, permit or flush', e.timer);
+      if (!podTimers.has(e.timer)) return missing('timer', timersText, e.timer);
       return podRefProblem(e);
     case 'LeadershipChanged':
       return typeof e.leading === 'boolean'
@@ -164,10 +193,6 @@ export function eventProblem(event: BerthEvent): string | undefined {
         podRefField(e.victim, 'victim') ??
         stringField(e, 'message')
       );
-    case 'ClaimDeallocationRequested':
-      return attemptProblem(e) ?? claimField(e);
-    case 'ClaimDeallocationFailed':
-      return attemptProblem(e) ?? claimField(e) ?? stringField(e, 'message');
     default: {
       const unreachable: never = event;
       return `unknown event type ${JSON.stringify((unreachable as { type: unknown }).type)}`;

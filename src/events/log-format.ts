@@ -10,9 +10,12 @@ import type { Envelope } from './types.ts';
  * scheduling (PodGroup objects, `ResyncDone.unavailable`, `gangs` in the header's config).
  * 5: DRA (ResourceClaim, DeviceClass, ResourceSlice and DeviceTaintRule objects, the
  * claims a `PodReserved` allocates, `resourceClaims` in the header's config, claim
- * deallocation: ClaimDeallocationRequested, ClaimDeallocationFailed).
+ * deallocation: ClaimDeallocationRequested, ClaimDeallocationFailed). 6: DRA device binding
+ * conditions (ClaimsReserved, BindingConditionsMet, BindingConditionsFailed, the
+ * `bindingConditions` pod timer, `BindFailed.plugin`, claims' `status.devices`, and
+ * `bindingConditions` in the header's config).
  */
-export const logFormatVersion = 5;
+export const logFormatVersion = 6;
 
 /**
  * The oldest format this berth replays: a format 2 log has no PostFilters in its config and

@@ -302,6 +302,10 @@ export class LogReader {
     } else if (type === 'BindSucceeded' || type === 'BindFailed') {
       const unanswered = this.binds.answer(event as never);
       if (unanswered !== undefined) throw new LogError(line, unanswered);
+    } else if (type === 'ClaimsReserved') {
+      // PreBind's claims written: the bind stays open until its result.
+      const unanswered = this.binds.check(event as never);
+      if (unanswered !== undefined) throw new LogError(line, unanswered);
     }
     this.previousSeq = seq;
     this.previousTime = time;

@@ -100,6 +100,22 @@ export interface BindFailed extends AttemptRef {
    * (refused, reset, timed out) and in logs written before it was recorded.
    */
   code?: number;
+  /**
+   * The plugin whose step failed when it was not the Binding itself: `DynamicResources` for
+   * a PreBind ended by its binding conditions (format 6). Absent: the DefaultBinder.
+   */
+  plugin?: string;
+}
+
+/**
+ * The bind of attempt (`uid`, `attempt`) to `node` wrote its ResourceClaims (DRA PreBind)
+ * and holds the Binding back: a device has binding conditions, which the core waits for
+ * (format 6). The bind stays open until the core completes it (BindingConditionsMet or
+ * BindingConditionsFailed) and its BindSucceeded or BindFailed arrives.
+ */
+export interface ClaimsReserved extends AttemptRef {
+  type: 'ClaimsReserved';
+  node: string;
 }
 
 /**
@@ -124,8 +140,11 @@ export interface ClaimDeallocationFailed extends AttemptRef {
   message: string;
 }
 
-/** The per-pod timers: retry after backoff, give up waiting at permit. */
-export type PodTimerId = 'backoff' | 'permit';
+/**
+ * The per-pod timers: retry after backoff, give up waiting at permit, give up waiting for
+ * devices' binding conditions at PreBind (format 6).
+ */
+export type PodTimerId = 'backoff' | 'permit' | 'bindingConditions';
 
 /** A pod's timer fired. Timers are keyed by (pod uid, timer id). */
 export interface PodTimerFired extends PodRef {
@@ -167,6 +186,7 @@ export type InputEvent =
   | BindFailed
   | PreemptionFailed
   | ClaimDeallocationFailed
+  | ClaimsReserved
   | TimerFired
   | LeadershipChanged;
 
@@ -287,6 +307,26 @@ export interface ClaimDeallocationRequested extends AttemptRef {
   claim: ClaimToDeallocate;
 }
 
+/**
+ * Decision (PreBind, DRA): every binding condition of the devices the attempt's claims hold
+ * is True: the held bind goes on to the Binding (format 6).
+ */
+export interface BindingConditionsMet extends AttemptRef {
+  type: 'BindingConditionsMet';
+  node: string;
+}
+
+/**
+ * Decision (PreBind, DRA): a binding-failure condition became True, a claim went away, or
+ * the binding timeout passed (`message`, kube's error): the held bind is abandoned, the pod
+ * taken out of its claims' `reservedFor`, and the bind answered with BindFailed (format 6).
+ */
+export interface BindingConditionsFailed extends AttemptRef {
+  type: 'BindingConditionsFailed';
+  node: string;
+  message: string;
+}
+
 /** Decision: the cycle failed with an error in `plugin`; the pod backs off and retries. */
 export interface CycleFailed extends AttemptRef {
   type: 'CycleFailed';
@@ -311,6 +351,8 @@ export type DecisionEvent =
   | NominationCleared
   | PodHeld
   | ClaimDeallocationRequested
+  | BindingConditionsMet
+  | BindingConditionsFailed
   | CycleFailed;
 
 /** Any event in berth's log. */
@@ -335,6 +377,8 @@ export const decisionEventTypes: readonly DecisionEvent['type'][] = Object.freez
   'NominationCleared',
   'PodHeld',
   'ClaimDeallocationRequested',
+  'BindingConditionsMet',
+  'BindingConditionsFailed',
   'CycleFailed',
 ]);
 
@@ -352,6 +396,7 @@ export const inputEventTypes: readonly InputEvent['type'][] = Object.freeze([
   'BindFailed',
   'PreemptionFailed',
   'ClaimDeallocationFailed',
+  'ClaimsReserved',
   'TimerFired',
   'LeadershipChanged',
 ]);

@@ -7,7 +7,7 @@ import { prioritizeNodes } from './prioritize-nodes.ts';
 import type { Running } from './running.ts';
 import type { CycleResult, SchedulingContext } from './scheduling-context.ts';
 import { selectHost } from './select-host.ts';
-import type { CycleState } from './types.ts';
+import { type CycleState, cycleNowKey } from './types.ts';
 
 /**
  * kube's schedulePod (with the PostFilters of a pod that fits nowhere, which kube's
@@ -38,6 +38,7 @@ export function schedulePod(
     };
   }
   const state: CycleState = new Map();
+  if (ctx.now !== undefined) state.set(cycleNowKey, ctx.now);
   const fit = findNodesThatFitPod(pod, snapshot, ctx, state, running);
   if (fit.kind === 'Error') return fit;
   if (fit.kind === 'Unfit') return unschedulable(numAllNodes, fit.diagnosis, fit.failed);

@@ -21,6 +21,9 @@ export interface Status {
 /** Per-cycle scratch space shared by the plugins of one scheduling cycle. */
 export type CycleState = Map<string, unknown>;
 
+/** The cycle state key of the cycle's logical time (ms), when the core gave one. */
+export const cycleNowKey = 'framework/now';
+
 /**
  * A PreFilter's answer: a Status, optionally narrowing the nodes worth filtering (kube's
  * PreFilterResult.NodeNames). Results of several PreFilters are intersected.

@@ -157,6 +157,27 @@ export interface AllocationResult {
   allocationTimestamp?: string;
 }
 
+/** One condition of an allocated device's status, as the scheduler reads it (metav1.Condition). */
+export interface DeviceStatusCondition {
+  type: string;
+  /** `True`, `False` or `Unknown`. */
+  status: string;
+  reason?: string;
+  message?: string;
+}
+
+/**
+ * A driver's status of one allocated device (`status.devices[]`), trimmed to what PreBind's
+ * binding-condition checks read; matched to an allocation result by driver, pool and device.
+ */
+export interface AllocatedDeviceStatus {
+  driver: string;
+  pool: string;
+  device: string;
+  shareID?: string;
+  conditions?: DeviceStatusCondition[];
+}
+
 /** A consumer of a claim (`status.reservedFor[]`): pods, for the scheduler. */
 export interface ResourceClaimConsumerReference {
   apiGroup?: string;
@@ -189,6 +210,8 @@ export interface ResourceClaimInfo {
   status?: {
     allocation?: AllocationResult;
     reservedFor?: ResourceClaimConsumerReference[];
+    /** Drivers' per-device status; PreBind waits for its binding conditions. */
+    devices?: AllocatedDeviceStatus[];
   };
   /** The first thing kube's API validation would have refused, by field path; undefined when valid. */
   invalid?: string;

@@ -1,5 +1,5 @@
 // DynamicResources: PreFilter/Filter/Reserve for claims, kube's first PostFilter (deallocates idle claims) and, since 1.35, a Score.
-import type { NodeInfo, PodInfo } from '../cluster/types.ts';
+import type { ClusterSnapshot, NodeInfo, PodInfo } from '../cluster/types.ts';
 import type {
   CycleState,
   FilterPlugin,
@@ -19,6 +19,7 @@ import {
   claimsScore,
   preFilterRanKey,
 } from './dra/claims-cycle.ts';
+import { type DraArgs, readDraArgs } from './dra/dra-args.ts';
 import { defaultNormalizeScore } from './normalize-score.ts';
 
 export const name = 'DynamicResources';
@@ -79,23 +80,38 @@ const score: Required<Pick<ScorePlugin, 'score' | 'scoreNodes' | 'normalize'>> =
  * (the last one) wrote its state (its own rejection comes after the write): then kube's answer is the Error "not found", which ends
  * the PostFilters (no preemption) and is what the message says after the filters' sentence.
  * From 1.35 it also scores (see `score`); from 1.37 its Unschedulable answers without a
- * deallocation carry no message, so the PostFilter part starts at "preemption:". Its args (kube's
- * DynamicResourcesArgs) are accepted and not read.
+ * deallocation carry no message, so the PostFilter part starts at "preemption:". Its args are
+ * kube's DynamicResourcesArgs (`filterTimeout`, `bindingTimeout`; see `DraArgs`); with
+ * `bindingConditions` (DRADeviceBindingConditions) its Filter refuses allocated claims whose
+ * binding failed or timed out, and the core's PreBind waits for them (`bindingTimeoutMs`).
  */
 export function dynamicResources(
-  _args?: unknown,
+  args?: unknown,
   release: KubeRelease = latestKubeRelease,
-): PostFilterPlugin & PreFilterPlugin & FilterPlugin & ReservePlugin & Partial<typeof score> {
+  bindingConditions = false,
+): PostFilterPlugin &
+  PreFilterPlugin &
+  FilterPlugin &
+  ReservePlugin &
+  Partial<typeof score> & { readonly args: DraArgs; readonly bindingConditions: boolean } {
   const silent = releaseAtLeast(release, silentSince);
   const reasons = silent ? [] : [noClaimsReason];
   const none = silent ? [] : [stillNotSchedulable];
+  const draArgs = readDraArgs(args);
+  const binding = bindingConditions ? { timeoutMs: draArgs.bindingTimeoutMs } : undefined;
   const plugin = {
     name,
-    preFilter: claimsPreFilter,
+    args: draArgs,
+    bindingConditions,
+    preFilter: (pod: PodInfo, state: CycleState, snapshot: ClusterSnapshot) =>
+      claimsPreFilter(pod, state, snapshot, binding),
     filter: claimsFilter,
     preFilterSkip: claimsFilterSkip,
     reserve: claimsReserve,
     postFilter: postFilterSaying(reasons, none),
-  } satisfies PostFilterPlugin & PreFilterPlugin & FilterPlugin & ReservePlugin;
+  } satisfies PostFilterPlugin &
+    PreFilterPlugin &
+    FilterPlugin &
+    ReservePlugin & { args: DraArgs; bindingConditions: boolean };
   return releaseAtLeast(release, scoreSince) ? { ...plugin, ...score } : plugin;
 }

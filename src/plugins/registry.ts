@@ -110,6 +110,11 @@ export interface ProfileConfig {
    * allocated them: set when replaying a log recorded then (default: false).
    */
   refuseResourceClaims?: boolean;
+  /**
+   * DynamicResources honours device binding conditions (Filter's readiness checks, PreBind's
+   * wait): set for fresh runs and format 6 logs, unset when replaying an older log.
+   */
+  bindingConditions?: boolean;
 }
 
 /** kube 1.37's default PreFilters that berth implements (`defaultPreFiltersOf` for others). */
@@ -168,7 +173,13 @@ export function profileFromConfig(config: ProfileConfig = {}): Profile {
     const created =
       pluginName === unsupportedConstraints.name
         ? unsupportedConstraints.newUnsupportedConstraints(config.refuseResourceClaims === true)
-        : factory(config.pluginArgs?.[pluginName], release);
+        : pluginName === dynamicResources.name
+          ? dynamicResources.dynamicResources(
+              config.pluginArgs?.[pluginName],
+              release,
+              config.bindingConditions === true,
+            )
+          : factory(config.pluginArgs?.[pluginName], release);
     instances.set(pluginName, created);
     return created;
   };

@@ -22,6 +22,7 @@ export function executeCommands(commands: readonly Command[], to: CommandTargets
   for (const c of commands) {
     switch (c.kind) {
       case 'bind':
+      case 'completeBind':
       case 'preempt':
       case 'deallocateClaim':
         to.binder.execute(c);

@@ -3,6 +3,7 @@ import { performance } from 'node:perf_hooks';
 import { Subject } from 'rxjs';
 import type { ManifestObject } from '../adapters/sim/manifests.ts';
 import { SimCluster } from '../adapters/sim/sim-cluster.ts';
+import type { SimDeviceDriver } from '../adapters/sim/sim-device-driver.ts';
 import type { ClusterState } from '../cluster/types.ts';
 import type { BerthConfig } from '../core/config.ts';
 import { Scheduler, type Step } from '../core/scheduler.ts';
@@ -40,6 +41,8 @@ export interface SimulationOptions {
   cycleDurations?: number[];
   /** Probability that a bound pod's watch update arrives before its bind result. */
   watchFirstRate?: number;
+  /** The DRA driver the cluster plays on devices with binding conditions (absent: none). */
+  deviceDriver?: SimDeviceDriver;
   /**
    * Virtual time after which the simulation stops even if pods are still backing off or
    * binding (default `defaultHorizonMs`); the summary says whether it was reached.
@@ -95,6 +98,7 @@ export function simulate(opts: SimulationOptions): RunSummary {
     bindLatencyMs: opts.bindLatencyMs,
     bindFailureRate: opts.bindFailureRate,
     ...(opts.watchFirstRate === undefined ? {} : { watchFirstRate: opts.watchFirstRate }),
+    ...(opts.deviceDriver === undefined ? {} : { deviceDriver: opts.deviceDriver }),
     rng: seededRng(opts.seed ^ 0x5eed),
   });
   const core = new Scheduler({

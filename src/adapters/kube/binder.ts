@@ -4,6 +4,7 @@ import type {
   BinderCommand,
   ClaimBinding,
   CommandHandler,
+  CompleteBindCommand,
   DeallocateClaimCommand,
 } from '../../core/commands.ts';
 import type { AttemptRef, BindFailureReason, InputEvent, PodRef } from '../../events/types.ts';
@@ -113,7 +114,13 @@ export class KubeBinder implements CommandHandler<BinderCommand> {
     if (command.kind === 'bind') {
       const { uid, key, attempt: n } = command.attempt;
       const claims = command.claims ?? [];
-      this.opts.writes.track('bind', this.runBind({ uid, key, attempt: n }, command.node, claims));
+      const hold = command.awaitBindingConditions === true;
+      const run = this.runBind({ uid, key, attempt: n }, command.node, claims, hold);
+      this.opts.writes.track('bind', run);
+      return;
+    }
+    if (command.kind === 'completeBind') {
+      this.opts.writes.track('bind', this.runComplete(command));
       return;
     }
     if (command.kind === 'deallocateClaim') {
@@ -151,6 +158,7 @@ export class KubeBinder implements CommandHandler<BinderCommand> {
     attempt: AttemptRef,
     node: string,
     claims: readonly ClaimBinding[],
+    hold = false,
   ): Promise<void> {
     const { uid, key } = attempt;
     const { namespace, name } = splitKey(key);
@@ -168,7 +176,37 @@ export class KubeBinder implements CommandHandler<BinderCommand> {
       // kube: a PreBind error is the scheduler's error (SchedulerError), whatever the status.
       if (pre.kind === 'failed')
         return this.fail(attempt, node, pod, reserved, 'Error', pre.failure);
+      // Devices with binding conditions: the core watches the claims and completes the bind.
+      if (hold) return this.ingestResult({ type: 'ClaimsReserved', ...attempt, node });
     }
+    return this.sendBinding(attempt, node, pod, reserved);
+  }
+
+  /**
+   * Ends a bind held for binding conditions: the Binding, or (with a failure) the pod taken
+   * out of the claims' `reservedFor` and BindFailed with kube's PreBind error.
+   */
+  private async runComplete(command: CompleteBindCommand): Promise<void> {
+    const { uid, key, attempt: n } = command.attempt;
+    const attempt = { uid, key, attempt: n };
+    const { namespace, name } = splitKey(key);
+    const pod: ClaimPod = { namespace, name, uid };
+    const reserved: ReservedClaim[] = command.claims.map((c) => ({ ...c }));
+    if (command.failure === undefined)
+      return this.sendBinding(attempt, command.node, pod, reserved);
+    const { plugin, message } = command.failure;
+    if (this.stopped) return;
+    return this.fail(attempt, command.node, pod, reserved, 'Error', { message }, true, plugin);
+  }
+
+  /** The Binding (after PreBind): its result comes back through `ingest`. */
+  private async sendBinding(
+    attempt: AttemptRef,
+    node: string,
+    pod: ClaimPod,
+    reserved: ReservedClaim[],
+  ): Promise<void> {
+    const { namespace, name, uid } = pod;
     await this.opts.limiter.take();
     // Stopped while waiting: not sent; the pod stays pending for the next berth.
     if (this.stopped) return;
@@ -225,6 +263,7 @@ export class KubeBinder implements CommandHandler<BinderCommand> {
     reason: BindFailureReason,
     f: ClaimFailure,
     logged = true,
+    plugin?: string,
   ): Promise<void> {
     if (logged) {
       const { key, uid, attempt: n } = attempt;
@@ -232,7 +271,8 @@ export class KubeBinder implements CommandHandler<BinderCommand> {
       this.opts.log.warn(fields, 'bind failed');
     }
     if (reserved.length > 0) await unreserveClaims(this.claims, pod, reserved);
-    this.ingestResult({ type: 'BindFailed', ...attempt, node, reason, ...f });
+    const by = plugin === undefined ? {} : { plugin };
+    this.ingestResult({ type: 'BindFailed', ...attempt, node, reason, ...f, ...by });
   }
 
   /**

@@ -1,8 +1,7 @@
 // DRA PreBind and Unreserve as kube-scheduler 1.37.2's DynamicResources does them: a bind's ResourceClaims get the finalizer, allocation and the pod in reservedFor, and lose the pod again when the bind fails.
 //
-// Not done yet: devices whose allocation results carry `bindingConditions` are written like
-// any other, and berth does not wait for their binding conditions before the Binding (kube's
-// PreBind polls them until `bindingTimeout`); such a bind is logged with a warning.
+// The wait for devices' binding conditions that follows the writes is the core's (see
+// src/core/binding-wait-steps.ts): the binder reports ClaimsReserved and binds when told.
 //
 // Where berth differs from kube, and why: berth keeps no claim cache, so the first try reads
 // the claim too; a claim whose uid changed counts as deleted (kube would write to the new
@@ -86,11 +85,6 @@ export async function reserveClaims(
   claims: readonly ClaimBinding[],
 ): Promise<PreBindOutcome> {
   const reserved: ReservedClaim[] = [];
-  if (claims.some((c) => hasBindingConditions(c)))
-    w.log.warn(
-      { pod: `${pod.namespace}/${pod.name}`, uid: pod.uid },
-      'devices with binding conditions: berth binds without waiting for them',
-    );
   for (const claim of claims) {
     const outcome = await bindClaim(w, pod, claim);
     if (outcome.kind === 'ended') return { ...outcome, reserved };
@@ -235,10 +229,6 @@ function ended(s: { message?: string }): Try {
 
 function checkFailed(message: string): Try {
   return { kind: 'failed', failure: { message }, conflict: false };
-}
-
-function hasBindingConditions(c: ClaimBinding): boolean {
-  return (c.allocation?.devices.results ?? []).some((r) => (r.bindingConditions?.length ?? 0) > 0);
 }
 
 /** metav1.Time's JSON: RFC 3339 in UTC, whole seconds. */

@@ -108,7 +108,8 @@ export class KubeReports implements CommandHandler<ReportCommand> {
   /**
    * `nominate`: sets (or clears) the pod's nominatedNodeName, failures logged.
    * `reportUnschedulable`: PodScheduled=False and a Warning FailedScheduling, once per reason
-   * and message. `reportScheduled`: the `Scheduled` Event. `reportGroup`: the PodGroup's
+   * and message. `reportScheduled`: the `Scheduled` Event. `reportBindingWait`: kube's
+   * Normal `BindingConditionsPending` Event. `reportGroup`: the PodGroup's
    * status (a newer report replaces one still waiting; an unchanged status is not sent again)
    * and its Event. `forgetPod`: the pod's next report is written even if it repeats, and its
    * queued status patches are dropped (they would land on whatever pod holds the name now).
@@ -117,6 +118,8 @@ export class KubeReports implements CommandHandler<ReportCommand> {
     if (command.kind === 'nominate') this.nominate(command.pod, command.node);
     else if (command.kind === 'reportUnschedulable') this.reportUnschedulable(command);
     else if (command.kind === 'reportScheduled') this.reportScheduled(command.pod, command.node);
+    else if (command.kind === 'reportBindingWait')
+      this.reportBindingWait(command.pod, command.node);
     else if (command.kind === 'reportGroup') {
       if (!this.stopped) this.groups.report(command.report);
     } else this.forgetPod(command.pod);
@@ -201,6 +204,13 @@ export class KubeReports implements CommandHandler<ReportCommand> {
     if (this.stopped) return;
     const note = `Successfully assigned ${pod.key} to ${node}`;
     this.recordEvent({ pod, type: 'Normal', reason: 'Scheduled', action: 'Binding', note });
+  }
+
+  private reportBindingWait(pod: PodRef, node: string): void {
+    if (this.stopped) return;
+    const note = `waiting for binding conditions for device on node ${node}`;
+    const reason = 'BindingConditionsPending';
+    this.recordEvent({ pod, type: 'Normal', reason, action: 'Scheduling', note });
   }
 
   private forgetPod(pod: PodRef): void {

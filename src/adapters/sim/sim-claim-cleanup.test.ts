@@ -73,7 +73,7 @@ describe('SimClaimController: pods that go', () => {
       name: 'a shared claim reserved for two pods keeps the other pod and its allocation',
       users: ['p', 'q'],
       status: (q: string) => ({
-        allocation,
+        allocation: { ...allocation, allocationTimestamp: '1970-01-01T00:16:40Z' },
         reservedFor: [{ resource: 'pods', name: 'q', uid: q }],
       }),
       finalizers: [finalizer],
@@ -133,7 +133,9 @@ describe('SimClaimController: pods that go', () => {
       ],
     });
     t.advance(5);
-    expect((t.claim(name) as JsonRecord).status).toEqual({ allocation });
+    expect((t.claim(name) as JsonRecord).status).toEqual({
+      allocation: { ...allocation, allocationTimestamp: '1970-01-01T00:16:40Z' },
+    });
     t.seen.length = 0;
     t.sim.deletePod('ml/p');
     t.advance(5);

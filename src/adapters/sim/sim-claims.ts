@@ -70,6 +70,13 @@ export function withStatus(claim: JsonRecord, status: JsonRecord): JsonRecord {
   return { ...claim, status: next };
 }
 
+/** An allocation without its `allocationTimestamp` (two writes of one allocation compare equal). */
+function unstamped(allocation: unknown): unknown {
+  if (!isRecord(allocation) || allocation.allocationTimestamp === undefined) return allocation;
+  const { allocationTimestamp: _, ...rest } = allocation;
+  return rest;
+}
+
 /** The claim with its finalizers replaced. */
 export function withFinalizers(claim: JsonRecord, finalizers: string[]): JsonRecord {
   const { finalizers: _, ...meta } = claimMeta(claim);
@@ -179,13 +186,18 @@ export class SimClaims {
   /**
    * kube-scheduler's PreBind for `pod`: for each binding in order, unless the claim is already
    * reserved for the pod, adds the finalizer (its own update) and writes the allocation when
-   * the binding carries one, then appends the pod to `reservedFor` (a status update). Stops
+   * the binding carries one (stamped `allocationTimestamp`, when given, as kube 1.37 stamps
+   * it), then appends the pod to `reservedFor` (a status update). Stops
    * at the first refusal and returns it: the claim gone, replaced or being deleted, already
    * allocated to other devices, or reserved for too many consumers.
    */
-  reserve(pod: ClaimPod, bindings: readonly ClaimBinding[]): ClaimRefusal | undefined {
+  reserve(
+    pod: ClaimPod,
+    bindings: readonly ClaimBinding[],
+    timestamp?: string,
+  ): ClaimRefusal | undefined {
     for (const b of bindings) {
-      const refusal = this.reserveOne(pod, b);
+      const refusal = this.reserveOne(pod, b, timestamp);
       if (refusal !== undefined) return refusal;
     }
     return undefined;
@@ -229,7 +241,11 @@ export class SimClaims {
     return true;
   }
 
-  private reserveOne(pod: ClaimPod, b: ClaimBinding): ClaimRefusal | undefined {
+  private reserveOne(
+    pod: ClaimPod,
+    b: ClaimBinding,
+    timestamp: string | undefined,
+  ): ClaimRefusal | undefined {
     const key = podKey(b.namespace, b.name);
     let claim = this.claims.get(key);
     const ref = `${b.namespace}/${b.name}`;
@@ -238,11 +254,11 @@ export class SimClaims {
     if (isReservedFor(claim, pod.uid)) return undefined;
     if (claimMeta(claim).deletionTimestamp !== undefined)
       return { reason: 'NotFound', message: `claim ${ref} got deleted in the meantime` };
-    const current = claimStatus(claim).allocation;
+    const current = unstamped(claimStatus(claim).allocation);
     if (
       b.allocation !== undefined &&
       current !== undefined &&
-      !isDeepStrictEqual(current, b.allocation)
+      !isDeepStrictEqual(current, unstamped(b.allocation))
     )
       return {
         reason: 'Conflict',
@@ -260,7 +276,11 @@ export class SimClaims {
         claim;
     const consumer = { resource: 'pods', name: pod.name, uid: pod.uid };
     const status: JsonRecord = { ...claimStatus(claim), reservedFor: [...consumers, consumer] };
-    if (b.allocation !== undefined) status.allocation = b.allocation;
+    if (b.allocation !== undefined)
+      status.allocation =
+        timestamp === undefined || b.allocation.allocationTimestamp !== undefined
+          ? b.allocation
+          : { ...b.allocation, allocationTimestamp: timestamp };
     this.update(withStatus(claim, status));
     return undefined;
   }

@@ -6,6 +6,7 @@ import type {
   BinderCommand,
   ClaimBinding,
   CommandHandler,
+  CompleteBindCommand,
   ReportCommand,
 } from '../../core/commands.ts';
 import type { GroupReport } from '../../core/ports.ts';
@@ -20,6 +21,7 @@ import type { ManifestObject } from './manifests.ts';
 import { bindRefusal, claimPodOf, terminatingPod } from './pod-writes.ts';
 import { SimClaimController } from './sim-claim-controller.ts';
 import { SimClaims } from './sim-claims.ts';
+import { needsDriver, playDriver, type SimDeviceDriver } from './sim-device-driver.ts';
 
 export type { SimGroupEvent } from './group-reports.ts';
 
@@ -50,6 +52,11 @@ export interface SimClusterOptions {
   watchFirstRate?: number;
   /** Randomness for injected failures and orderings (not the core's generator). */
   rng: Rng;
+  /**
+   * The DRA driver played on claims whose devices have binding conditions (absent: none;
+   * such a bind waits until its binding timeout).
+   */
+  deviceDriver?: SimDeviceDriver;
 }
 
 function keyOf(pod: PodObject): string {
@@ -209,7 +216,14 @@ export class SimCluster implements CommandHandler<BinderCommand | ReportCommand>
    * (see `groupStatus`). Pod conditions and Events are not kept: nothing reads them back.
    */
   execute(command: BinderCommand | ReportCommand): void {
-    if (command.kind === 'bind') this.bind(command.attempt, command.node, command.claims ?? []);
+    if (command.kind === 'bind')
+      this.bind(
+        command.attempt,
+        command.node,
+        command.claims ?? [],
+        command.awaitBindingConditions,
+      );
+    else if (command.kind === 'completeBind') this.completeHeld(command);
     else if (command.kind === 'preempt') this.preempt(command.schedulerName, command.victim);
     else if (command.kind === 'deallocateClaim') this.deallocate(command.claim, command.pod.uid);
     else if (command.kind === 'nominate') this.nominate(command.pod, command.node);
@@ -217,9 +231,54 @@ export class SimCluster implements CommandHandler<BinderCommand | ReportCommand>
   }
 
   /** Writes the claims and binds after the configured latency; the outcome arrives on `events$`. */
-  private bind(attempt: AttemptRef, node: string, claims: readonly ClaimBinding[]): void {
+  private bind(
+    attempt: AttemptRef,
+    node: string,
+    claims: readonly ClaimBinding[],
+    hold?: true,
+  ): void {
     const { timers, bindLatencyMs } = this.opts;
-    timers.schedule(timers.now() + bindLatencyMs, () => this.completeBind(attempt, node, claims));
+    timers.schedule(timers.now() + bindLatencyMs, () =>
+      this.completeBind(attempt, node, claims, hold === true),
+    );
+  }
+
+  /**
+   * A bind held for binding conditions, after the bind latency: abandoned (the pod out of
+   * its claims' `reservedFor`, BindFailed with the core's PreBind error) or bound.
+   */
+  private completeHeld(command: CompleteBindCommand): void {
+    const { timers, bindLatencyMs } = this.opts;
+    const { attempt, node, claims, failure } = command;
+    const bindings: ClaimBinding[] = claims.map((c) => ({ ...c }));
+    timers.schedule(timers.now() + bindLatencyMs, () => {
+      if (failure === undefined) return this.finishBind(attempt, node, bindings);
+      this.controller.claimsChanged(this.claims.unreserve(claimPodOf(attempt), bindings));
+      this.subject.next({
+        type: 'BindFailed',
+        ...attempt,
+        node,
+        reason: 'Error',
+        message: failure.message,
+        plugin: failure.plugin,
+      });
+    });
+  }
+
+  /** The driver's answer on the claims just written whose devices have binding conditions. */
+  private playDriverOn(claims: readonly ClaimBinding[]): void {
+    const driver = this.opts.deviceDriver;
+    if (driver === undefined || driver.outcome === 'never') return;
+    const { timers } = this.opts;
+    for (const c of claims) {
+      const key = podKey(c.namespace, c.name);
+      const claim = this.claims.get(key);
+      if (claim === undefined || !needsDriver(claim)) continue;
+      timers.schedule(timers.now() + driver.latencyMs, () => {
+        if (playDriver(this.claims, key, c.uid, driver.outcome, this.timestamp()))
+          this.controller.claimsChanged([key]);
+      });
+    }
   }
 
   /**
@@ -336,11 +395,32 @@ export class SimCluster implements CommandHandler<BinderCommand | ReportCommand>
    * Writes the bind's claims (PreBind), then binds the pod. Any refusal takes the pod out of
    * those claims' `reservedFor` again (Unreserve) before BindFailed is emitted.
    */
-  private completeBind(attempt: AttemptRef, node: string, claims: readonly ClaimBinding[]): void {
+  private completeBind(
+    attempt: AttemptRef,
+    node: string,
+    claims: readonly ClaimBinding[],
+    hold: boolean,
+  ): void {
     const pod = claimPodOf(attempt);
-    const refusal =
-      (claims.length > 0 ? this.claims.reserve(pod, claims) : undefined) ??
-      bindRefusal(this.pods.get(attempt.key), attempt, this.opts);
+    const written =
+      claims.length > 0 ? this.claims.reserve(pod, claims, this.timestamp()) : undefined;
+    if (written === undefined && hold) {
+      this.subject.next({ type: 'ClaimsReserved', ...attempt, node });
+      this.playDriverOn(claims);
+      return;
+    }
+    if (written !== undefined) {
+      if (claims.length > 0) this.controller.claimsChanged(this.claims.unreserve(pod, claims));
+      this.fail(attempt, node, written.reason, written.message);
+      return;
+    }
+    this.finishBind(attempt, node, claims);
+  }
+
+  /** The Binding itself; a refusal takes the pod out of `claims`' `reservedFor` first. */
+  private finishBind(attempt: AttemptRef, node: string, claims: readonly ClaimBinding[]): void {
+    const pod = claimPodOf(attempt);
+    const refusal = bindRefusal(this.pods.get(attempt.key), attempt, this.opts);
     if (refusal !== undefined) {
       if (claims.length > 0) this.controller.claimsChanged(this.claims.unreserve(pod, claims));
       this.fail(attempt, node, refusal.reason, refusal.message);

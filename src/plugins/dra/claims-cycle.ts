@@ -4,6 +4,7 @@ import type { ClusterSnapshot, NodeInfo, PodInfo } from '../../cluster/types.ts'
 import type { ReservedClaim } from '../../events/types.ts';
 import {
   type CycleState,
+  cycleNowKey,
   type PostFilterResult,
   type PreFilterResult,
   type Status,
@@ -17,6 +18,7 @@ import { allocatedState } from './allocated-state.ts';
 import { type NodeAllocator, rememberingAllocator } from './allocation-memo.ts';
 import { indexSlices } from './allocator/pools.ts';
 import type { SliceIndex } from './allocator/types.ts';
+import { claimBindingState, claimTimedOut } from './binding-conditions.ts';
 import { type PodClaim, podClaims } from './pod-claims.ts';
 import { celSelectorMatcher } from './selector-matcher.ts';
 
@@ -39,6 +41,11 @@ interface ClaimsState {
   readonly claims: readonly PodClaim[];
   /** Per claim: the node selector of its allocation (absent: usable on every node). */
   readonly availableOn: readonly (readonly NodeSelectorTerm[] | undefined)[];
+  /**
+   * Indexes of the allocated claims whose binding failed or timed out (kube's Filter checks
+   * isClaimReadyForBinding and isClaimTimeout on every node; the answer is the same on all).
+   */
+  readonly bindingBlocked: readonly number[];
   /** The claims without an allocation, in the pod's order, and the allocator's inputs. */
   readonly toAllocate: readonly ResourceClaimInfo[];
   readonly allocator: NodeAllocator | undefined;
@@ -97,6 +104,7 @@ export function claimsPreFilter(
   pod: PodInfo,
   state: CycleState,
   snapshot: ClusterSnapshot,
+  binding?: { timeoutMs: number },
 ): PreFilterResult {
   state.set(preFilterRanKey, true);
   if (pod.resourceClaims === undefined) return success;
@@ -104,13 +112,19 @@ export function claimsPreFilter(
   if ('message' in found) return unresolvable(found.message);
   if (found.claims.length === 0) return success;
   const availableOn: (readonly NodeSelectorTerm[] | undefined)[] = [];
+  const bindingBlocked: number[] = [];
   const toAllocate: ResourceClaimInfo[] = [];
-  for (const { claim } of found.claims) {
+  const now = state.get(cycleNowKey);
+  for (const [i, { claim }] of found.claims.entries()) {
     if (claim.invalid !== undefined)
       return unresolvable(`resourceclaim "${claim.name}" is invalid: ${claim.invalid}`);
     const allocation = claim.status?.allocation;
     availableOn.push(allocation?.nodeSelector?.nodeSelectorTerms);
-    if (allocation !== undefined) continue;
+    if (allocation !== undefined) {
+      if (binding !== undefined && bindingFailed(claim, now, binding.timeoutMs))
+        bindingBlocked.push(i);
+      continue;
+    }
     const held = snapshot.claimsInFlight?.get(claim.uid);
     if (held !== undefined)
       return unresolvable(
@@ -137,6 +151,7 @@ export function claimsPreFilter(
   const s: ClaimsState = {
     claims: found.claims,
     availableOn,
+    bindingBlocked,
     toAllocate,
     allocator,
     nodeAllocations: new Map(),
@@ -144,6 +159,21 @@ export function claimsPreFilter(
   };
   state.set(stateKey, s);
   return success;
+}
+
+/**
+ * kube's Filter check of an allocated claim: a binding-failure condition True, or binding
+ * conditions still pending past the binding timeout (from `allocationTimestamp`, at the
+ * cycle's logical time `now`; without one, no timeout is seen).
+ */
+function bindingFailed(claim: ResourceClaimInfo, now: unknown, timeoutMs: number): boolean {
+  const state = claimBindingState(claim);
+  if (state.kind === 'failed') return true;
+  return (
+    state.kind === 'pending' &&
+    typeof now === 'number' &&
+    claimTimedOut(claim.status?.allocation, now, timeoutMs)
+  );
 }
 
 /** True when the pod has no claim state this cycle: its Filter passes every node. */
@@ -162,7 +192,8 @@ export function claimsFilter(_pod: PodInfo, node: NodeInfo, state: CycleState): 
   let unavailable: number[] | undefined;
   for (let i = 0; i < s.availableOn.length; i++) {
     const terms = s.availableOn[i];
-    if (terms === undefined || matchesAnyTerm(terms, node)) continue;
+    const usable = terms === undefined || matchesAnyTerm(terms, node);
+    if (usable && !s.bindingBlocked.includes(i)) continue;
     unavailable ??= [];
     unavailable.push(i);
   }
