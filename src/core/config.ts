@@ -73,6 +73,12 @@ export interface BerthConfig {
    * and replay does the same; fresh runs record true.
    */
   resourceClaims?: boolean;
+  /**
+   * Extended resources a DeviceClass backs are allocated by DynamicResources on nodes that do
+   * not list them (kube's DRAExtendedResource, from 1.36). Absent in logs from before berth
+   * did: such pods were NodeResourcesFit's alone, and replay does the same; fresh runs record true.
+   */
+  extendedResourceClaims?: boolean;
 }
 
 /** The release `config` schedules as: its recorded one, else 1.34 (older logs). */
@@ -103,6 +109,7 @@ export const defaultConfig: BerthConfig = {
   postFilters: [...defaultPostFilters],
   gangs: defaultGangConfig,
   resourceClaims: true,
+  extendedResourceClaims: true,
 };
 
 /**
@@ -118,7 +125,15 @@ export function withFreshRunDefaults(config: BerthConfig): BerthConfig {
   const gangs = config.gangs !== undefined ? {} : { gangs: defaultGangConfig };
   const emulatedVersion = config.emulatedVersion ?? latestKubeRelease;
   const resourceClaims = config.resourceClaims ?? true;
-  return { ...config, ...postFilters, ...gangs, emulatedVersion, resourceClaims };
+  const extendedResourceClaims = config.extendedResourceClaims ?? true;
+  return {
+    ...config,
+    ...postFilters,
+    ...gangs,
+    emulatedVersion,
+    resourceClaims,
+    extendedResourceClaims,
+  };
 }
 
 function positive(value: unknown, fallback: number, field: string): number {
@@ -207,6 +222,7 @@ export function profilesOf(config: BerthConfig): ProfileInUse[] {
   const global = config.percentageOfNodesToScore;
   const release = emulatedReleaseOf(config);
   const refuseResourceClaims = config.resourceClaims !== true;
+  const extendedResourceClaims = config.extendedResourceClaims === true;
   if (config.profiles === undefined)
     return [
       {
@@ -215,6 +231,7 @@ export function profilesOf(config: BerthConfig): ProfileInUse[] {
           postFilters: config.postFilters ?? [],
           release,
           refuseResourceClaims,
+          extendedResourceClaims,
         }),
         percentageOfNodesToScore: global,
       },
@@ -226,6 +243,7 @@ export function profilesOf(config: BerthConfig): ProfileInUse[] {
       postFilters: p.plugins.postFilters ?? [],
       release,
       refuseResourceClaims,
+      extendedResourceClaims,
     }),
     percentageOfNodesToScore: p.percentageOfNodesToScore ?? global,
   }));
@@ -261,6 +279,8 @@ export function parseConfig(raw: unknown): BerthConfig {
   const gangs = parseGangs(raw.gangs);
   if (raw.resourceClaims !== undefined && typeof raw.resourceClaims !== 'boolean')
     throw new Error('config resourceClaims must be true or false');
+  if (raw.extendedResourceClaims !== undefined && typeof raw.extendedResourceClaims !== 'boolean')
+    throw new Error('config extendedResourceClaims must be true or false');
   const name = raw.schedulerName ?? profiles?.[0]?.schedulerName ?? defaultConfig.schedulerName;
   if (typeof name !== 'string' || name === '')
     throw new Error('config schedulerName must be a non-empty string');
@@ -288,6 +308,9 @@ export function parseConfig(raw: unknown): BerthConfig {
     ...(gangs === undefined ? {} : { gangs }),
     ...(emulatedVersion === undefined ? {} : { emulatedVersion }),
     ...(raw.resourceClaims === undefined ? {} : { resourceClaims: raw.resourceClaims }),
+    ...(raw.extendedResourceClaims === undefined
+      ? {}
+      : { extendedResourceClaims: raw.extendedResourceClaims }),
   };
 }
 

@@ -10,9 +10,11 @@ import type { Envelope } from './types.ts';
  * scheduling (PodGroup objects, `ResyncDone.unavailable`, `gangs` in the header's config).
  * 5: DRA (ResourceClaim, DeviceClass, ResourceSlice and DeviceTaintRule objects, the
  * claims a `PodReserved` allocates, `resourceClaims` in the header's config, claim
- * deallocation: ClaimDeallocationRequested, ClaimDeallocationFailed).
+ * deallocation: ClaimDeallocationRequested, ClaimDeallocationFailed). 6: extended resources
+ * backed by DRA (`extendedResourceClaims` in the header's config, a `PodReserved` claim's
+ * `extended` spec of the special claim made at PreBind).
  */
-export const logFormatVersion = 5;
+export const logFormatVersion = 6;
 
 /**
  * The oldest format this berth replays: a format 2 log has no PostFilters in its config and

@@ -1,5 +1,5 @@
 // DynamicResources: PreFilter/Filter/Reserve for claims, kube's first PostFilter (deallocates idle claims) and, since 1.35, a Score.
-import type { NodeInfo, PodInfo } from '../cluster/types.ts';
+import type { ClusterSnapshot, NodeInfo, PodInfo } from '../cluster/types.ts';
 import type {
   CycleState,
   FilterPlugin,
@@ -33,6 +33,9 @@ export const noStateReason = 'not found';
 
 /** The release whose default profile gives DynamicResources a Score (weight 2). */
 export const scoreSince: KubeRelease = '1.35';
+
+/** The release whose default gates turn DRAExtendedResource on (beta 1.36, GA 1.37). */
+export const extendedResourcesSince: KubeRelease = '1.36';
 
 /** The release from which kube's PostFilter answers a claim-less pod with no message. */
 export const silentSince: KubeRelease = '1.37';
@@ -80,18 +83,24 @@ const score: Required<Pick<ScorePlugin, 'score' | 'scoreNodes' | 'normalize'>> =
  * the PostFilters (no preemption) and is what the message says after the filters' sentence.
  * From 1.35 it also scores (see `score`); from 1.37 its Unschedulable answers without a
  * deallocation carry no message, so the PostFilter part starts at "preemption:". Its args (kube's
- * DynamicResourcesArgs) are accepted and not read.
+ * DynamicResourcesArgs) are accepted and not read. With `extendedResources` (a log recorded
+ * since berth backs extended resources by DRA) and from 1.36 (DRAExtendedResource on by
+ * default), a pod's extended resources that a DeviceClass backs are allocated from devices
+ * on nodes that do not list them (see extended-claim.ts).
  */
 export function dynamicResources(
   _args?: unknown,
   release: KubeRelease = latestKubeRelease,
+  extendedResources = false,
 ): PostFilterPlugin & PreFilterPlugin & FilterPlugin & ReservePlugin & Partial<typeof score> {
   const silent = releaseAtLeast(release, silentSince);
   const reasons = silent ? [] : [noClaimsReason];
   const none = silent ? [] : [stillNotSchedulable];
+  const extended = extendedResources && releaseAtLeast(release, extendedResourcesSince);
   const plugin = {
     name,
-    preFilter: claimsPreFilter,
+    preFilter: (pod: PodInfo, state: CycleState, snapshot: ClusterSnapshot) =>
+      claimsPreFilter(pod, state, snapshot, extended),
     filter: claimsFilter,
     preFilterSkip: claimsFilterSkip,
     reserve: claimsReserve,

@@ -110,6 +110,11 @@ export interface ProfileConfig {
    * allocated them: set when replaying a log recorded then (default: false).
    */
   refuseResourceClaims?: boolean;
+  /**
+   * DynamicResources backs extended resources by DRA (kube's DRAExtendedResource, from 1.36):
+   * off when replaying a log recorded before berth did (default: false).
+   */
+  extendedResourceClaims?: boolean;
 }
 
 /** kube 1.37's default PreFilters that berth implements (`defaultPreFiltersOf` for others). */
@@ -165,10 +170,13 @@ export function profileFromConfig(config: ProfileConfig = {}): Profile {
     if (factory === undefined) {
       throw new Error(`unknown plugin "${pluginName}" in ${point}; known plugins: ${knownNames()}`);
     }
+    const args = config.pluginArgs?.[pluginName];
     const created =
       pluginName === unsupportedConstraints.name
         ? unsupportedConstraints.newUnsupportedConstraints(config.refuseResourceClaims === true)
-        : factory(config.pluginArgs?.[pluginName], release);
+        : pluginName === dynamicResources.name
+          ? dynamicResources.dynamicResources(args, release, config.extendedResourceClaims === true)
+          : factory(args, release);
     instances.set(pluginName, created);
     return created;
   };
