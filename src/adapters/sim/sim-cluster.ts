@@ -336,21 +336,40 @@ export class SimCluster implements CommandHandler<BinderCommand | ReportCommand>
    * Writes the bind's claims (PreBind), then binds the pod. Any refusal takes the pod out of
    * those claims' `reservedFor` again (Unreserve) before BindFailed is emitted.
    */
-  private completeBind(attempt: AttemptRef, node: string, claims: readonly ClaimBinding[]): void {
+  private completeBind(attempt: AttemptRef, node: string, given: readonly ClaimBinding[]): void {
     const pod = claimPodOf(attempt);
+    // kube's PreBind creates the special claim of DRA-backed extended resources first.
+    const special = given.find((c) => c.extended !== undefined);
+    const created =
+      special === undefined || !this.pods.has(attempt.key)
+        ? undefined
+        : this.claims.createExtended(pod, special, this.timestamp());
+    const claims = given.map((c) => (c === special && created !== undefined ? created : c));
     const refusal =
       (claims.length > 0 ? this.claims.reserve(pod, claims) : undefined) ??
       bindRefusal(this.pods.get(attempt.key), attempt, this.opts);
     if (refusal !== undefined) {
-      if (claims.length > 0) this.controller.claimsChanged(this.claims.unreserve(pod, claims));
+      const others = claims.filter((c) => c !== created);
+      if (others.length > 0) this.controller.claimsChanged(this.claims.unreserve(pod, others));
+      if (created !== undefined)
+        this.claims.deleteCreated(podKey(created.namespace, created.name), this.timestamp());
       this.fail(attempt, node, refusal.reason, refusal.message);
       return;
     }
     const bound = this.pods.get(attempt.key) as PodObject;
+    const extendedStatus =
+      created === undefined
+        ? {}
+        : {
+            extendedResourceClaimStatus: {
+              requestMappings: special?.extended?.mappings ?? [],
+              resourceClaimName: created.name,
+            },
+          };
     const boundPod: PodObject = {
       ...bound,
       spec: { ...bound.spec, nodeName: node },
-      status: { ...bound.status, phase: 'Running' },
+      status: { ...bound.status, phase: 'Running', ...extendedStatus },
     };
     this.pods.set(attempt.key, boundPod);
     const result: InputEvent = { type: 'BindSucceeded', ...attempt, node };
