@@ -328,7 +328,11 @@ const objectShapes: { readonly [K in ObjectKind]: Shape } = {
   ResourceClaim: {
     metadata: {
       ...objectMeta,
-      annotations: { 'resource.kubernetes.io/pod-claim-name': true },
+      annotations: {
+        'resource.kubernetes.io/pod-claim-name': true,
+        /** The claim the scheduler made for the pod's DRA-backed extended resources. */
+        'resource.kubernetes.io/extended-resource-claim': true,
+      },
       deletionTimestamp: true,
       finalizers: true,
       ownerReferences: each({ kind: true, name: true, uid: true, controller: true }),
@@ -346,9 +350,12 @@ const objectShapes: { readonly [K in ObjectKind]: Shape } = {
       }),
     },
   },
-  /** DynamicResources: the class's selectors and configuration, and the extended resource it backs. */
+  /**
+   * DynamicResources: the class's selectors and configuration, and the extended resource it
+   * backs (the newest class wins a name two classes give, hence the creation time).
+   */
   DeviceClass: {
-    metadata: objectMeta,
+    metadata: { ...objectMeta, creationTimestamp: true },
     spec: { selectors: true, config: true, extendedResourceName: true },
   },
   /** DynamicResources: a pool's devices and where they can be used (all of the spec). */

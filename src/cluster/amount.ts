@@ -113,3 +113,8 @@ export function amountFromData(d: unknown): Amount | undefined {
 export function amountsJson(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
 }
+
+/** `r[key]` when `r` has it as its own key, else 0 (an absent resource has none). */
+export function ownAmount(r: Readonly<Record<string, Amount>>, key: string): Amount {
+  return Object.hasOwn(r, key) ? (r[key] as Amount) : 0;
+}

@@ -1,5 +1,5 @@
 // DRA allocations decided and not yet on their claims (kube's pending allocations), and the claims each reserved pod's bind writes.
-import type { ReservedClaim } from '../events/types.ts';
+import type { ExtendedClaimSpec, ReservedClaim } from '../events/types.ts';
 import type { AllocationResult, ResourceClaimInfo } from '../model/dra-types.ts';
 import { type AllocatedDevices, countAllocations } from './allocated-devices.ts';
 
@@ -95,11 +95,18 @@ export function claimChanged(
   state.allocatedDevices?.remove(before?.status?.allocation);
   state.allocatedDevices?.add(after?.status?.allocation);
   if (after === undefined) {
-    if (before !== undefined) dropInFlight(state, before.uid);
+    if (before === undefined) return;
+    dropInFlight(state, before.uid);
+    // The special claim of a pod's extended resources was held under berth's stand-in uid.
+    if (before.extendedResourceClaim === true && before.ownerPodUid !== undefined)
+      dropInFlight(state, inMemoryExtendedUid(before.ownerPodUid));
     return;
   }
   if (before !== undefined && before.uid !== after.uid) dropInFlight(state, before.uid);
-  if (after.status?.allocation !== undefined) dropInFlight(state, after.uid);
+  if (after.status?.allocation === undefined) return;
+  dropInFlight(state, after.uid);
+  if (after.extendedResourceClaim === true && after.ownerPodUid !== undefined)
+    dropInFlight(state, inMemoryExtendedUid(after.ownerPodUid));
 }
 
 /** Ends the in-flight allocation of claim `uid`, if one is held, and uncounts it. */
@@ -125,6 +132,20 @@ export function recountAllocatedDevices(
   state.allocatedDevices = countAllocations(allocations);
 }
 
+/**
+ * The uid a pod's special claim for its DRA-backed extended resources is held under until
+ * the claim the bind creates shows its allocation (kube's in-memory claim has a random one).
+ */
+export function inMemoryExtendedUid(podUid: string): string {
+  return `<extended-resources>/${podUid}`;
+}
+
+function isExtendedSpec(v: unknown): v is ExtendedClaimSpec {
+  if (typeof v !== 'object' || v === null) return false;
+  const { requests, mappings } = v as Record<string, unknown>;
+  return Array.isArray(requests) && Array.isArray(mappings);
+}
+
 function isAllocation(v: unknown): v is AllocationResult {
   if (typeof v !== 'object' || v === null) return false;
   const devices = (v as { devices?: unknown }).devices;
@@ -144,10 +165,16 @@ export function reservedClaimsOf(v: unknown): ReservedClaim[] {
   const out: ReservedClaim[] = [];
   for (const c of v) {
     if (typeof c !== 'object' || c === null) continue;
-    const { key, uid, allocation } = c as Record<string, unknown>;
+    const { key, uid, allocation, extended } = c as Record<string, unknown>;
     if (typeof key !== 'string' || typeof uid !== 'string') continue;
     if (allocation !== undefined && !isAllocation(allocation)) continue;
-    out.push(allocation === undefined ? { key, uid } : { key, uid, allocation });
+    if (extended !== undefined && (!isExtendedSpec(extended) || allocation === undefined)) continue;
+    out.push({
+      key,
+      uid,
+      ...(allocation === undefined ? {} : { allocation }),
+      ...(extended === undefined ? {} : { extended }),
+    });
   }
   return out;
 }

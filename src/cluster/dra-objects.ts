@@ -31,6 +31,7 @@ import {
   stringList,
 } from './dra-read.ts';
 import { isRecord, type JsonRecord } from './fields.ts';
+import { parseTimestampMs } from './timestamps.ts';
 
 /** A parser's answer: the parsed view, or why the object cannot be stored at all. */
 type Parse<T> = { value: T } | { rejected: string };
@@ -51,6 +52,8 @@ export const draLimits = {
 
 /** The annotation the resourceclaim controller puts on a claim it made from a template. */
 export const podClaimNameAnnotation = 'resource.kubernetes.io/pod-claim-name';
+/** The annotation on the claim the scheduler makes for a pod's DRA-backed extended resources. */
+export const extendedClaimAnnotation = 'resource.kubernetes.io/extended-resource-claim';
 
 function selector(v: unknown, path: string, p: Problems): DeviceSelector | undefined {
   const r = optRecord(v, path, p);
@@ -329,6 +332,7 @@ export function parseResourceClaim(raw: unknown): Parse<ResourceClaimInfo> {
       typeof annotations[podClaimNameAnnotation] === 'string'
         ? annotations[podClaimNameAnnotation]
         : undefined,
+    extendedResourceClaim: annotations[extendedClaimAnnotation] === 'true' ? true : undefined,
     spec: {
       devices: defined({
         requests: list(devices.requests, 'spec.devices.requests', p, draLimits.requests, (x, at) =>
@@ -361,6 +365,7 @@ export function parseDeviceClass(raw: unknown): Parse<DeviceClassInfo> {
       selectors: selectors(spec.selectors, 'spec.selectors', p),
       config: configs(spec.config, 'spec.config', p),
       extendedResourceName: optString(spec.extendedResourceName, 'spec.extendedResourceName', p),
+      creationMs: parseTimestampMs(m.meta.creationTimestamp),
       invalid: p.first,
     }),
   };

@@ -9,6 +9,7 @@ import { parsePodImages, parsePodImageVolumes } from './images.ts';
 import { parseControllerRef } from './owner-ref.ts';
 import { parsePodAffinity } from './pod-affinity.ts';
 import { parsePodResourceClaims } from './pod-claims.ts';
+import { parseExtendedContainers } from './pod-extended.ts';
 import { parseHostPorts, parseSchedulingGates } from './pod-fields.ts';
 import { parsePodVolumes } from './pod-volumes.ts';
 import { podRequestsOf } from './requests-cache.ts';
@@ -21,6 +22,12 @@ import { unsupportedConstraint } from './unsupported.ts';
 function claimsOf(spec: Record<string, unknown>, status: Record<string, unknown>) {
   const resourceClaims = parsePodResourceClaims(spec, status);
   return resourceClaims === undefined ? {} : { resourceClaims };
+}
+
+/** `{ extendedContainers }` when a container requests an extended resource, else nothing. */
+function extendedOf(spec: Record<string, unknown>) {
+  const extendedContainers = parseExtendedContainers(spec);
+  return extendedContainers === undefined ? {} : { extendedContainers };
 }
 
 /** Scheduler name a pod gets when it names none (as the API server defaults it). */
@@ -136,5 +143,6 @@ export function podInfoFromObject(
     requiredNodeFeatures: requiredNodeFeatures(obj.spec),
     controllerRef: parseControllerRef(meta.ownerReferences),
     unsupported: unsupportedConstraint(obj.spec),
+    ...extendedOf(spec),
   };
 }

@@ -283,6 +283,8 @@ function podInfo(j: PodInfoData, at: string): PodInfo {
     unsupported: j.unsupported ?? undefined,
     // Absent for pods without DRA claims, and in snapshots older than DynamicResources.
     ...(Array.isArray(j.resourceClaims) ? { resourceClaims: j.resourceClaims } : {}),
+    // Absent for pods without extended resources, and in snapshots older than DRA-backed ones.
+    ...(Array.isArray(j.extendedContainers) ? { extendedContainers: j.extendedContainers } : {}),
   };
 }
 

@@ -11,6 +11,7 @@ import type { AllocatedDevices } from './allocated-devices.ts';
 import type { Amount } from './amount.ts';
 import type { ClaimInFlight, ClaimsInFlightState } from './claims-in-flight.ts';
 import type { PodResourceClaim } from './pod-claims.ts';
+import type { ExtendedContainer } from './pod-extended.ts';
 import type { Resources } from './resources.ts';
 
 export type { Resources } from './resources.ts';
@@ -97,6 +98,11 @@ export interface PodInfo {
   schedulingGates: readonly string[];
   /** `spec.resourceClaims` (DRA) with the claim each names; absent when the pod has none. */
   resourceClaims?: readonly PodResourceClaim[];
+  /**
+   * The containers requesting extended resources DRA may back (kube's DRAExtendedResource),
+   * with those requests; absent when none does.
+   */
+  extendedContainers?: readonly ExtendedContainer[];
   /**
    * The node the pod is nominated to while unbound: its `status.nominatedNodeName`, or the
    * nomination berth decided before its status patch landed.

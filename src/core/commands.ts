@@ -1,6 +1,12 @@
 // The commands the core returns for the runtime to carry out: binds, evictions, reports and timers, as plain data.
 
-import type { AttemptRef, ClaimToDeallocate, PodRef, PodTimerId } from '../events/types.ts';
+import type {
+  AttemptRef,
+  ClaimToDeallocate,
+  ExtendedClaimSpec,
+  PodRef,
+  PodTimerId,
+} from '../events/types.ts';
 import type { AllocationResult } from '../model/dra-types.ts';
 import type { GroupReport, PodScheduledReason } from './ports.ts';
 
@@ -15,6 +21,12 @@ export interface ClaimBinding {
   uid: string;
   /** The allocation to write; absent when the claim was allocated already (only reserved). */
   allocation?: AllocationResult;
+  /**
+   * Set for the special claim of the pod's DRA-backed extended resources: PreBind creates it
+   * (kube's generateName `<pod>-extended-resources-`, annotation, the pod as controller), then
+   * writes it as any claim, then names it in the pod's `status.extendedResourceClaimStatus`.
+   */
+  extended?: ExtendedClaimSpec;
 }
 
 /**

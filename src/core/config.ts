@@ -81,6 +81,12 @@ export interface BerthConfig {
    * fresh runs record true.
    */
   bindingConditions?: boolean;
+  /**
+   * Extended resources a DeviceClass backs are allocated by DynamicResources on nodes that do
+   * not list them (kube's DRAExtendedResource, from 1.36). Absent in logs from before berth
+   * did: such pods were NodeResourcesFit's alone, and replay does the same; fresh runs record true.
+   */
+  extendedResourceClaims?: boolean;
 }
 
 /** The release `config` schedules as: its recorded one, else 1.34 (older logs). */
@@ -112,6 +118,7 @@ export const defaultConfig: BerthConfig = {
   gangs: defaultGangConfig,
   resourceClaims: true,
   bindingConditions: true,
+  extendedResourceClaims: true,
 };
 
 /**
@@ -128,6 +135,7 @@ export function withFreshRunDefaults(config: BerthConfig): BerthConfig {
   const emulatedVersion = config.emulatedVersion ?? latestKubeRelease;
   const resourceClaims = config.resourceClaims ?? true;
   const bindingConditions = config.bindingConditions ?? true;
+  const extendedResourceClaims = config.extendedResourceClaims ?? true;
   return {
     ...config,
     ...postFilters,
@@ -135,6 +143,7 @@ export function withFreshRunDefaults(config: BerthConfig): BerthConfig {
     emulatedVersion,
     resourceClaims,
     bindingConditions,
+    extendedResourceClaims,
   };
 }
 
@@ -225,6 +234,7 @@ export function profilesOf(config: BerthConfig): ProfileInUse[] {
   const release = emulatedReleaseOf(config);
   const refuseResourceClaims = config.resourceClaims !== true;
   const bindingConditions = config.bindingConditions === true;
+  const extendedResourceClaims = config.extendedResourceClaims === true;
   if (config.profiles === undefined)
     return [
       {
@@ -234,6 +244,7 @@ export function profilesOf(config: BerthConfig): ProfileInUse[] {
           release,
           refuseResourceClaims,
           bindingConditions,
+          extendedResourceClaims,
         }),
         percentageOfNodesToScore: global,
       },
@@ -246,6 +257,7 @@ export function profilesOf(config: BerthConfig): ProfileInUse[] {
       release,
       refuseResourceClaims,
       bindingConditions,
+      extendedResourceClaims,
     }),
     percentageOfNodesToScore: p.percentageOfNodesToScore ?? global,
   }));
@@ -283,6 +295,8 @@ export function parseConfig(raw: unknown): BerthConfig {
     throw new Error('config resourceClaims must be true or false');
   if (raw.bindingConditions !== undefined && typeof raw.bindingConditions !== 'boolean')
     throw new Error('config bindingConditions must be true or false');
+  if (raw.extendedResourceClaims !== undefined && typeof raw.extendedResourceClaims !== 'boolean')
+    throw new Error('config extendedResourceClaims must be true or false');
   const name = raw.schedulerName ?? profiles?.[0]?.schedulerName ?? defaultConfig.schedulerName;
   if (typeof name !== 'string' || name === '')
     throw new Error('config schedulerName must be a non-empty string');
@@ -311,6 +325,9 @@ export function parseConfig(raw: unknown): BerthConfig {
     ...(emulatedVersion === undefined ? {} : { emulatedVersion }),
     ...(raw.resourceClaims === undefined ? {} : { resourceClaims: raw.resourceClaims }),
     ...(raw.bindingConditions === undefined ? {} : { bindingConditions: raw.bindingConditions }),
+    ...(raw.extendedResourceClaims === undefined
+      ? {}
+      : { extendedResourceClaims: raw.extendedResourceClaims }),
   };
 }
 

@@ -26,7 +26,13 @@ function claimBindingsOf(
   if (reservation === undefined || reservation.attempt !== attempt) return undefined;
   return reservation.claims.map((c) => {
     const [namespace = '', name = ''] = c.key.split('/');
-    return { namespace, name, uid: c.uid, ...(c.allocation ? { allocation: c.allocation } : {}) };
+    return {
+      namespace,
+      name,
+      uid: c.uid,
+      ...(c.allocation ? { allocation: c.allocation } : {}),
+      ...(c.extended ? { extended: c.extended } : {}),
+    };
   });
 }
 

@@ -13,7 +13,9 @@ import type { Envelope } from './types.ts';
  * deallocation: ClaimDeallocationRequested, ClaimDeallocationFailed). 6: DRA device binding
  * conditions (ClaimsReserved, BindingConditionsMet, BindingConditionsFailed, the
  * `bindingConditions` pod timer, `BindFailed.plugin`, claims' `status.devices`, and
- * `bindingConditions` in the header's config).
+ * `bindingConditions` in the header's config), and extended resources backed by DRA
+ * (`extendedResourceClaims` in the header's config, a `PodReserved` claim's `extended`
+ * spec of the special claim made at PreBind).
  */
 export const logFormatVersion = 6;
 

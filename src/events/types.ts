@@ -1,5 +1,9 @@
 // The event vocabulary: everything that can influence a decision, and the decisions themselves.
-import type { AllocationResult } from '../model/dra-types.ts';
+import type {
+  AllocationResult,
+  DeviceRequest,
+  ExtendedRequestMapping,
+} from '../model/dra-types.ts';
 import type { ObjectKind } from '../model/kinds.ts';
 import type { NodeObject, PodObject } from '../model/objects.ts';
 
@@ -200,6 +204,18 @@ export interface ReservedClaim {
   key: string;
   uid: string;
   allocation?: AllocationResult;
+  /**
+   * The special claim for the pod's DRA-backed extended resources (format 6), made at PreBind:
+   * its device requests and which request serves each container's resource. Its key names
+   * the namespace and `<extended-resources>`, its uid is berth's stand-in until it exists.
+   */
+  extended?: ExtendedClaimSpec;
+}
+
+/** What the special claim of a pod's DRA-backed extended resources is created with. */
+export interface ExtendedClaimSpec {
+  requests: DeviceRequest[];
+  mappings: ExtendedRequestMapping[];
 }
 
 /**

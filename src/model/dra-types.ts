@@ -200,6 +200,11 @@ export interface ResourceClaimInfo {
   ownerPodUid?: string;
   /** The pod it was made for (`resource.kubernetes.io/pod-claim-name` annotation). */
   podClaimName?: string;
+  /**
+   * The scheduler made it for the pod's DRA-backed extended resources
+   * (`resource.kubernetes.io/extended-resource-claim: "true"`).
+   */
+  extendedResourceClaim?: true;
   spec: {
     devices: {
       requests: DeviceRequest[];
@@ -217,6 +222,13 @@ export interface ResourceClaimInfo {
   invalid?: string;
 }
 
+/** kube's ContainerExtendedResourceRequest: which claim request serves a container's extended resource. */
+export interface ExtendedRequestMapping {
+  containerName: string;
+  resourceName: string;
+  requestName: string;
+}
+
 /** A DeviceClass: selectors and configuration a request names by class. */
 export interface DeviceClassInfo {
   name: string;
@@ -224,6 +236,8 @@ export interface DeviceClassInfo {
   config?: DeviceConfiguration[];
   /** The extended resource (e.g. `example.com/gpu`) this class backs, if any. */
   extendedResourceName?: string;
+  /** `metadata.creationTimestamp` as epoch ms: the newest class wins an extended-resource name. */
+  creationMs?: number;
   /** The first thing kube's API validation would have refused, by field path; undefined when valid. */
   invalid?: string;
 }

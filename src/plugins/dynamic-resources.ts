@@ -35,6 +35,9 @@ export const noStateReason = 'not found';
 /** The release whose default profile gives DynamicResources a Score (weight 2). */
 export const scoreSince: KubeRelease = '1.35';
 
+/** The release whose default gates turn DRAExtendedResource on (beta 1.36, GA 1.37). */
+export const extendedResourcesSince: KubeRelease = '1.36';
+
 /** The release from which kube's PostFilter answers a claim-less pod with no message. */
 export const silentSince: KubeRelease = '1.37';
 
@@ -84,11 +87,16 @@ const score: Required<Pick<ScorePlugin, 'score' | 'scoreNodes' | 'normalize'>> =
  * kube's DynamicResourcesArgs (`filterTimeout`, `bindingTimeout`; see `DraArgs`); with
  * `bindingConditions` (DRADeviceBindingConditions) its Filter refuses allocated claims whose
  * binding failed or timed out, and the core's PreBind waits for them (`bindingTimeoutMs`).
+ * With `extendedResources` (a log recorded since berth backs extended resources by DRA) and
+ * from 1.36 (DRAExtendedResource on by default), a pod's extended resources that a
+ * DeviceClass backs are allocated from devices on nodes that do not list them (see
+ * extended-claim.ts).
  */
 export function dynamicResources(
   args?: unknown,
   release: KubeRelease = latestKubeRelease,
   bindingConditions = false,
+  extendedResources = false,
 ): PostFilterPlugin &
   PreFilterPlugin &
   FilterPlugin &
@@ -99,12 +107,13 @@ export function dynamicResources(
   const none = silent ? [] : [stillNotSchedulable];
   const draArgs = readDraArgs(args);
   const binding = bindingConditions ? { timeoutMs: draArgs.bindingTimeoutMs } : undefined;
+  const extended = extendedResources && releaseAtLeast(release, extendedResourcesSince);
   const plugin = {
     name,
     args: draArgs,
     bindingConditions,
     preFilter: (pod: PodInfo, state: CycleState, snapshot: ClusterSnapshot) =>
-      claimsPreFilter(pod, state, snapshot, binding),
+      claimsPreFilter(pod, state, snapshot, binding, extended),
     filter: claimsFilter,
     preFilterSkip: claimsFilterSkip,
     reserve: claimsReserve,

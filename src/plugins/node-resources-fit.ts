@@ -4,12 +4,14 @@ import { type Amount, subAmounts } from '../cluster/amount.ts';
 import type { NodeInfo, PodInfo } from '../cluster/types.ts';
 import { capacityFreed } from '../framework/hints.ts';
 import {
+  type CycleState,
   type FilterPlugin,
   type ScorePlugin,
   type Status,
   status,
   success,
 } from '../framework/types.ts';
+import { draBackedKey } from './dra/extended-resources.ts';
 import {
   allocAndRequested,
   cpuMemoryScores,
@@ -88,8 +90,10 @@ const builtInStatuses: readonly Status[] = Array.from({ length: 32 }, (_, bits) 
  * (kubernetes#131345, merged 2025: preemption cannot help there). "Too many pods" alone
  * stays Unschedulable. Without scalar failures the status is a shared frozen one. Amounts
  * are exact (see Amount): comparisons of numbers with bigints are exact in JavaScript.
+ * A scalar in `viaDra` (extended resources a DeviceClass backs) is left to DynamicResources
+ * on a node whose allocatable has none of it (kube's shouldDelegateResourceToDRA).
  */
-export function fitsRequest(pod: PodInfo, node: NodeInfo): Status {
+export function fitsRequest(pod: PodInfo, node: NodeInfo, viaDra?: ReadonlySet<string>): Status {
   if (node.invalid !== undefined) return invalidNode;
   // Fast path on the node's inline headroom: only ever returns a success the full check
   // below would also return, and touches one object per node.
@@ -125,6 +129,7 @@ export function fitsRequest(pod: PodInfo, node: NodeInfo): Status {
     const key = scalarNames[i] as string;
     const q = r.scalar[key] as Amount;
     const allocatable = own(node.allocatable.scalar, key);
+    if (viaDra?.has(key) === true && allocatable <= 0) continue;
     if (q > subAmounts(allocatable, own(node.requested.scalar, key))) {
       scalarReasons ??= [];
       scalarReasons.push(insufficientReason(key));
@@ -185,8 +190,8 @@ export function newNodeResourcesFit(args?: unknown) {
   const plugin = {
     queueingHint: capacityFreed,
     name,
-    filter(pod: PodInfo, node: NodeInfo): Status {
-      return fitsRequest(pod, node);
+    filter(pod: PodInfo, node: NodeInfo, state?: CycleState): Status {
+      return fitsRequest(pod, node, state?.get(draBackedKey) as ReadonlySet<string> | undefined);
     },
     score,
     scoreNodes(pod: PodInfo, nodes: readonly NodeInfo[], _state: unknown, scores: number[]) {

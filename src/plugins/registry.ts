@@ -115,6 +115,11 @@ export interface ProfileConfig {
    * wait): set for fresh runs and format 6 logs, unset when replaying an older log.
    */
   bindingConditions?: boolean;
+  /**
+   * DynamicResources backs extended resources by DRA (kube's DRAExtendedResource, from 1.36):
+   * off when replaying a log recorded before berth did (default: false).
+   */
+  extendedResourceClaims?: boolean;
 }
 
 /** kube 1.37's default PreFilters that berth implements (`defaultPreFiltersOf` for others). */
@@ -170,16 +175,18 @@ export function profileFromConfig(config: ProfileConfig = {}): Profile {
     if (factory === undefined) {
       throw new Error(`unknown plugin "${pluginName}" in ${point}; known plugins: ${knownNames()}`);
     }
+    const args = config.pluginArgs?.[pluginName];
     const created =
       pluginName === unsupportedConstraints.name
         ? unsupportedConstraints.newUnsupportedConstraints(config.refuseResourceClaims === true)
         : pluginName === dynamicResources.name
           ? dynamicResources.dynamicResources(
-              config.pluginArgs?.[pluginName],
+              args,
               release,
               config.bindingConditions === true,
+              config.extendedResourceClaims === true,
             )
-          : factory(config.pluginArgs?.[pluginName], release);
+          : factory(args, release);
     instances.set(pluginName, created);
     return created;
   };

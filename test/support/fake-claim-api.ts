@@ -25,6 +25,8 @@ type Claim = {
 const claimRe =
   /^\/apis\/resource\.k8s\.io\/v1\/namespaces\/([^/]+)\/resourceclaims\/([^/]+)(\/status)?$/;
 const bindRe = /^\/api\/v1\/namespaces\/([^/]+)\/pods\/([^/]+)\/binding$/;
+const createRe = /^\/apis\/resource\.k8s\.io\/v1\/namespaces\/([^/]+)\/resourceclaims$/;
+const podStatusRe = /^\/api\/v1\/namespaces\/([^/]+)\/pods\/([^/]+)\/status$/;
 
 /** A Status error as the API server sends it. */
 export function statusError(code: number, reason: string, message: string): ApiStatusError {
@@ -49,6 +51,8 @@ export class FakeClaimApi {
   readonly calls: FakeCall[] = [];
   intercept: (call: FakeCall, api: FakeClaimApi) => Error | undefined = () => undefined;
   bind: (call: FakeCall) => Error | undefined = () => undefined;
+  /** Pod status patches (default: accepted). */
+  podStatus: (call: FakeCall) => Error | undefined = () => undefined;
   private version = 100;
 
   /** Stores an unallocated claim `ns/name` with `uid` (or changes one: `status`, `finalizers`). */
@@ -92,6 +96,17 @@ export class FakeClaimApi {
   private serve(call: FakeCall): Error | string | undefined {
     const b = bindRe.exec(call.path);
     if (b !== null && call.method === 'POST') return this.bind(call);
+    if (podStatusRe.test(call.path) && call.method === 'PATCH') return this.podStatus(call);
+    const made = createRe.exec(call.path);
+    if (made !== null && call.method === 'POST') {
+      // generateName gets five characters, as the API server's do.
+      const meta = (call.body as { metadata: { generateName: string; namespace: string } })
+        .metadata;
+      const name = `${meta.generateName}x${this.claims.size}k2q`;
+      const uid = `uid-${name}`;
+      this.put(`${decodeURIComponent(made[1] ?? '')}/${name}`, uid);
+      return JSON.stringify({ ...(call.body as object), metadata: { ...meta, name, uid } });
+    }
     const m = claimRe.exec(call.path);
     if (m === null) throw new Error(`unexpected request ${call.method} ${call.path}`);
     const key = `${decodeURIComponent(m[1] ?? '')}/${decodeURIComponent(m[2] ?? '')}`;
@@ -101,6 +116,10 @@ export class FakeClaimApi {
       return statusError(404, 'NotFound', `resourceclaims.resource.k8s.io "${name}" not found`);
     const sent = call.body as Claim | undefined;
     if (call.method === 'GET') return JSON.stringify(stored);
+    if (call.method === 'DELETE') {
+      this.claims.delete(key);
+      return '{}';
+    }
     if (sent?.metadata.uid !== undefined && sent.metadata.uid !== stored.metadata.uid)
       return statusError(
         409,

@@ -20,6 +20,7 @@ import {
 } from './claim-binding.ts';
 import { deallocateClaim } from './claim-deallocation.ts';
 import type { KubeClients } from './config.ts';
+import { type CreatedClaim, deleteExtendedClaim } from './extended-claim-writes.ts';
 import { type PreemptionWriter, runPreempt, splitKey } from './preemption-effects.ts';
 import type { TokenBucket } from './rate-limiter.ts';
 import type { SchedulingWrites } from './scheduling-writes.ts';
@@ -69,6 +70,12 @@ function bindFailureReason(code: number | undefined): BindFailureReason {
  * write takes a token from `limiter`; a write refused by the fence (leadership gone) is
  * never sent and reports nothing. `execute` never throws or leaves a rejected promise behind.
  */
+/** What a bind's PreBind wrote before it failed: the claims it reserved, the claim it created. */
+interface ClaimsWritten {
+  reserved: ReservedClaim[];
+  created?: CreatedClaim | undefined;
+}
+
 export class KubeBinder implements CommandHandler<BinderCommand> {
   private readonly preemption: PreemptionWriter;
   private readonly claims: ClaimWriter;
@@ -164,22 +171,25 @@ export class KubeBinder implements CommandHandler<BinderCommand> {
     const { namespace, name } = splitKey(key);
     const pod: ClaimPod = { namespace, name, uid };
     let reserved: ReservedClaim[] = [];
+    let created: CreatedClaim | undefined;
     if (claims.length > 0) {
       // Nothing is written for a node already gone.
-      if (this.opts.nodeExists?.(node) === false) return this.nodeGone(attempt, node, pod, []);
+      if (this.opts.nodeExists?.(node) === false)
+        return this.nodeGone(attempt, node, pod, { reserved: [] });
       const pre = await reserveClaims(this.claims, pod, claims);
       reserved = pre.reserved;
+      created = pre.created;
       if (pre.kind === 'ended') {
         if (pre.fenced !== undefined) this.fenced(attempt, node, pre.fenced);
         return;
       }
       // kube: a PreBind error is the scheduler's error (SchedulerError), whatever the status.
       if (pre.kind === 'failed')
-        return this.fail(attempt, node, pod, reserved, 'Error', pre.failure);
+        return this.fail(attempt, node, pod, { reserved, created }, 'Error', pre.failure);
       // Devices with binding conditions: the core watches the claims and completes the bind.
       if (hold) return this.ingestResult({ type: 'ClaimsReserved', ...attempt, node });
     }
-    return this.sendBinding(attempt, node, pod, reserved);
+    return this.sendBinding(attempt, node, pod, { reserved, created });
   }
 
   /**
@@ -193,10 +203,10 @@ export class KubeBinder implements CommandHandler<BinderCommand> {
     const pod: ClaimPod = { namespace, name, uid };
     const reserved: ReservedClaim[] = command.claims.map((c) => ({ ...c }));
     if (command.failure === undefined)
-      return this.sendBinding(attempt, command.node, pod, reserved);
+      return this.sendBinding(attempt, command.node, pod, { reserved });
     const { plugin, message } = command.failure;
     if (this.stopped) return;
-    return this.fail(attempt, command.node, pod, reserved, 'Error', { message }, true, plugin);
+    return this.fail(attempt, command.node, pod, { reserved }, 'Error', { message }, true, plugin);
   }
 
   /** The Binding (after PreBind): its result comes back through `ingest`. */
@@ -204,13 +214,13 @@ export class KubeBinder implements CommandHandler<BinderCommand> {
     attempt: AttemptRef,
     node: string,
     pod: ClaimPod,
-    reserved: ReservedClaim[],
+    written: ClaimsWritten,
   ): Promise<void> {
     const { namespace, name, uid } = pod;
     await this.opts.limiter.take();
     // Stopped while waiting: not sent; the pod stays pending for the next berth.
     if (this.stopped) return;
-    if (this.opts.nodeExists?.(node) === false) return this.nodeGone(attempt, node, pod, reserved);
+    if (this.opts.nodeExists?.(node) === false) return this.nodeGone(attempt, node, pod, written);
     try {
       const body = {
         apiVersion: 'v1',
@@ -229,7 +239,7 @@ export class KubeBinder implements CommandHandler<BinderCommand> {
       if (isFencedWrite(err)) return this.fenced(attempt, node, err.message);
       const f = describeApiError(err);
       const code = f.code === undefined ? {} : { code: f.code };
-      return this.fail(attempt, node, pod, reserved, bindFailureReason(f.code), {
+      return this.fail(attempt, node, pod, written, bindFailureReason(f.code), {
         message: f.message,
         ...code,
       });
@@ -246,20 +256,23 @@ export class KubeBinder implements CommandHandler<BinderCommand> {
     attempt: AttemptRef,
     node: string,
     pod: ClaimPod,
-    reserved: ReservedClaim[],
+    written: ClaimsWritten,
   ): Promise<void> {
     const message = `node ${node} was deleted before the bind was sent`;
     const fields = { pod: attempt.key, uid: attempt.uid, attempt: attempt.attempt, node };
     this.opts.log.warn(fields, message);
-    return this.fail(attempt, node, pod, reserved, 'NotFound', { message }, false);
+    return this.fail(attempt, node, pod, written, 'NotFound', { message }, false);
   }
 
-  /** Unreserves `reserved` (failures logged), then reports the BindFailed. */
+  /**
+   * Unreserves the claims PreBind reserved and deletes the special claim it created (kube's
+   * Unreserve; failures logged), then reports the BindFailed.
+   */
   private async fail(
     attempt: AttemptRef,
     node: string,
     pod: ClaimPod,
-    reserved: ReservedClaim[],
+    { reserved, created }: ClaimsWritten,
     reason: BindFailureReason,
     f: ClaimFailure,
     logged = true,
@@ -271,6 +284,17 @@ export class KubeBinder implements CommandHandler<BinderCommand> {
       this.opts.log.warn(fields, 'bind failed');
     }
     if (reserved.length > 0) await unreserveClaims(this.claims, pod, reserved);
+    if (created !== undefined) {
+      const out = await deleteExtendedClaim(this.claims, created);
+      if (out.kind === 'failed') {
+        const fields = {
+          pod: attempt.key,
+          uid: attempt.uid,
+          claim: `${created.namespace}/${created.name}`,
+        };
+        this.opts.log.error({ ...fields, err: out.failure.message }, 'delete');
+      }
+    }
     const by = plugin === undefined ? {} : { plugin };
     this.ingestResult({ type: 'BindFailed', ...attempt, node, reason, ...f, ...by });
   }

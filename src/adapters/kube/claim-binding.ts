@@ -14,8 +14,10 @@ import type { ClaimBinding } from '../../core/commands.ts';
 import type { ApiFailure } from './api-error.ts';
 import {
   asClaim,
+  type ClaimFailure,
   type ClaimJson,
   type ClaimKey,
+  type ClaimPod,
   type ClaimRequester,
   claimPath,
   claimRef,
@@ -23,6 +25,11 @@ import {
   reservedFor,
   send,
 } from './claim-requests.ts';
+import {
+  type CreatedClaim,
+  createExtendedClaim,
+  patchExtendedStatus,
+} from './extended-claim-writes.ts';
 import { PatchType } from './request-options.ts';
 
 /** The finalizer that keeps an allocated claim until it is deallocated (resourceapi.Finalizer). */
@@ -34,28 +41,21 @@ export interface ClaimWriter extends ClaimRequester {
   log: Logger;
 }
 
-/** The pod the claims are reserved for. */
-export interface ClaimPod {
-  namespace: string;
-  name: string;
-  uid: string;
-}
-
-/** How a claim step failed: kube's error text (`step ns/name: api message`) and the HTTP status. */
-export interface ClaimFailure {
-  message: string;
-  code?: number;
-}
+export type { ClaimFailure, ClaimPod };
 
 /**
  * What PreBind came to. `reserved`: the claims now reserved for the pod (written by this
  * bind, or found so), which Unreserve takes it out of. `ended`: the binder stopped or the
  * fence refused a write; nothing more may be sent, nothing is reported.
  */
-export type PreBindOutcome =
+export type PreBindOutcome = (
   | { kind: 'reserved'; reserved: ReservedClaim[] }
   | { kind: 'failed'; reserved: ReservedClaim[]; failure: ClaimFailure }
-  | { kind: 'ended'; reserved: ReservedClaim[]; fenced?: string };
+  | { kind: 'ended'; reserved: ReservedClaim[]; fenced?: string }
+) & {
+  /** The special claim of the pod's DRA-backed extended resources, once created (Unreserve deletes it). */
+  created?: CreatedClaim;
+};
 
 /** A claim reserved for the pod, by name and the uid an Unreserve patch carries. */
 export type ReservedClaim = ClaimKey & { uid: string };
@@ -85,13 +85,34 @@ export async function reserveClaims(
   claims: readonly ClaimBinding[],
 ): Promise<PreBindOutcome> {
   const reserved: ReservedClaim[] = [];
+  let created: CreatedClaim | undefined;
+  const made = () => (created === undefined ? {} : { created });
   for (const claim of claims) {
-    const outcome = await bindClaim(w, pod, claim);
-    if (outcome.kind === 'ended') return { ...outcome, reserved };
-    if (outcome.kind === 'failed') return { kind: 'failed', reserved, failure: outcome.failure };
-    reserved.push({ namespace: claim.namespace, name: claim.name, uid: claim.uid });
+    let binding = claim;
+    const { extended } = claim;
+    if (extended !== undefined) {
+      // kube's bindClaim creates the special claim first, then writes it as any other.
+      const out = await createExtendedClaim(w, pod, extended);
+      if (out.kind === 'ended') return { ...out, reserved };
+      if (out.kind === 'failed') return { kind: 'failed', reserved, failure: out.failure };
+      created = out.value;
+      const allocation = claim.allocation === undefined ? {} : { allocation: claim.allocation };
+      binding = { ...created, ...allocation };
+    }
+    const outcome = await bindClaim(w, pod, binding);
+    if (outcome.kind === 'ended') return { ...outcome, reserved, ...made() };
+    if (outcome.kind === 'failed')
+      return { kind: 'failed', reserved, failure: outcome.failure, ...made() };
+    if (extended === undefined) {
+      reserved.push({ namespace: claim.namespace, name: claim.name, uid: claim.uid });
+      continue;
+    }
+    const patched = await patchExtendedStatus(w, pod, binding.name, extended);
+    if (patched.kind === 'ended') return { ...patched, reserved, ...made() };
+    if (patched.kind === 'failed')
+      return { kind: 'failed', reserved, failure: patched.failure, ...made() };
   }
-  return { kind: 'reserved', reserved };
+  return { kind: 'reserved', reserved, ...made() };
 }
 
 /** kube's bindClaim: tries until done, a failure other than a conflict, or 5 conflicts. */

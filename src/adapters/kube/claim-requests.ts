@@ -14,6 +14,19 @@ export interface ClaimRequester {
   stopped: () => boolean;
 }
 
+/** The pod the claims are reserved for. */
+export interface ClaimPod {
+  namespace: string;
+  name: string;
+  uid: string;
+}
+
+/** How a claim step failed: kube's error text (`step ns/name: api message`) and the HTTP status. */
+export interface ClaimFailure {
+  message: string;
+  code?: number;
+}
+
 /** A claim by namespace and name, as kube's messages name it (`klog.KObj`: `ns/name`). */
 export interface ClaimKey {
   namespace: string;

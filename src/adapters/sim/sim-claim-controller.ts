@@ -125,7 +125,9 @@ export class SimClaimController {
 
   /** A pod was deleted: release the claims it used, delete those made for it. */
   podDeleted(pod: PodObject): void {
-    if (entriesOf(pod).length > 0) this.syncClaimsLater(() => this.claimKeysOf(pod));
+    // The special claim of DRA-backed extended resources is owned by a pod without entries.
+    const owns = this.claims.ownedBy(String(pod.metadata.uid)).length > 0;
+    if (entriesOf(pod).length > 0 || owns) this.syncClaimsLater(() => this.claimKeysOf(pod));
   }
 
   /** Claims were written by someone else: look at them again. */

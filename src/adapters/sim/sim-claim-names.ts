@@ -43,8 +43,21 @@ export function generatedClaimName(
   claimName: string,
   taken: (name: string) => boolean,
 ): string {
-  const base = generateNameFor(pod.metadata.name, claimName).slice(0, maxGeneratedBase);
   const seed = `${pod.metadata.namespace ?? 'default'}/${pod.metadata.name}/${pod.metadata.uid}/${claimName}`;
+  return generatedName(generateNameFor(pod.metadata.name, claimName), seed, taken);
+}
+
+/**
+ * What the API server makes of `generateName` (cut to 58 characters) in the sim: five
+ * characters of its alphabet drawn from a generator seeded by `seed`, drawn again while
+ * `taken` (kube's writers retry a create refused with AlreadyExists).
+ */
+export function generatedName(
+  generateName: string,
+  seed: string,
+  taken: (name: string) => boolean,
+): string {
+  const base = generateName.slice(0, maxGeneratedBase);
   const rng = seededRng(fnv1a(seed));
   for (;;) {
     let suffix = '';

@@ -5,7 +5,9 @@ import type { ClaimBinding } from '../../core/commands.ts';
 import type { BindFailureReason, InputEvent } from '../../events/types.ts';
 import { podKey } from '../../model/keys.ts';
 import { isRecord, type JsonRecord } from '../../model/record.ts';
+import { extendedClaimBody } from '../kube/extended-claim-writes.ts';
 import { trimObject } from '../trim.ts';
+import { generatedName } from './sim-claim-names.ts';
 
 /** The finalizer kube-scheduler puts on a claim it allocates (`resourceapi.Finalizer`). */
 export const deleteProtectionFinalizer = 'resource.kubernetes.io/delete-protection';
@@ -201,6 +203,37 @@ export class SimClaims {
       if (refusal !== undefined) return refusal;
     }
     return undefined;
+  }
+
+  /**
+   * kube-scheduler's PreBind creating the special claim of the pod's DRA-backed extended
+   * resources (generateName `<pod>-extended-resources-`, the annotation, the pod as its
+   * controller); the binding that then writes it as any claim.
+   */
+  createExtended(pod: ClaimPod, b: ClaimBinding, now: string): ClaimBinding {
+    const taken = (n: string) => this.claims.has(podKey(pod.namespace, n));
+    const generateName = `${pod.name}-extended-resources-`;
+    const seed = `${pod.namespace}/${pod.name}/${pod.uid}/<extended-resources>`;
+    const raw = extendedClaimBody(pod, b.extended ?? { requests: [], mappings: [] }) as JsonRecord;
+    const { generateName: _, ...rest } = claimMeta(raw);
+    const meta = { ...rest, name: generatedName(generateName, seed, taken) };
+    const created = claimMeta(this.create({ ...raw, metadata: meta }, now));
+    const allocation = b.allocation === undefined ? {} : { allocation: b.allocation };
+    return {
+      namespace: pod.namespace,
+      name: String(created.name),
+      uid: String(created.uid),
+      ...allocation,
+    };
+  }
+
+  /** kube's deleteClaim: the finalizer off, then the claim deleted (a failed bind's special claim). */
+  deleteCreated(key: string, now: string): void {
+    const claim = this.claims.get(key);
+    if (claim === undefined) return;
+    const rest = finalizersOf(claim).filter((f) => f !== deleteProtectionFinalizer);
+    const kept = this.update(withFinalizers(claim, rest));
+    if (kept !== undefined) this.delete(key, now);
   }
 
   /**

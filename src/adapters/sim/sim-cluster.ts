@@ -16,11 +16,12 @@ import { podKey } from '../../model/keys.ts';
 import type { NodeObject, PodObject } from '../../model/objects.ts';
 import type { JsonRecord } from '../../model/record.ts';
 import { trimNode, trimObject, trimPod } from '../trim.ts';
+import { bindEventsInOrder, boundPodOf } from './bind-result.ts';
 import { type SimGroupEvent, SimGroupReports } from './group-reports.ts';
 import type { ManifestObject } from './manifests.ts';
 import { bindRefusal, claimPodOf, terminatingPod } from './pod-writes.ts';
 import { SimClaimController } from './sim-claim-controller.ts';
-import { SimClaims } from './sim-claims.ts';
+import { type ClaimRefusal, SimClaims } from './sim-claims.ts';
 import { needsDriver, playDriver, type SimDeviceDriver } from './sim-device-driver.ts';
 
 export type { SimGroupEvent } from './group-reports.ts';
@@ -398,10 +399,17 @@ export class SimCluster implements CommandHandler<BinderCommand | ReportCommand>
   private completeBind(
     attempt: AttemptRef,
     node: string,
-    claims: readonly ClaimBinding[],
+    given: readonly ClaimBinding[],
     hold: boolean,
   ): void {
     const pod = claimPodOf(attempt);
+    // kube's PreBind creates the special claim of DRA-backed extended resources first.
+    const special = given.find((c) => c.extended !== undefined);
+    const created =
+      special === undefined || !this.pods.has(attempt.key)
+        ? undefined
+        : this.claims.createExtended(pod, special, this.timestamp());
+    const claims = given.map((c) => (c === special && created !== undefined ? created : c));
     const written =
       claims.length > 0 ? this.claims.reserve(pod, claims, this.timestamp()) : undefined;
     if (written === undefined && hold) {
@@ -409,35 +417,35 @@ export class SimCluster implements CommandHandler<BinderCommand | ReportCommand>
       this.playDriverOn(claims);
       return;
     }
-    if (written !== undefined) {
-      if (claims.length > 0) this.controller.claimsChanged(this.claims.unreserve(pod, claims));
-      this.fail(attempt, node, written.reason, written.message);
-      return;
-    }
-    this.finishBind(attempt, node, claims);
+    this.finishBind(attempt, node, claims, { created, special, refusal: written });
   }
 
-  /** The Binding itself; a refusal takes the pod out of `claims`' `reservedFor` first. */
-  private finishBind(attempt: AttemptRef, node: string, claims: readonly ClaimBinding[]): void {
+  /** The Binding; a refusal (PreBind's or its own) undoes PreBind's claim writes. */
+  private finishBind(
+    attempt: AttemptRef,
+    node: string,
+    claims: readonly ClaimBinding[],
+    pre: { created?: ClaimBinding; special?: ClaimBinding; refusal?: ClaimRefusal } = {},
+  ): void {
     const pod = claimPodOf(attempt);
-    const refusal = bindRefusal(this.pods.get(attempt.key), attempt, this.opts);
+    const { created, special } = pre;
+    const refusal = pre.refusal ?? bindRefusal(this.pods.get(attempt.key), attempt, this.opts);
     if (refusal !== undefined) {
-      if (claims.length > 0) this.controller.claimsChanged(this.claims.unreserve(pod, claims));
+      const others = claims.filter((c) => c !== created);
+      if (others.length > 0) this.controller.claimsChanged(this.claims.unreserve(pod, others));
+      if (created !== undefined)
+        this.claims.deleteCreated(podKey(created.namespace, created.name), this.timestamp());
       this.fail(attempt, node, refusal.reason, refusal.message);
       return;
     }
-    const bound = this.pods.get(attempt.key) as PodObject;
-    const boundPod: PodObject = {
-      ...bound,
-      spec: { ...bound.spec, nodeName: node },
-      status: { ...bound.status, phase: 'Running' },
-    };
+    const extended =
+      created === undefined
+        ? undefined
+        : { requestMappings: special?.extended?.mappings ?? [], resourceClaimName: created.name };
+    const boundPod = boundPodOf(this.pods.get(attempt.key) as PodObject, node, extended);
     this.pods.set(attempt.key, boundPod);
     const result: InputEvent = { type: 'BindSucceeded', ...attempt, node };
     const watch: InputEvent = { type: 'PodUpserted', pod: trimPod(boundPod) };
-    const rate = this.opts.watchFirstRate ?? 0;
-    const watchFirst = rate > 0 && this.opts.rng.nextFloat() < rate;
-    this.subject.next(watchFirst ? watch : result);
-    this.subject.next(watchFirst ? result : watch);
+    for (const e of bindEventsInOrder<InputEvent>(result, watch, this.opts)) this.subject.next(e);
   }
 }

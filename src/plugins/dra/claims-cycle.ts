@@ -1,4 +1,4 @@
-// DynamicResources' PreFilter, Filter, Reserve, PostFilter and Score for pods with claims, as kube-scheduler 1.37.2 runs them (extended resources aside).
+// DynamicResources' PreFilter, Filter, Reserve, PostFilter and Score for pods with claims or DRA-backed extended resources, as kube-scheduler 1.37.2 runs them.
 
 import type { ClusterSnapshot, NodeInfo, PodInfo } from '../../cluster/types.ts';
 import type { ReservedClaim } from '../../events/types.ts';
@@ -16,9 +16,17 @@ import type { NodeSelectorTerm } from '../../model/objects.ts';
 import { matchesAnyTerm } from '../node-selector.ts';
 import { allocatedState } from './allocated-state.ts';
 import { type NodeAllocator, rememberingAllocator } from './allocation-memo.ts';
+import { allocate } from './allocator/allocate.ts';
 import { indexSlices } from './allocator/pools.ts';
-import type { SliceIndex } from './allocator/types.ts';
+import type { AllocateInput, SliceIndex } from './allocator/types.ts';
 import { claimBindingState, claimTimedOut } from './binding-conditions.ts';
+import {
+  type ExtendedClaim,
+  extendedFilter,
+  extendedPreFilter,
+  type NodeExtendedClaim,
+} from './extended-claim.ts';
+import { deviceClassFor, draBackedKey } from './extended-resources.ts';
 import { type PodClaim, podClaims } from './pod-claims.ts';
 import { celSelectorMatcher } from './selector-matcher.ts';
 
@@ -36,6 +44,12 @@ export const preFilterRanKey = 'DynamicResources/prefilter-ran';
 /** kube's Filter message when an allocated claim's devices cannot be used on the node. */
 export const notAvailableOnNode = 'resourceclaim not available on the node';
 
+/** What Filter found on a node: the allocations, and the special claim fitted to the node. */
+interface NodeAllocation {
+  readonly results: AllocationResult[];
+  readonly extended?: NodeExtendedClaim;
+}
+
 /** What PreFilter found for the pod, for its Filter and Reserve. */
 interface ClaimsState {
   readonly claims: readonly PodClaim[];
@@ -48,9 +62,12 @@ interface ClaimsState {
   readonly bindingBlocked: readonly number[];
   /** The claims without an allocation, in the pod's order, and the allocator's inputs. */
   readonly toAllocate: readonly ResourceClaimInfo[];
-  readonly allocator: NodeAllocator | undefined;
+  readonly allocator: { input: Omit<AllocateInput, 'node'>; perNode: NodeAllocator } | undefined;
   /** Filter's allocations by node name, for Reserve. */
-  readonly nodeAllocations: Map<string, AllocationResult[]>;
+  readonly nodeAllocations: Map<string, NodeAllocation>;
+  /** The special claim of the pod's DRA-backed extended resources, when it has any. */
+  readonly extended?: ExtendedClaim;
+  readonly classes: ClusterSnapshot['objects']['DeviceClass'];
   /**
    * Indexes (into `claims`) of the allocated claims some node's Filter found unusable there
    * (kube's unavailableClaims), for PostFilter. Written by Filter, like `nodeAllocations`:
@@ -105,12 +122,18 @@ export function claimsPreFilter(
   state: CycleState,
   snapshot: ClusterSnapshot,
   binding?: { timeoutMs: number },
+  extendedResources = false,
 ): PreFilterResult {
   state.set(preFilterRanKey, true);
-  if (pod.resourceClaims === undefined) return success;
+  const extended =
+    extendedResources && pod.scalarRequestNames.length > 0
+      ? extendedPreFilter(pod, snapshot)
+      : undefined;
+  if (extended !== undefined) state.set(draBackedKey, draBacked(pod, snapshot));
+  if (pod.resourceClaims === undefined && extended === undefined) return success;
   const found = podClaims(pod, snapshot.objects.ResourceClaim);
   if ('message' in found) return unresolvable(found.message);
-  if (found.claims.length === 0) return success;
+  if (found.claims.length === 0 && extended === undefined) return success;
   const availableOn: (readonly NodeSelectorTerm[] | undefined)[] = [];
   const bindingBlocked: number[] = [];
   const toAllocate: ResourceClaimInfo[] = [];
@@ -138,16 +161,19 @@ export function claimsPreFilter(
     }
     toAllocate.push(claim);
   }
-  const allocator =
-    toAllocate.length === 0
+  const inMemory = extended !== undefined && extended.claim.status?.allocation === undefined;
+  const input =
+    toAllocate.length === 0 && !inMemory
       ? undefined
-      : rememberingAllocator({
+      : {
           claims: toAllocate,
           classes: snapshot.objects.DeviceClass,
           slices: sliceIndexOf(snapshot),
           allocated: allocatedState(snapshot),
           matcher: celSelectorMatcher,
-        });
+        };
+  const allocator =
+    input === undefined ? undefined : { input, perNode: rememberingAllocator(input) };
   const s: ClaimsState = {
     claims: found.claims,
     availableOn,
@@ -156,6 +182,8 @@ export function claimsPreFilter(
     allocator,
     nodeAllocations: new Map(),
     unavailable: new Set(),
+    ...(extended === undefined ? {} : { extended }),
+    classes: snapshot.objects.DeviceClass,
   };
   state.set(stateKey, s);
   return success;
@@ -186,9 +214,17 @@ export function claimsFilterSkip(_pod: PodInfo, state: CycleState): boolean {
  * checks that every allocated claim's devices are usable there; the allocations found are
  * kept for Reserve.
  */
-export function claimsFilter(_pod: PodInfo, node: NodeInfo, state: CycleState): Status {
+export function claimsFilter(pod: PodInfo, node: NodeInfo, state: CycleState): Status {
   const s = state.get(stateKey) as ClaimsState | undefined;
   if (s === undefined) return success;
+  let nodeExtended: NodeExtendedClaim | undefined;
+  if (s.extended !== undefined) {
+    const fitted = extendedFilter(pod, node, s.extended, s.classes, name);
+    if (fitted !== undefined && 'code' in fitted) return fitted;
+    nodeExtended = fitted;
+    // Every extended resource is the node's own (device plugin), and no claim of the pod's.
+    if (nodeExtended === undefined && s.claims.length === 0) return success;
+  }
   let unavailable: number[] | undefined;
   for (let i = 0; i < s.availableOn.length; i++) {
     const terms = s.availableOn[i];
@@ -199,7 +235,12 @@ export function claimsFilter(_pod: PodInfo, node: NodeInfo, state: CycleState): 
   }
   let results: AllocationResult[] | undefined;
   if (s.allocator !== undefined) {
-    const outcome = s.allocator(node);
+    // The special claim is fitted to each node, so a node that needs one is searched afresh.
+    const { input, perNode } = s.allocator;
+    const outcome =
+      nodeExtended === undefined
+        ? perNode(node)
+        : allocate({ ...input, claims: [...s.toAllocate, nodeExtended.claim], node });
     if (outcome.kind === 'error') return status('Error', name, outcome.message);
     if (outcome.kind === 'unschedulable') return unresolvable(outcome.message);
     results = outcome.results;
@@ -209,7 +250,11 @@ export function claimsFilter(_pod: PodInfo, node: NodeInfo, state: CycleState): 
     for (const i of unavailable) s.unavailable.add(i);
     return unresolvable(notAvailableOnNode);
   }
-  if (results !== undefined) s.nodeAllocations.set(node.name, results);
+  if (results !== undefined)
+    s.nodeAllocations.set(
+      node.name,
+      nodeExtended === undefined ? { results } : { results, extended: nodeExtended },
+    );
   return success;
 }
 
@@ -224,16 +269,29 @@ export function claimsReserve(
 ): { claims?: ReservedClaim[] } | Status {
   const s = state.get(stateKey) as ClaimsState | undefined;
   if (s === undefined) return {};
-  const results = s.nodeAllocations.get(node);
-  if (s.toAllocate.length > 0 && results?.length !== s.toAllocate.length)
+  const found = s.nodeAllocations.get(node);
+  const extended = found?.extended;
+  const want = s.toAllocate.length + (extended === undefined ? 0 : 1);
+  if (want > 0 && found?.results.length !== want)
     return status('Error', name, 'claim allocation not found for node');
+  const results = found?.results;
   let next = 0;
   const claims = s.claims.map(({ claim }): ReservedClaim => {
     const key = `${claim.namespace}/${claim.name}`;
     if (claim.status?.allocation !== undefined) return { key, uid: claim.uid };
     return { key, uid: claim.uid, allocation: results?.[next++] as AllocationResult };
   });
-  return { claims };
+  if (extended !== undefined) {
+    const { claim, mappings } = extended;
+    claims.push({
+      key: `${claim.namespace}/${claim.name}`,
+      uid: claim.uid,
+      allocation: results?.[next] as AllocationResult,
+      extended: { requests: claim.spec.devices.requests, mappings: [...mappings] },
+    });
+  }
+  // A pod whose extended resources are all its node's own has nothing for DRA to write.
+  return claims.length === 0 ? {} : { claims };
 }
 
 /** kube's PostFilter message when it deallocated a claim. */
@@ -277,7 +335,7 @@ const firstAvailableMax = 8;
  */
 export function claimsScore(_pod: PodInfo, node: NodeInfo, state: CycleState): number {
   const s = state.get(stateKey) as ClaimsState | undefined;
-  const results = s?.nodeAllocations.get(node.name);
+  const results = s?.nodeAllocations.get(node.name)?.results;
   if (s === undefined || results === undefined) return 0;
   let score = 0;
   let next = 0;
@@ -294,4 +352,10 @@ export function claimsScore(_pod: PodInfo, node: NodeInfo, state: CycleState): n
       });
   }
   return score;
+}
+
+/** The extended resources `pod` requests that a DeviceClass backs (for NodeResourcesFit). */
+function draBacked(pod: PodInfo, snapshot: ClusterSnapshot): ReadonlySet<string> {
+  const classes = snapshot.objects.DeviceClass;
+  return new Set(pod.scalarRequestNames.filter((n) => deviceClassFor(classes, n) !== undefined));
 }

@@ -131,6 +131,22 @@ export const berthNeeds: Need[] = [
     usedBy:
       'dra-prebind.e2e: writes the finalizer, the allocation and the pod in reservedFor, then binds the pod',
   },
+  {
+    group: 'resource.k8s.io',
+    resource: 'resourceclaims',
+    verbs: ['create'],
+    scope: 'cluster',
+    usedBy:
+      'dra-extended.e2e: creates the special claim of a pod asking example.com/gpu, then binds the pod',
+  },
+  {
+    group: 'resource.k8s.io',
+    resource: 'resourceclaims',
+    verbs: ['delete'],
+    scope: 'cluster',
+    usedBy:
+      'dra-extended.e2e: deletes the special claim it created when the Binding fails (the pod was recreated: 409)',
+  },
   ...(['resourceclaims/status', 'resourceclaims/binding'] as const).flatMap((resource) => [
     {
       group: 'resource.k8s.io',
