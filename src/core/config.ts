@@ -81,6 +81,13 @@ export interface BerthConfig {
    * fresh runs record true.
    */
   bindingConditions?: boolean;
+  /**
+   * DRA filter timeout (kube's DRASchedulerFilterTimeout, beta on): each node's allocator
+   * search stops after the steps DynamicResourcesArgs `filterTimeout` buys (format 6).
+   * Absent in logs from before: searches were unbounded, and replay does the same; fresh
+   * runs record true.
+   */
+  draFilterTimeout?: boolean;
 }
 
 /** The release `config` schedules as: its recorded one, else 1.34 (older logs). */
@@ -112,6 +119,7 @@ export const defaultConfig: BerthConfig = {
   gangs: defaultGangConfig,
   resourceClaims: true,
   bindingConditions: true,
+  draFilterTimeout: true,
 };
 
 /**
@@ -128,6 +136,7 @@ export function withFreshRunDefaults(config: BerthConfig): BerthConfig {
   const emulatedVersion = config.emulatedVersion ?? latestKubeRelease;
   const resourceClaims = config.resourceClaims ?? true;
   const bindingConditions = config.bindingConditions ?? true;
+  const draFilterTimeout = config.draFilterTimeout ?? true;
   return {
     ...config,
     ...postFilters,
@@ -135,6 +144,7 @@ export function withFreshRunDefaults(config: BerthConfig): BerthConfig {
     emulatedVersion,
     resourceClaims,
     bindingConditions,
+    draFilterTimeout,
   };
 }
 
@@ -225,6 +235,7 @@ export function profilesOf(config: BerthConfig): ProfileInUse[] {
   const release = emulatedReleaseOf(config);
   const refuseResourceClaims = config.resourceClaims !== true;
   const bindingConditions = config.bindingConditions === true;
+  const draFilterTimeout = config.draFilterTimeout === true;
   if (config.profiles === undefined)
     return [
       {
@@ -234,6 +245,7 @@ export function profilesOf(config: BerthConfig): ProfileInUse[] {
           release,
           refuseResourceClaims,
           bindingConditions,
+          draFilterTimeout,
         }),
         percentageOfNodesToScore: global,
       },
@@ -246,6 +258,7 @@ export function profilesOf(config: BerthConfig): ProfileInUse[] {
       release,
       refuseResourceClaims,
       bindingConditions,
+      draFilterTimeout,
     }),
     percentageOfNodesToScore: p.percentageOfNodesToScore ?? global,
   }));
@@ -281,8 +294,9 @@ export function parseConfig(raw: unknown): BerthConfig {
   const gangs = parseGangs(raw.gangs);
   if (raw.resourceClaims !== undefined && typeof raw.resourceClaims !== 'boolean')
     throw new Error('config resourceClaims must be true or false');
-  if (raw.bindingConditions !== undefined && typeof raw.bindingConditions !== 'boolean')
-    throw new Error('config bindingConditions must be true or false');
+  for (const key of ['bindingConditions', 'draFilterTimeout'] as const)
+    if (raw[key] !== undefined && typeof raw[key] !== 'boolean')
+      throw new Error(`config ${key} must be true or false`);
   const name = raw.schedulerName ?? profiles?.[0]?.schedulerName ?? defaultConfig.schedulerName;
   if (typeof name !== 'string' || name === '')
     throw new Error('config schedulerName must be a non-empty string');
@@ -310,7 +324,12 @@ export function parseConfig(raw: unknown): BerthConfig {
     ...(gangs === undefined ? {} : { gangs }),
     ...(emulatedVersion === undefined ? {} : { emulatedVersion }),
     ...(raw.resourceClaims === undefined ? {} : { resourceClaims: raw.resourceClaims }),
-    ...(raw.bindingConditions === undefined ? {} : { bindingConditions: raw.bindingConditions }),
+    ...(raw.bindingConditions === undefined
+      ? {}
+      : { bindingConditions: raw.bindingConditions as boolean }),
+    ...(raw.draFilterTimeout === undefined
+      ? {}
+      : { draFilterTimeout: raw.draFilterTimeout as boolean }),
   };
 }
 

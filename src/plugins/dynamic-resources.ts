@@ -11,6 +11,7 @@ import type {
 import { status } from '../framework/types.ts';
 import { type KubeRelease, latestKubeRelease, releaseAtLeast } from '../model/kube-release.ts';
 import {
+  type ClaimsOptions,
   claimsFilter,
   claimsFilterSkip,
   claimsPostFilter,
@@ -23,6 +24,29 @@ import { type DraArgs, readDraArgs } from './dra/dra-args.ts';
 import { defaultNormalizeScore } from './normalize-score.ts';
 
 export const name = 'DynamicResources';
+
+/**
+ * kube feature gates berth emulates for DynamicResources, on for fresh runs and off when
+ * replaying a log recorded before berth had them (format 6 turns both on).
+ */
+export interface DraFeatures {
+  /** DRADeviceBindingConditions: Filter's readiness checks, PreBind's wait. */
+  bindingConditions?: boolean;
+  /** DRASchedulerFilterTimeout: the allocator's per-node limit. */
+  filterTimeout?: boolean;
+}
+
+/**
+ * Allocator search steps per ms of kube's filterTimeout: berth's search ran 92 steps/ms in
+ * its worst measured case on this project's 2-core machine (a distinctAttribute claim no
+ * node can meet: 499,408 steps in 5.4 s), so 10 s buys 1,000,000 steps.
+ */
+export const filterStepsPerMs = 100;
+
+/** The search budget standing in for a filterTimeout of `ms`. */
+export function filterTimeoutSteps(ms: number): number {
+  return Math.max(1, Math.round(ms * filterStepsPerMs));
+}
 
 /** kube's PostFilter message for a pod without resource claims. */
 export const noClaimsReason = 'no new claims to deallocate';
@@ -82,13 +106,15 @@ const score: Required<Pick<ScorePlugin, 'score' | 'scoreNodes' | 'normalize'>> =
  * From 1.35 it also scores (see `score`); from 1.37 its Unschedulable answers without a
  * deallocation carry no message, so the PostFilter part starts at "preemption:". Its args are
  * kube's DynamicResourcesArgs (`filterTimeout`, `bindingTimeout`; see `DraArgs`); with
- * `bindingConditions` (DRADeviceBindingConditions) its Filter refuses allocated claims whose
- * binding failed or timed out, and the core's PreBind waits for them (`bindingTimeoutMs`).
+ * `features.bindingConditions` (DRADeviceBindingConditions) its Filter refuses allocated
+ * claims whose binding failed or timed out, and the core's PreBind waits for them
+ * (`bindingTimeoutMs`); with `features.filterTimeout` (DRASchedulerFilterTimeout) each
+ * node's allocator search stops after `filterTimeoutSteps(filterTimeoutMs)` steps.
  */
 export function dynamicResources(
   args?: unknown,
   release: KubeRelease = latestKubeRelease,
-  bindingConditions = false,
+  features: DraFeatures = {},
 ): PostFilterPlugin &
   PreFilterPlugin &
   FilterPlugin &
@@ -98,13 +124,19 @@ export function dynamicResources(
   const reasons = silent ? [] : [noClaimsReason];
   const none = silent ? [] : [stillNotSchedulable];
   const draArgs = readDraArgs(args);
-  const binding = bindingConditions ? { timeoutMs: draArgs.bindingTimeoutMs } : undefined;
+  const bindingConditions = features.bindingConditions === true;
+  const opts: ClaimsOptions = {
+    ...(bindingConditions ? { binding: { timeoutMs: draArgs.bindingTimeoutMs } } : {}),
+    ...(features.filterTimeout === true && draArgs.filterTimeoutMs > 0
+      ? { maxSearchSteps: filterTimeoutSteps(draArgs.filterTimeoutMs) }
+      : {}),
+  };
   const plugin = {
     name,
     args: draArgs,
     bindingConditions,
     preFilter: (pod: PodInfo, state: CycleState, snapshot: ClusterSnapshot) =>
-      claimsPreFilter(pod, state, snapshot, binding),
+      claimsPreFilter(pod, state, snapshot, opts),
     filter: claimsFilter,
     preFilterSkip: claimsFilterSkip,
     reserve: claimsReserve,

@@ -115,6 +115,11 @@ export interface ProfileConfig {
    * wait): set for fresh runs and format 6 logs, unset when replaying an older log.
    */
   bindingConditions?: boolean;
+  /**
+   * DynamicResources bounds each node's allocator search (its filterTimeout): set for fresh
+   * runs and format 6 logs that record it, unset when replaying an older log.
+   */
+  draFilterTimeout?: boolean;
 }
 
 /** kube 1.37's default PreFilters that berth implements (`defaultPreFiltersOf` for others). */
@@ -174,11 +179,10 @@ export function profileFromConfig(config: ProfileConfig = {}): Profile {
       pluginName === unsupportedConstraints.name
         ? unsupportedConstraints.newUnsupportedConstraints(config.refuseResourceClaims === true)
         : pluginName === dynamicResources.name
-          ? dynamicResources.dynamicResources(
-              config.pluginArgs?.[pluginName],
-              release,
-              config.bindingConditions === true,
-            )
+          ? dynamicResources.dynamicResources(config.pluginArgs?.[pluginName], release, {
+              bindingConditions: config.bindingConditions === true,
+              filterTimeout: config.draFilterTimeout === true,
+            })
           : factory(config.pluginArgs?.[pluginName], release);
     instances.set(pluginName, created);
     return created;

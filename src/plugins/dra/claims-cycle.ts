@@ -17,7 +17,7 @@ import { matchesAnyTerm } from '../node-selector.ts';
 import { allocatedState } from './allocated-state.ts';
 import { allocate } from './allocator/allocate.ts';
 import { indexSlices } from './allocator/pools.ts';
-import type { AllocateInput, SliceIndex } from './allocator/types.ts';
+import { type AllocateInput, type SliceIndex, timedOutMessage } from './allocator/types.ts';
 import { claimBindingState, claimTimedOut } from './binding-conditions.ts';
 import { type PodClaim, podClaims } from './pod-claims.ts';
 import { celSelectorMatcher } from './selector-matcher.ts';
@@ -35,6 +35,16 @@ export const preFilterRanKey = 'DynamicResources/prefilter-ran';
 
 /** kube's Filter message when an allocated claim's devices cannot be used on the node. */
 export const notAvailableOnNode = 'resourceclaim not available on the node';
+
+/**
+ * How DynamicResources runs (from its args and the log's format): `binding` checks
+ * binding conditions with kube's bindingTimeout; `maxSearchSteps` bounds each node's
+ * allocator search (the filter timeout's deterministic form).
+ */
+export interface ClaimsOptions {
+  binding?: { timeoutMs: number };
+  maxSearchSteps?: number;
+}
 
 /** What PreFilter found for the pod, for its Filter and Reserve. */
 interface ClaimsState {
@@ -104,8 +114,9 @@ export function claimsPreFilter(
   pod: PodInfo,
   state: CycleState,
   snapshot: ClusterSnapshot,
-  binding?: { timeoutMs: number },
+  opts: ClaimsOptions = {},
 ): PreFilterResult {
+  const { binding } = opts;
   state.set(preFilterRanKey, true);
   if (pod.resourceClaims === undefined) return success;
   const found = podClaims(pod, snapshot.objects.ResourceClaim);
@@ -146,6 +157,7 @@ export function claimsPreFilter(
           slices: sliceIndexOf(snapshot),
           allocated: allocatedState(snapshot),
           matcher: celSelectorMatcher,
+          ...(opts.maxSearchSteps === undefined ? {} : { maxSearchSteps: opts.maxSearchSteps }),
         };
   const s: ClaimsState = {
     claims: found.claims,
@@ -197,6 +209,8 @@ export function claimsFilter(_pod: PodInfo, node: NodeInfo, state: CycleState): 
   if (s.allocator !== undefined) {
     const outcome = allocate({ ...s.allocator, claims: s.toAllocate, node });
     if (outcome.kind === 'error') return status('Error', name, outcome.message);
+    // kube: an Error, "potentially transient": the pod backs off instead of being parked.
+    if (outcome.kind === 'timeout') return status('Error', name, timedOutMessage(node.name));
     if (outcome.kind === 'unschedulable') return unresolvable(outcome.message);
     results = outcome.results;
   }
