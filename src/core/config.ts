@@ -87,6 +87,13 @@ export interface BerthConfig {
    * did: such pods were NodeResourcesFit's alone, and replay does the same; fresh runs record true.
    */
   extendedResourceClaims?: boolean;
+  /**
+   * DRA filter timeout (kube's DRASchedulerFilterTimeout, beta on): each node's allocator
+   * search stops after the steps DynamicResourcesArgs `filterTimeout` buys (format 6).
+   * Absent in logs from before: searches were unbounded, and replay does the same; fresh
+   * runs record true.
+   */
+  draFilterTimeout?: boolean;
 }
 
 /** The release `config` schedules as: its recorded one, else 1.34 (older logs). */
@@ -119,6 +126,7 @@ export const defaultConfig: BerthConfig = {
   resourceClaims: true,
   bindingConditions: true,
   extendedResourceClaims: true,
+  draFilterTimeout: true,
 };
 
 /**
@@ -136,6 +144,7 @@ export function withFreshRunDefaults(config: BerthConfig): BerthConfig {
   const resourceClaims = config.resourceClaims ?? true;
   const bindingConditions = config.bindingConditions ?? true;
   const extendedResourceClaims = config.extendedResourceClaims ?? true;
+  const draFilterTimeout = config.draFilterTimeout ?? true;
   return {
     ...config,
     ...postFilters,
@@ -144,6 +153,7 @@ export function withFreshRunDefaults(config: BerthConfig): BerthConfig {
     resourceClaims,
     bindingConditions,
     extendedResourceClaims,
+    draFilterTimeout,
   };
 }
 
@@ -235,6 +245,7 @@ export function profilesOf(config: BerthConfig): ProfileInUse[] {
   const refuseResourceClaims = config.resourceClaims !== true;
   const bindingConditions = config.bindingConditions === true;
   const extendedResourceClaims = config.extendedResourceClaims === true;
+  const draFilterTimeout = config.draFilterTimeout === true;
   if (config.profiles === undefined)
     return [
       {
@@ -245,6 +256,7 @@ export function profilesOf(config: BerthConfig): ProfileInUse[] {
           refuseResourceClaims,
           bindingConditions,
           extendedResourceClaims,
+          draFilterTimeout,
         }),
         percentageOfNodesToScore: global,
       },
@@ -258,6 +270,7 @@ export function profilesOf(config: BerthConfig): ProfileInUse[] {
       refuseResourceClaims,
       bindingConditions,
       extendedResourceClaims,
+      draFilterTimeout,
     }),
     percentageOfNodesToScore: p.percentageOfNodesToScore ?? global,
   }));
@@ -293,10 +306,9 @@ export function parseConfig(raw: unknown): BerthConfig {
   const gangs = parseGangs(raw.gangs);
   if (raw.resourceClaims !== undefined && typeof raw.resourceClaims !== 'boolean')
     throw new Error('config resourceClaims must be true or false');
-  if (raw.bindingConditions !== undefined && typeof raw.bindingConditions !== 'boolean')
-    throw new Error('config bindingConditions must be true or false');
-  if (raw.extendedResourceClaims !== undefined && typeof raw.extendedResourceClaims !== 'boolean')
-    throw new Error('config extendedResourceClaims must be true or false');
+  for (const key of ['bindingConditions', 'draFilterTimeout', 'extendedResourceClaims'] as const)
+    if (raw[key] !== undefined && typeof raw[key] !== 'boolean')
+      throw new Error(`config ${key} must be true or false`);
   const name = raw.schedulerName ?? profiles?.[0]?.schedulerName ?? defaultConfig.schedulerName;
   if (typeof name !== 'string' || name === '')
     throw new Error('config schedulerName must be a non-empty string');
@@ -324,10 +336,15 @@ export function parseConfig(raw: unknown): BerthConfig {
     ...(gangs === undefined ? {} : { gangs }),
     ...(emulatedVersion === undefined ? {} : { emulatedVersion }),
     ...(raw.resourceClaims === undefined ? {} : { resourceClaims: raw.resourceClaims }),
-    ...(raw.bindingConditions === undefined ? {} : { bindingConditions: raw.bindingConditions }),
+    ...(raw.bindingConditions === undefined
+      ? {}
+      : { bindingConditions: raw.bindingConditions as boolean }),
+    ...(raw.draFilterTimeout === undefined
+      ? {}
+      : { draFilterTimeout: raw.draFilterTimeout as boolean }),
     ...(raw.extendedResourceClaims === undefined
       ? {}
-      : { extendedResourceClaims: raw.extendedResourceClaims }),
+      : { extendedResourceClaims: raw.extendedResourceClaims as boolean }),
   };
 }
 

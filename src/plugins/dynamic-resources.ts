@@ -11,6 +11,7 @@ import type {
 import { status } from '../framework/types.ts';
 import { type KubeRelease, latestKubeRelease, releaseAtLeast } from '../model/kube-release.ts';
 import {
+  type ClaimsOptions,
   claimsFilter,
   claimsFilterSkip,
   claimsPostFilter,
@@ -23,6 +24,31 @@ import { type DraArgs, readDraArgs } from './dra/dra-args.ts';
 import { defaultNormalizeScore } from './normalize-score.ts';
 
 export const name = 'DynamicResources';
+
+/**
+ * kube feature gates berth emulates for DynamicResources, on for fresh runs and off when
+ * replaying a log recorded before berth had them (format 6 turns both on).
+ */
+export interface DraFeatures {
+  /** DRADeviceBindingConditions: Filter's readiness checks, PreBind's wait. */
+  bindingConditions?: boolean;
+  /** DRASchedulerFilterTimeout: the allocator's per-node limit. */
+  filterTimeout?: boolean;
+  /** DRAExtendedResource: extended resources a DeviceClass backs, allocated by DRA. */
+  extendedResources?: boolean;
+}
+
+/**
+ * Allocator search steps per ms of kube's filterTimeout: berth's search ran 92 steps/ms in
+ * its worst measured case on this project's 2-core machine (a distinctAttribute claim no
+ * node can meet: 499,408 steps in 5.4 s), so 10 s buys 1,000,000 steps.
+ */
+export const filterStepsPerMs = 100;
+
+/** The search budget standing in for a filterTimeout of `ms`. */
+export function filterTimeoutSteps(ms: number): number {
+  return Math.max(1, Math.round(ms * filterStepsPerMs));
+}
 
 /** kube's PostFilter message for a pod without resource claims. */
 export const noClaimsReason = 'no new claims to deallocate';
@@ -85,18 +111,19 @@ const score: Required<Pick<ScorePlugin, 'score' | 'scoreNodes' | 'normalize'>> =
  * From 1.35 it also scores (see `score`); from 1.37 its Unschedulable answers without a
  * deallocation carry no message, so the PostFilter part starts at "preemption:". Its args are
  * kube's DynamicResourcesArgs (`filterTimeout`, `bindingTimeout`; see `DraArgs`); with
- * `bindingConditions` (DRADeviceBindingConditions) its Filter refuses allocated claims whose
- * binding failed or timed out, and the core's PreBind waits for them (`bindingTimeoutMs`).
- * With `extendedResources` (a log recorded since berth backs extended resources by DRA) and
- * from 1.36 (DRAExtendedResource on by default), a pod's extended resources that a
+ * `features.bindingConditions` (DRADeviceBindingConditions) its Filter refuses allocated
+ * claims whose binding failed or timed out, and the core's PreBind waits for them
+ * (`bindingTimeoutMs`); with `features.filterTimeout` (DRASchedulerFilterTimeout) each
+ * node's allocator search stops after `filterTimeoutSteps(filterTimeoutMs)` steps.
+ * With `features.extendedResources` (a log recorded since berth backs extended resources by
+ * DRA) and from 1.36 (DRAExtendedResource on by default), a pod's extended resources that a
  * DeviceClass backs are allocated from devices on nodes that do not list them (see
  * extended-claim.ts).
  */
 export function dynamicResources(
   args?: unknown,
   release: KubeRelease = latestKubeRelease,
-  bindingConditions = false,
-  extendedResources = false,
+  features: DraFeatures = {},
 ): PostFilterPlugin &
   PreFilterPlugin &
   FilterPlugin &
@@ -106,14 +133,22 @@ export function dynamicResources(
   const reasons = silent ? [] : [noClaimsReason];
   const none = silent ? [] : [stillNotSchedulable];
   const draArgs = readDraArgs(args);
-  const binding = bindingConditions ? { timeoutMs: draArgs.bindingTimeoutMs } : undefined;
-  const extended = extendedResources && releaseAtLeast(release, extendedResourcesSince);
+  const bindingConditions = features.bindingConditions === true;
+  const opts: ClaimsOptions = {
+    ...(bindingConditions ? { binding: { timeoutMs: draArgs.bindingTimeoutMs } } : {}),
+    ...(features.filterTimeout === true && draArgs.filterTimeoutMs > 0
+      ? { maxSearchSteps: filterTimeoutSteps(draArgs.filterTimeoutMs) }
+      : {}),
+    ...(features.extendedResources === true && releaseAtLeast(release, extendedResourcesSince)
+      ? { extendedResources: true }
+      : {}),
+  };
   const plugin = {
     name,
     args: draArgs,
     bindingConditions,
     preFilter: (pod: PodInfo, state: CycleState, snapshot: ClusterSnapshot) =>
-      claimsPreFilter(pod, state, snapshot, binding, extended),
+      claimsPreFilter(pod, state, snapshot, opts),
     filter: claimsFilter,
     preFilterSkip: claimsFilterSkip,
     reserve: claimsReserve,

@@ -120,6 +120,11 @@ export interface ProfileConfig {
    * off when replaying a log recorded before berth did (default: false).
    */
   extendedResourceClaims?: boolean;
+  /**
+   * DynamicResources bounds each node's allocator search (its filterTimeout): set for fresh
+   * runs and format 6 logs that record it, unset when replaying an older log.
+   */
+  draFilterTimeout?: boolean;
 }
 
 /** kube 1.37's default PreFilters that berth implements (`defaultPreFiltersOf` for others). */
@@ -180,12 +185,11 @@ export function profileFromConfig(config: ProfileConfig = {}): Profile {
       pluginName === unsupportedConstraints.name
         ? unsupportedConstraints.newUnsupportedConstraints(config.refuseResourceClaims === true)
         : pluginName === dynamicResources.name
-          ? dynamicResources.dynamicResources(
-              args,
-              release,
-              config.bindingConditions === true,
-              config.extendedResourceClaims === true,
-            )
+          ? dynamicResources.dynamicResources(args, release, {
+              bindingConditions: config.bindingConditions === true,
+              filterTimeout: config.draFilterTimeout === true,
+              extendedResources: config.extendedResourceClaims === true,
+            })
           : factory(args, release);
     instances.set(pluginName, created);
     return created;

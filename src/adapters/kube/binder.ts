@@ -56,6 +56,9 @@ export interface KubeBinderOptions {
   bindFence?: BindFenceIdentity;
 }
 
+/** The plugin whose PreBind writes the claims (kube's DynamicResources). */
+const preBindPlugin = 'DynamicResources';
+
 /** The BindFailed reason of an API status code. */
 function bindFailureReason(code: number | undefined): BindFailureReason {
   // 409 also covers a uid mismatch: the pod was recreated under its name since the decision.
@@ -185,7 +188,16 @@ export class KubeBinder implements CommandHandler<BinderCommand> {
       }
       // kube: a PreBind error is the scheduler's error (SchedulerError), whatever the status.
       if (pre.kind === 'failed')
-        return this.fail(attempt, node, pod, { reserved, created }, 'Error', pre.failure);
+        return this.fail(
+          attempt,
+          node,
+          pod,
+          { reserved, created },
+          'Error',
+          pre.failure,
+          true,
+          preBindPlugin,
+        );
       // Devices with binding conditions: the core watches the claims and completes the bind.
       if (hold) return this.ingestResult({ type: 'ClaimsReserved', ...attempt, node });
     }

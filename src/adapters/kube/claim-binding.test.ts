@@ -46,10 +46,15 @@ function setup(over: Partial<KubeEffectsOptions> = {}) {
       node: 'n1',
       reason: 'Error',
       message,
+      // kube: the PreBind's error, `running PreBind plugin "DynamicResources": …`.
+      plugin: 'DynamicResources',
       ...extra,
     },
   ];
-  return { api, ...t, bind, failed };
+  /** A failure of the Binding itself (the DefaultBinder's): no PreBind plugin named. */
+  const bindFailed = (message: string, extra: Record<string, unknown> = {}) =>
+    failed(message, extra).map(({ plugin: _, ...rest }) => rest);
+  return { api, ...t, bind, failed, bindFailed };
 }
 
 describe('KubeBinder DRA PreBind', () => {
@@ -260,7 +265,7 @@ describe('KubeBinder DRA Unreserve', () => {
       },
     ]);
     expect(reportedAt).toBe(t.api.calls.length);
-    expect(ingested).toEqual([{ ...t.failed(refused)[0], reason: 'Conflict', code: 409 }]);
+    expect(ingested).toEqual([{ ...t.bindFailed(refused)[0], reason: 'Conflict', code: 409 }]);
     expect(t.api.claims.get('ns/c1')?.status?.reservedFor).toEqual([]);
     expect(t.api.claims.get('ns/c1')?.status?.allocation).toBeDefined();
   });
@@ -272,7 +277,7 @@ describe('KubeBinder DRA Unreserve', () => {
     t.api.intercept = (call) =>
       call.method === 'PATCH' ? statusError(500, 'InternalError', 'no') : undefined;
     await t.bind([{ name: 'c1', uid: 'uid-c1' }]);
-    expect(t.ingested).toEqual(t.failed('etcd timed out', { code: 500 }));
+    expect(t.ingested).toEqual(t.bindFailed('etcd timed out', { code: 500 }));
     expect(t.logLines.find((l) => l.msg === 'unreserve')).toMatchObject({
       level: 50,
       claim: 'ns/c1',
@@ -291,7 +296,10 @@ describe('KubeBinder DRA Unreserve', () => {
     await t.bind([{ name: 'c1', uid: 'uid-c1' }]);
     expect(t.api.lines()).toEqual(['GET c1', 'PUT c1', 'PUT c1/status', 'PATCH c1/status']);
     expect(t.ingested).toEqual([
-      { ...t.failed('node n1 was deleted before the bind was sent')[0], reason: 'NotFound' },
+      {
+        ...t.bindFailed('node n1 was deleted before the bind was sent')[0],
+        reason: 'NotFound',
+      },
     ]);
   });
 });
@@ -335,7 +343,10 @@ describe('KubeBinder DRA PreBind under the limiter and the fence', () => {
     await t.bind([{ name: 'c1', uid: 'uid-c1' }]);
     expect(t.api.calls).toEqual([]);
     expect(t.ingested).toEqual([
-      { ...t.failed('node n1 was deleted before the bind was sent')[0], reason: 'NotFound' },
+      {
+        ...t.bindFailed('node n1 was deleted before the bind was sent')[0],
+        reason: 'NotFound',
+      },
     ]);
   });
 });

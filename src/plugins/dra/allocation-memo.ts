@@ -17,6 +17,8 @@ interface Entry {
   readonly generation: number;
   readonly allocated: AllocatedState;
   readonly matcher: AllocateInput['matcher'];
+  /** The search's step limit then (the filter timeout's form; absent: none). */
+  readonly maxSearchSteps: number | undefined;
   readonly classes: readonly (DeviceClassInfo | undefined)[];
   /** The node's pools (the slice index's own, so the same while the index is). */
   readonly pools: readonly Pool[];
@@ -89,6 +91,7 @@ export function rememberingAllocator(input: Omit<AllocateInput, 'node'>): NodeAl
       known.generation === node.generation &&
       known.allocated === allocated &&
       known.matcher === matcher &&
+      known.maxSearchSteps === input.maxSearchSteps &&
       sameList(known.classes, classes) &&
       current(known.pools, known.versions)
     )
@@ -99,7 +102,9 @@ export function rememberingAllocator(input: Omit<AllocateInput, 'node'>): NodeAl
     const outcome = direct(node);
     if (outcome.kind === 'error') return outcome;
     const { generation } = node;
-    byNode.set(node, { generation, allocated, matcher, classes, pools, versions, outcome });
+    const { maxSearchSteps } = input;
+    const entry = { generation, allocated, matcher, maxSearchSteps, classes, pools, versions };
+    byNode.set(node, { ...entry, outcome });
     return outcome;
   };
 }

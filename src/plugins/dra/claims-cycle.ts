@@ -18,7 +18,7 @@ import { allocatedState } from './allocated-state.ts';
 import { type NodeAllocator, rememberingAllocator } from './allocation-memo.ts';
 import { allocate } from './allocator/allocate.ts';
 import { indexSlices } from './allocator/pools.ts';
-import type { AllocateInput, SliceIndex } from './allocator/types.ts';
+import { type AllocateInput, type SliceIndex, timedOutMessage } from './allocator/types.ts';
 import { claimBindingState, claimTimedOut } from './binding-conditions.ts';
 import {
   type ExtendedClaim,
@@ -48,6 +48,18 @@ export const notAvailableOnNode = 'resourceclaim not available on the node';
 interface NodeAllocation {
   readonly results: AllocationResult[];
   readonly extended?: NodeExtendedClaim;
+}
+
+/**
+ * How DynamicResources runs (from its args and the log's format): `binding` checks
+ * binding conditions with kube's bindingTimeout; `maxSearchSteps` bounds each node's
+ * allocator search (the filter timeout's deterministic form).
+ */
+export interface ClaimsOptions {
+  binding?: { timeoutMs: number };
+  maxSearchSteps?: number;
+  /** Back extended resources by DRA (DRAExtendedResource). */
+  extendedResources?: boolean;
 }
 
 /** What PreFilter found for the pod, for its Filter and Reserve. */
@@ -121,9 +133,9 @@ export function claimsPreFilter(
   pod: PodInfo,
   state: CycleState,
   snapshot: ClusterSnapshot,
-  binding?: { timeoutMs: number },
-  extendedResources = false,
+  opts: ClaimsOptions = {},
 ): PreFilterResult {
+  const { binding, extendedResources = false } = opts;
   state.set(preFilterRanKey, true);
   const extended =
     extendedResources && pod.scalarRequestNames.length > 0
@@ -171,6 +183,7 @@ export function claimsPreFilter(
           slices: sliceIndexOf(snapshot),
           allocated: allocatedState(snapshot),
           matcher: celSelectorMatcher,
+          ...(opts.maxSearchSteps === undefined ? {} : { maxSearchSteps: opts.maxSearchSteps }),
         };
   const allocator =
     input === undefined ? undefined : { input, perNode: rememberingAllocator(input) };
@@ -242,6 +255,8 @@ export function claimsFilter(pod: PodInfo, node: NodeInfo, state: CycleState): S
         ? perNode(node)
         : allocate({ ...input, claims: [...s.toAllocate, nodeExtended.claim], node });
     if (outcome.kind === 'error') return status('Error', name, outcome.message);
+    // kube: an Error, "potentially transient": the pod backs off instead of being parked.
+    if (outcome.kind === 'timeout') return status('Error', name, timedOutMessage(node.name));
     if (outcome.kind === 'unschedulable') return unresolvable(outcome.message);
     results = outcome.results;
   }

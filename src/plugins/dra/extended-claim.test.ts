@@ -49,7 +49,7 @@ function node(name: string, scalar: Record<string, string> = {}): NodeInfo {
   return n;
 }
 
-const plugin = dynamicResources(undefined, '1.37', false, true);
+const plugin = dynamicResources(undefined, '1.37', { extendedResources: true });
 
 /** The metadata of the special claim kube made for pod `ml/<pod>` (uid `pod-<pod>`). */
 const specialMeta = (pod: string, name: string, uid: string) => ({
@@ -133,7 +133,7 @@ describe('DynamicResources with DRA-backed extended resources', () => {
     const p = gpuPod('p');
     for (const pl of [
       dynamicResources(undefined, '1.37'),
-      dynamicResources(undefined, '1.35', false, true),
+      dynamicResources(undefined, '1.35', { extendedResources: true }),
     ]) {
       const cycle = new Map();
       expect(pl.preFilter(p, cycle, withExplicit()).code).toBe('Success');

@@ -17,6 +17,7 @@ import {
   cannotAllocateMessage,
   invalidPoolsMessage,
   kobj,
+  SearchTimeout,
 } from './types.ts';
 
 /**
@@ -56,9 +57,14 @@ function search(input: AllocateInput, count: (calls: number) => void): Found {
     counters: new CounterTracker(input.allocated),
     allocated: input.allocated,
     shareId: input.shareId ?? defaultShareId,
+    ...(input.maxSearchSteps === undefined ? {} : { maxCalls: input.maxSearchSteps }),
   });
-  const ok = s.run();
-  count(s.calls);
+  let ok: boolean;
+  try {
+    ok = s.run();
+  } finally {
+    count(s.calls);
+  }
   if (!ok) return pools.some((p) => p.invalid) ? 'invalidPools' : 'none';
   return input.claims.map((claim, c) =>
     buildResult(claim, requests[c]!, s.selected[c]!, s.results[c]!, input.node),
@@ -72,7 +78,8 @@ function search(input: AllocateInput, count: (calls: number) => void): Found {
  * - `allocated`: one AllocationResult per claim, in the claims' order;
  * - `unschedulable`: no solution on this node, with the Filter's message (`cannot allocate
  *   all claims`, or kube's invalid-pools message when some pool for the node is invalid);
- * - `error`: a broken claim, class or CEL expression, worded as kube words it.
+ * - `error`: a broken claim, class or CEL expression, worded as kube words it;
+ * - `timeout`: the search took more than `maxSearchSteps` steps (kube's filter timeout).
  */
 export function allocate(input: AllocateInput): AllocateOutcome {
   return allocateCounted(input).outcome;
@@ -95,6 +102,7 @@ export function allocateCounted(input: AllocateInput): { outcome: AllocateOutcom
     return counted({ kind: 'allocated', results: r });
   } catch (e) {
     if (e instanceof AllocatorError) return counted({ kind: 'error', message: e.message });
+    if (e instanceof SearchTimeout) return counted({ kind: 'timeout' });
     throw e;
   }
 }

@@ -3,7 +3,7 @@
 import type { AllocationResult, ResourceClaimInfo } from '../../../model/dra-types.ts';
 import { matchesAnyTerm } from '../../node-selector.ts';
 import { allocate } from './allocate.ts';
-import type { AllocateInput } from './types.ts';
+import { type AllocateInput, timedOutMessage } from './types.ts';
 
 /** The Filter's message when an allocated claim's node selector excludes the node. */
 export const unavailableClaimMessage = 'resourceclaim not available on the node';
@@ -47,6 +47,8 @@ export function filterClaims(input: FilterInput): FilterOutcome {
   if (toAllocate.length > 0) {
     const outcome = allocate({ ...input, claims: toAllocate });
     if (outcome.kind === 'error') return outcome;
+    if (outcome.kind === 'timeout')
+      return { kind: 'error', message: timedOutMessage(input.node.name) };
     if (outcome.kind === 'unschedulable') return { ...outcome, unavailableClaims };
     allocations = outcome.results;
   }

@@ -14,6 +14,7 @@ import {
   AllocatorError,
   allocationResultsMaxSize,
   publishedDeviceKey,
+  SearchTimeout,
 } from './types.ts';
 
 /** One picked device of a claim. */
@@ -34,6 +35,8 @@ export interface SearchInput {
   readonly counters: CounterTracker;
   readonly allocated: AllocatedState;
   readonly shareId: (claim: ResourceClaimInfo, resultIndex: number) => string;
+  /** Throw SearchTimeout once allocateOne ran more often than this (absent: never). */
+  readonly maxCalls?: number;
 }
 
 /** kube's errAllocationResultMaxSizeExceeded: a subtree needs more devices than a claim may hold. */
@@ -65,6 +68,9 @@ export class Search {
 
   private allocateOne(at: At, inSub: boolean, start: Start): Step {
     this.calls++;
+    // kube checks its filter timeout's context here, at every step.
+    if (this.in_.maxCalls !== undefined && this.calls > this.in_.maxCalls)
+      throw new SearchTimeout();
     const { claims, requests } = this.in_;
     if (at.c >= claims.length) return true;
     const claimRequests = requests[at.c] as RequestData[][];

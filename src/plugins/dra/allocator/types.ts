@@ -94,6 +94,12 @@ export interface AllocateInput {
    * berth derives it from the claim and the result's position so replays agree.
    */
   readonly shareId?: (claim: ResourceClaimInfo, resultIndex: number) => string;
+  /**
+   * The most search steps (allocateOne calls) the search may take before it gives up as
+   * timed out: berth's deterministic stand-in for kube's FilterTimeout (see
+   * `filterTimeoutSteps`). Absent: no limit.
+   */
+  readonly maxSearchSteps?: number;
 }
 
 /** DeviceTaintRules a slice index applies (kube's ResourceSlice tracker). */
@@ -107,7 +113,14 @@ export type TaintRules = readonly DeviceTaintRuleInfo[];
 export type AllocateOutcome =
   | { readonly kind: 'allocated'; readonly results: AllocationResult[] }
   | { readonly kind: 'unschedulable'; readonly message: string }
-  | { readonly kind: 'error'; readonly message: string };
+  | { readonly kind: 'error'; readonly message: string }
+  /** The search used up `maxSearchSteps` (kube: the filter timeout's context expired). */
+  | { readonly kind: 'timeout' };
+
+/** kube's Filter error when the allocator's filter timeout expired on `node`. */
+export function timedOutMessage(node: string): string {
+  return `node ${node}: timed out trying to allocate devices`;
+}
 
 /** The Filter's message when the allocator finds no solution on the node. */
 export const cannotAllocateMessage = 'cannot allocate all claims';
@@ -116,6 +129,9 @@ export const invalidPoolsMessage = 'invalid resource pools were encountered';
 
 /** A fatal allocation problem: Allocate returns it as an `error` outcome. */
 export class AllocatorError extends Error {}
+
+/** The search used up its steps: Allocate returns a `timeout` outcome. */
+export class SearchTimeout extends Error {}
 
 /** kube's klog.KObj for a namespaced object: `namespace/name`, or `name` without namespace. */
 export function kobj(o: { namespace?: string; name: string }): string {
