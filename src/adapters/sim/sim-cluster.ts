@@ -238,6 +238,13 @@ export class SimCluster implements CommandHandler<BinderCommand | ReportCommand>
   private deallocate(claim: ClaimToDeallocate, podUid: string): void {
     const { timers, bindLatencyMs } = this.opts;
     timers.schedule(timers.now() + bindLatencyMs, () => {
+      if (claim.delete === true) {
+        // kube's deleteClaim of a special claim an earlier attempt left (same uid only).
+        const stored = this.claims.get(claim.key);
+        if (stored !== undefined && (stored.metadata as { uid?: unknown }).uid === claim.uid)
+          this.claims.deleteCreated(claim.key, this.timestamp());
+        return;
+      }
       if (this.claims.deallocate(claim.key, claim.uid, podUid))
         this.controller.claimsChanged([claim.key]);
     });
