@@ -1,6 +1,8 @@
 // The measured window of an in-process workload: from the first measured decision's cycle to the last, with each cycle's duration.
 import { performance } from 'node:perf_hooks';
 import type { Envelope } from '../../src/events/types.ts';
+import { type SimulationOptions, simulate } from '../../src/runtime/simulate.ts';
+import { percentile } from './measure.ts';
 
 /** What `simulate` is given to measure a run, and what it measured once it ran. */
 export interface DecisionWindow {
@@ -72,5 +74,49 @@ export function decisionWindow(measured: (key: string) => boolean = () => true):
     counts: () => ({ scheduled, unschedulable }),
     podsPerSecond: () => Math.round((scheduled / Math.max(last - first, 1e-9)) * 1000),
     podsPerCpuSecond: () => Math.round((scheduled / Math.max(cpuLast - cpuFirst, 1e-9)) * 1000),
+  };
+}
+
+/** What `measureSimulation` reports of one in-process run. */
+export interface MeasuredRun {
+  perSecond: number;
+  /** Pods reserved per CPU-second of the process (see `podsPerCpuSecond`). */
+  perCpuSecond: number;
+  scheduled: number;
+  unschedulable: number;
+  /** Every pod bound at the end (measured or not). */
+  bound: number;
+  p50: number;
+  p99: number;
+  /** Peak resident set size in MiB. */
+  rssMiB: number;
+}
+
+/**
+ * Runs `simulate` with `options` (seed 42, 5 ms bind latency, no bind failures) through a
+ * decision window over the pods `measured` selects, and returns what it measured.
+ */
+export function measureSimulation(
+  options: Pick<SimulationOptions, 'nodes' | 'pods' | 'objects' | 'config'>,
+  measured?: (key: string) => boolean,
+): MeasuredRun {
+  const window = decisionWindow(measured);
+  const summary = simulate({
+    ...options,
+    seed: 42,
+    bindLatencyMs: 5,
+    bindFailureRate: 0,
+    cycleDurations: window.cycles,
+    inspect: window.inspect,
+  });
+  const sorted = [...window.durations].sort((a, b) => a - b);
+  return {
+    perSecond: window.podsPerSecond(),
+    perCpuSecond: window.podsPerCpuSecond(),
+    ...window.counts(),
+    bound: summary.scheduled,
+    p50: percentile(sorted, 50),
+    p99: percentile(sorted, 99),
+    rssMiB: Math.round(process.resourceUsage().maxRSS / 1024),
   };
 }

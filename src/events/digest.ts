@@ -27,6 +27,7 @@ export function decisionText(d: DecisionEvent): string {
     case 'PodHeld':
       return `held ${who} ${d.node} ${d.group}`;
     case 'ClaimDeallocationRequested':
+      if (d.claim.delete === true) return `delete-claim ${who} ${d.claim.key} ${d.claim.uid}`;
       return `deallocate ${who} ${d.claim.key} ${d.claim.uid} ${d.claim.resourceVersion ?? ''}`;
     case 'BindingConditionsMet':
       return `devices-ready ${who} ${d.node}`;

@@ -38,6 +38,8 @@ function claimField(e: Fields): string | undefined {
   if (!nonEmptyString(c.key)) return `claim ${missing('key', 'a namespace/name string', c.key)}`;
   if (!nonEmptyString(c.uid)) return `claim ${missing('uid', 'a non-empty string', c.uid)}`;
   const rv = c.resourceVersion;
+  if (c.delete !== undefined && c.delete !== true)
+    return `claim ${missing('delete', 'true when present', c.delete)}`;
   return rv === undefined || typeof rv === 'string'
     ? undefined
     : `claim ${missing('resourceVersion', 'a string', rv)}`;

@@ -310,6 +310,11 @@ export interface ClaimToDeallocate {
   key: string;
   uid: string;
   resourceVersion?: string;
+  /**
+   * Format 6: delete the claim instead (the special claim of DRA-backed extended resources an
+   * earlier attempt left; kube's PostFilter deletes it, its finalizer taken off first).
+   */
+  delete?: true;
 }
 
 /**

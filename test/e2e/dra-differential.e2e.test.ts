@@ -17,8 +17,12 @@
 // BERTH_DRA_ALL_CONSTRAINTS=0 leaves out matchAttribute constraints over All requests (when
 // one cannot hold, both schedulers answer SchedulerError `running "DynamicResources" filter
 // plugin: …`; berth's wording differed until the core reported a cycle's Error as kube does).
-// Not covered: extended resources backed by DRA (berth has none yet), consumable capacity,
-// admin access, network-attached (allNodes / nodeSelector) pools, binding conditions.
+// Extended resources backed by DRA: `ext-` pods ask for `example.com/gpu` (the GPU class's
+// extendedResourceName) or `deviceclass.resource.kubernetes.io/<class>`, on nodes that list
+// `example.com/gpu` in their allocatable (NodeResourcesFit's path) or not (the special claim:
+// its devices and its request mappings are compared too).
+// Not covered: consumable capacity, admin access, network-attached (allNodes / nodeSelector)
+// pools, binding conditions, pods mixing claims and extended resources.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -39,6 +43,7 @@ import {
   draNamespace,
   generateDraScenario,
 } from './support/scenario-dra.ts';
+import { addExtendedPods } from './support/scenario-dra-extended.ts';
 
 function seedsFromEnv(): number[] {
   const whole = (text: string) => {
@@ -129,6 +134,7 @@ describe('berth and kube-scheduler 1.37.2 agree on DRA claims', () => {
     async (seed) => {
       const t0 = Date.now();
       const s = generateDraScenario(seed, options);
+      addExtendedPods(s);
       const kube = await run(s, 'kube');
       const berth = await run(s, 'berth');
       const mismatches = compareDraOutcomes(s, kube, berth);

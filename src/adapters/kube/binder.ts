@@ -319,6 +319,7 @@ export class KubeBinder implements CommandHandler<BinderCommand> {
     const { pod, claim } = command;
     const { namespace, name } = splitKey(claim.key);
     const target = { ...claim, namespace, name };
+    if (claim.delete === true) return this.runDelete(command, target);
     const out = await deallocateClaim(this.claims, target, pod.uid);
     const fields = { pod: pod.key, uid: pod.uid, attempt: pod.attempt, claim: claim.key };
     if (out.kind === 'ended') {
@@ -331,6 +332,27 @@ export class KubeBinder implements CommandHandler<BinderCommand> {
     }
     this.opts.log.warn({ ...fields, code: out.code, err: out.message }, 'deallocation failed');
     this.ingestResult({ type: 'ClaimDeallocationFailed', ...pod, claim, message: out.message });
+  }
+
+  /**
+   * The DynamicResources PostFilter's deletion of the special claim an earlier attempt left
+   * (kube's deleteClaim); a refusal comes back as ClaimDeallocationFailed, as a deallocation's.
+   */
+  private async runDelete(command: DeallocateClaimCommand, target: CreatedClaim): Promise<void> {
+    const { pod, claim } = command;
+    const out = await deleteExtendedClaim(this.claims, target);
+    const fields = { pod: pod.key, uid: pod.uid, attempt: pod.attempt, claim: claim.key };
+    if (out.kind === 'ended') {
+      if (out.fenced !== undefined) this.opts.log.warn({ ...fields, err: out.fenced }, 'fenced');
+      return;
+    }
+    if (out.kind === 'done') {
+      this.opts.log.debug(fields, 'deleted claim');
+      return;
+    }
+    const { message, code } = out.failure;
+    this.opts.log.warn({ ...fields, code, err: message }, 'deletion failed');
+    this.ingestResult({ type: 'ClaimDeallocationFailed', ...pod, claim, message });
   }
 
   /** Hands a bind result to the core; a failure there is logged, never thrown. */

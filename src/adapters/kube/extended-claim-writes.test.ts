@@ -120,4 +120,34 @@ describe('KubeBinder PreBind of extended resources backed by DRA', () => {
     ]);
     expect(u.api.lines()).toEqual(['POST /apis/resource.k8s.io/v1/namespaces/ns/resourceclaims']);
   });
+
+  it('deletes a special claim an earlier attempt left when the PostFilter asks (finalizer off first); a refusal comes back', async () => {
+    const t = setup();
+    t.api.put('ns/old', 'uid-old', { finalizers: ['resource.kubernetes.io/delete-protection'] });
+    const pod = attempt('ns/p', 3);
+    t.binder.execute({
+      kind: 'deallocateClaim',
+      pod,
+      claim: { key: 'ns/old', uid: 'uid-old', delete: true },
+    });
+    await t.binder.idle();
+    expect(t.api.lines()).toEqual(['GET old', 'PUT old', 'DELETE old']);
+    expect(t.api.claims.has('ns/old')).toBe(false);
+    const u = setup();
+    u.api.put('ns/old', 'uid-old');
+    u.api.intercept = (call) =>
+      call.method === 'DELETE' ? statusError(403, 'Forbidden', 'forbidden') : undefined;
+    u.binder.execute({
+      kind: 'deallocateClaim',
+      pod,
+      claim: { key: 'ns/old', uid: 'uid-old', delete: true },
+    });
+    await u.binder.idle();
+    expect(u.ingested).toEqual([
+      expect.objectContaining({
+        type: 'ClaimDeallocationFailed',
+        message: 'delete resourceclaim ns/old: forbidden',
+      }),
+    ]);
+  });
 });

@@ -22,7 +22,7 @@ import type { ManifestObject } from './manifests.ts';
 import { bindRefusal, claimPodOf, terminatingPod } from './pod-writes.ts';
 import { SimClaimController } from './sim-claim-controller.ts';
 import { type ClaimRefusal, SimClaims } from './sim-claims.ts';
-import { needsDriver, playDriver, type SimDeviceDriver } from './sim-device-driver.ts';
+import { driveClaims, type SimDeviceDriver } from './sim-device-driver.ts';
 
 export type { SimGroupEvent } from './group-reports.ts';
 
@@ -266,22 +266,6 @@ export class SimCluster implements CommandHandler<BinderCommand | ReportCommand>
     });
   }
 
-  /** The driver's answer on the claims just written whose devices have binding conditions. */
-  private playDriverOn(claims: readonly ClaimBinding[]): void {
-    const driver = this.opts.deviceDriver;
-    if (driver === undefined || driver.outcome === 'never') return;
-    const { timers } = this.opts;
-    for (const c of claims) {
-      const key = podKey(c.namespace, c.name);
-      const claim = this.claims.get(key);
-      if (claim === undefined || !needsDriver(claim)) continue;
-      timers.schedule(timers.now() + driver.latencyMs, () => {
-        if (playDriver(this.claims, key, c.uid, driver.outcome, this.timestamp()))
-          this.controller.claimsChanged([key]);
-      });
-    }
-  }
-
   /**
    * Evicts `victim` after the bind latency, as the API server deletes it: if the pod of that
    * uid still exists, its update with the DisruptionTarget condition and a deletionTimestamp,
@@ -298,6 +282,13 @@ export class SimCluster implements CommandHandler<BinderCommand | ReportCommand>
   private deallocate(claim: ClaimToDeallocate, podUid: string): void {
     const { timers, bindLatencyMs } = this.opts;
     timers.schedule(timers.now() + bindLatencyMs, () => {
+      if (claim.delete === true) {
+        // kube's deleteClaim of a special claim an earlier attempt left (same uid only).
+        const stored = this.claims.get(claim.key);
+        if (stored !== undefined && (stored.metadata as { uid?: unknown }).uid === claim.uid)
+          this.claims.deleteCreated(claim.key, this.timestamp());
+        return;
+      }
       if (this.claims.deallocate(claim.key, claim.uid, podUid))
         this.controller.claimsChanged([claim.key]);
     });
@@ -414,7 +405,8 @@ export class SimCluster implements CommandHandler<BinderCommand | ReportCommand>
       claims.length > 0 ? this.claims.reserve(pod, claims, this.timestamp()) : undefined;
     if (written === undefined && hold) {
       this.subject.next({ type: 'ClaimsReserved', ...attempt, node });
-      this.playDriverOn(claims);
+      const changed = (keys: string[]) => this.controller.claimsChanged(keys);
+      driveClaims(this.claims, this.opts, claims, () => this.timestamp(), changed);
       return;
     }
     this.finishBind(attempt, node, claims, { created, special, refusal: written });

@@ -1,4 +1,5 @@
 // A DRA driver the simulated cluster plays: it answers devices' binding conditions on the claims the scheduler allocated.
+import { podKey } from '../../model/keys.ts';
 import type { JsonRecord } from '../../model/record.ts';
 import { claimMeta, claimStatus, type SimClaims, withStatus } from './sim-claims.ts';
 
@@ -73,4 +74,30 @@ export function playDriver(
 
 function condition(type: string, reason: string, message: string, at: string): JsonRecord {
   return { type, status: 'True', reason, message, lastTransitionTime: at };
+}
+
+/**
+ * The driver's answer, after its latency, on each claim just `written` that needs one;
+ * `changed` hears of each claim it writes.
+ */
+export function driveClaims(
+  claims: SimClaims,
+  opts: {
+    readonly timers: { now(): number; schedule(deadline: number, fire: () => void): void };
+    readonly deviceDriver?: SimDeviceDriver;
+  },
+  written: readonly { namespace: string; name: string; uid: string }[],
+  timestamp: () => string,
+  changed: (keys: string[]) => void,
+): void {
+  const { deviceDriver: driver, timers } = opts;
+  if (driver === undefined || driver.outcome === 'never') return;
+  for (const c of written) {
+    const key = podKey(c.namespace, c.name);
+    const claim = claims.get(key);
+    if (claim === undefined || !needsDriver(claim)) continue;
+    timers.schedule(timers.now() + driver.latencyMs, () => {
+      if (playDriver(claims, key, c.uid, driver.outcome, timestamp())) changed([key]);
+    });
+  }
 }

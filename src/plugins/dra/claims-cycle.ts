@@ -311,13 +311,16 @@ export function claimsReserve(
 
 /** kube's PostFilter message when it deallocated a claim. */
 export const deallocationCompleted = 'deallocation of ResourceClaim completed';
+/** kube's PostFilter message when it deleted the special claim an earlier attempt left. */
+export const deletionCompleted = 'deletion of ResourceClaim completed';
 
 /**
  * kube's deallocateOrDeletePodClaims: among the claims some node's Filter found unavailable,
  * the first in the pod's order (kube picks one at random; berth must be deterministic) that
  * is reserved for nobody or only for `pod` is deallocated, and the answer is Unschedulable
- * "deallocation of ResourceClaim completed" (the core writes the claim). None:
- * Unschedulable with `noneReasons`. Undefined when the pod has no claim state this cycle.
+ * "deallocation of ResourceClaim completed" (the core writes the claim). Else a special claim
+ * of the pod's extended resources an earlier attempt left is deleted ("deletion of
+ * ResourceClaim completed"). None: Unschedulable with `noneReasons`. Undefined when the pod has no claim state this cycle.
  */
 export function claimsPostFilter(
   pod: PodInfo,
@@ -336,6 +339,14 @@ export function claimsPostFilter(
       ...(claim.resourceVersion === undefined ? {} : { resourceVersion: claim.resourceVersion }),
     };
     return { ...status('Unschedulable', name, deallocationCompleted), deallocate };
+  }
+  const stale = s.extended?.inMemory === false ? s.extended.claim : undefined;
+  if (stale !== undefined) {
+    const rv =
+      stale.resourceVersion === undefined ? {} : { resourceVersion: stale.resourceVersion };
+    const key = `${stale.namespace}/${stale.name}`;
+    const deallocate = { key, uid: stale.uid, ...rv, delete: true as const };
+    return { ...status('Unschedulable', name, deletionCompleted), deallocate };
   }
   return status('Unschedulable', name, ...noneReasons);
 }

@@ -158,6 +158,16 @@ describe('DynamicResources with DRA-backed extended resources', () => {
       code: 'UnschedulableAndUnresolvable',
       reasons: ['cannot schedule extended resource claim'],
     });
+    // PostFilter: kube deletes it so that the next attempt starts afresh.
+    const args = { preFiltersCompleted: true, state: cycle } as Parameters<
+      typeof plugin.postFilter
+    >[1];
+    expect(plugin.postFilter(p, args)).toEqual({
+      code: 'Unschedulable',
+      reasons: ['deletion of ResourceClaim completed'],
+      plugin: 'DynamicResources',
+      deallocate: { key: 'ml/p-extended-resources-abcde', uid: 'uid-old', delete: true },
+    });
   });
 
   it('gives an explicit name two classes share to the newer class, then the lower name', () => {

@@ -24,6 +24,11 @@ export interface ExtendedClaim {
   readonly claim: ResourceClaimInfo;
   /** True for the in-memory claim (created at PreBind). */
   readonly inMemory: boolean;
+  /**
+   * The claim fitted to nodes, by the resources DRA serves there: one object per set across
+   * the cycle's nodes, so what the allocator keeps per request object is made once.
+   */
+  readonly fitted: Map<string, NodeExtendedClaim>;
 }
 
 /** What the special claim asks of one node: its requests and the containers' mappings. */
@@ -52,7 +57,7 @@ export function extendedPreFilter(
       claim.ownerPodUid === pod.uid &&
       claim.namespace === pod.namespace
     )
-      return { claim, inMemory: false };
+      return { claim, inMemory: false, fitted: new Map() };
   const claim: ResourceClaimInfo = {
     namespace: pod.namespace,
     name: inMemoryClaimName,
@@ -61,7 +66,7 @@ export function extendedPreFilter(
     extendedResourceClaim: true,
     spec: { devices: { requests: [] } },
   };
-  return { claim, inMemory: true };
+  return { claim, inMemory: true, fitted: new Map() };
 }
 
 /**
@@ -91,11 +96,15 @@ export function extendedFilter(
   // berth leaves the claim out when nothing on this node goes through DRA, even beside user
   // claims (kube then allocates an empty claim, and its PreBind fails on the empty mappings).
   if (viaDra.length === 0 || extended.claim.status?.allocation !== undefined) return undefined;
+  const key = viaDra.join('\n');
+  const known = extended.fitted.get(key);
+  if (known !== undefined) return known;
   const { requests, mappings } = extendedRequestsAndMappings(
     pod.extendedContainers ?? [],
     viaDra,
     classes,
   );
-  const claim = { ...extended.claim, spec: { devices: { requests } } };
-  return { claim, mappings };
+  const fitted = { claim: { ...extended.claim, spec: { devices: { requests } } }, mappings };
+  extended.fitted.set(key, fitted);
+  return fitted;
 }

@@ -28,8 +28,14 @@ type ClaimJson = {
   };
 };
 type ClaimPodJson = PodJson & {
-  status?: { resourceClaimStatuses?: { name: string; resourceClaimName?: string }[] };
+  status?: {
+    resourceClaimStatuses?: { name: string; resourceClaimName?: string }[];
+    extendedResourceClaimStatus?: { resourceClaimName: string; requestMappings: unknown[] };
+  };
 };
+
+/** The key under which an outcome lists the special claim of DRA-backed extended resources. */
+const extendedKey = '<extended-resources>';
 
 const group = '/apis/resource.k8s.io/v1';
 const claimsPath = (ns: string) => `${group}/namespaces/${ns}/resourceclaims`;
@@ -100,10 +106,12 @@ function claimNames(pod: ClaimPodJson, spec: DraScenario['pending'][number]) {
   const made = new Map(
     (pod.status?.resourceClaimStatuses ?? []).map((c) => [c.name, c.resourceClaimName]),
   );
-  return spec.spec.resourceClaims.map((c) => ({
+  const refs = (spec.spec.resourceClaims ?? []).map((c) => ({
     ref: c.name,
     claim: c.resourceClaimName ?? made.get(c.name),
   }));
+  const special = pod.status?.extendedResourceClaimStatus?.resourceClaimName;
+  return special === undefined ? refs : [...refs, { ref: extendedKey, claim: special }];
 }
 
 /** The pod's outcome with its claims' allocations; undefined until it settled and its claims exist. */
@@ -129,9 +137,13 @@ async function readOutcome(
         ? 'unallocated'
         : results.map((x) => `${x.request} ${x.driver}/${x.pool}/${x.device}`);
     // A generated claim's name differs between runs: messages name it by the pod's claim.
-    if (claim !== spec.spec.resourceClaims.find((c) => c.name === ref)?.resourceClaimName)
+    if (claim !== spec.spec.resourceClaims?.find((c) => c.name === ref)?.resourceClaimName)
       message = message?.split(claim).join(`<${spec.metadata.name}/${ref}>`);
   }
+  // Which of the special claim's requests serves each container's resource (kube's mappings).
+  const mappings = r.body.status?.extendedResourceClaimStatus?.requestMappings;
+  if (mappings !== undefined)
+    claims[`${extendedKey} mappings`] = mappings.map((m) => JSON.stringify(m));
   return { ...o, ...(message === undefined ? {} : { message }), claims };
 }
 

@@ -8,7 +8,23 @@ export type DraObj = { apiVersion: string; kind: string; metadata: { name: strin
   unknown
 >;
 
-/** A pending pod: a bare pod with claims, pinned to one node by a nodeSelector or by its claims' selectors. */
+/** A container of a pending pod: requests (and limits, for extended resources), its claims. */
+export interface DraContainer {
+  name: string;
+  image: string;
+  restartPolicy?: 'Always';
+  resources: {
+    requests: Record<string, string>;
+    limits?: Record<string, string>;
+    claims?: { name: string }[];
+  };
+}
+
+/**
+ * A pending pod: a bare pod with claims, pinned to one node by a nodeSelector or by its
+ * claims' selectors; or (an `ext-` pod) one asking for extended resources backed by DRA,
+ * pinned by its nodeSelector.
+ */
 export interface DraPodObj {
   apiVersion: 'v1';
   kind: 'Pod';
@@ -17,16 +33,13 @@ export interface DraPodObj {
     schedulerName: 'default-scheduler';
     terminationGracePeriodSeconds: 0;
     nodeSelector?: Record<string, string>;
-    resourceClaims: {
+    resourceClaims?: {
       name: string;
       resourceClaimName?: string;
       resourceClaimTemplateName?: string;
     }[];
-    containers: {
-      name: string;
-      image: string;
-      resources: { requests: Record<string, string>; claims: { name: string }[] };
-    }[];
+    initContainers?: DraContainer[];
+    containers: DraContainer[];
   };
 }
 
@@ -49,8 +62,9 @@ export interface DraScenario {
 
 /** The scenario namespace. */
 export const draNamespace = 'dra-diff';
-const gpu = 'gpu.example.com';
-const mig = 'mig.example.com';
+/** The drivers (and class names) of the GPU and partitionable pools. */
+export const gpu = 'gpu.example.com';
+export const mig = 'mig.example.com';
 const classes = { gpu, mig, big: 'big-gpu.example.com', missing: 'missing.example.com' };
 const models = ['a100', 'h100', 'l4'];
 const memories = ['16Gi', '40Gi', '80Gi'];
@@ -142,8 +156,14 @@ function deviceClass(name: string, expression: string): DraObj {
   };
 }
 
+/** The extended resource the GPU class backs (explicitly); mig's is only its implicit name. */
+export const gpuResource = 'example.com/gpu';
+
 const allClasses: DraObj[] = [
-  deviceClass(gpu, `device.driver == "${gpu}"`),
+  (() => {
+    const c = deviceClass(gpu, `device.driver == "${gpu}"`);
+    return { ...c, spec: { ...(c.spec as object), extendedResourceName: gpuResource } };
+  })(),
   deviceClass(mig, `device.driver == "${mig}"`),
   deviceClass(
     classes.big,
