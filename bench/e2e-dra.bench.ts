@@ -2,6 +2,7 @@
 import { type DraResult, type DraScenario, draRun } from './e2e/dra-run.ts';
 import { batchFigures, formatSummary, summarise, writeResults } from './e2e/report.ts';
 import { runOrder } from './e2e/schedulers.ts';
+import { perPod } from './e2e/write-audit.ts';
 import { kubeDraThreshold } from './support/dra-shape.ts';
 
 const figures = batchFigures<DraResult>([
@@ -68,7 +69,8 @@ async function main(): Promise<void> {
           `${r.lastBindS} s, claim ${r.lastClaimS} s, Event ${r.lastEventS} s; Event lag p50 ` +
           `${r.eventLagMs.p50} p99 ${r.eventLagMs.p99} ms), attempt p50 ` +
           `${r.attemptMs.p50} p99 ${r.attemptMs.p99} ms (${r.attemptMs.n}), CPU ${r.cpuMsPerPod} ms/pod, ` +
-          `apiserver ${r.cpuS['kube-apiserver']} s, peak RSS ${r.peakRssMiB} MiB (set-up ${r.setupS} s)`,
+          `apiserver ${r.cpuS['kube-apiserver']} s, peak RSS ${r.peakRssMiB} MiB (set-up ${r.setupS} s)\n` +
+          `  its writes per pod: ${perPod(r.writes[scheduler], r.pods)}`,
       );
     }
   const summary = summarise(runs, figures);

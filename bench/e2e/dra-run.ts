@@ -15,6 +15,7 @@ import {
   type SchedulerName,
   startScheduler,
 } from './schedulers.ts';
+import { type WriteCounts, writesAuditPolicy, writesSince } from './write-audit.ts';
 
 /** The size of a DRA run: nodes with a slice of 10 devices each, init claims, measured pods. */
 export interface DraScenario {
@@ -53,6 +54,8 @@ export interface DraResult extends SchedulerCost {
   /** The scheduler's own scheduler_scheduling_attempt_duration_seconds{result="scheduled"}. */
   attemptMs: HistogramQuantiles;
   watchRestarts: number;
+  /** Writes in the bench namespace from the scheduler's spawn until all was done, per client. */
+  writes: WriteCounts;
 }
 
 const round = (x: number, digits = 3) => +x.toFixed(digits);
@@ -168,6 +171,7 @@ export async function draRun(s: DraScenario, scheduler: SchedulerName): Promise<
   const setupStart = performance.now();
   const bc = await upWithNodes(`bench-${s.name}-${scheduler}`, s.nodes, {
     node: draNode,
+    auditPolicy: writesAuditPolicy(benchNamespace),
     controllers: ['resourceclaim-controller'],
     controllerManagerQps: s.controllerQps,
   });
@@ -186,6 +190,7 @@ export async function draRun(s: DraScenario, scheduler: SchedulerName): Promise<
     watches.push(bound, claims, scheduled);
     const controlPlane = bc.cluster.pids();
     const before = sampleCpu(controlPlane);
+    const spawnedAtMs = Date.now();
     const running = await startScheduler(scheduler, bc.cluster, s.limits);
     try {
       const deadline = running.startedAt + s.timeoutMs;
@@ -201,6 +206,7 @@ export async function draRun(s: DraScenario, scheduler: SchedulerName): Promise<
       }
       const cost = schedulerCost(running.pid, controlPlane, before, s.pods);
       const metrics = await running.metrics();
+      const writes = writesSince(bc.cluster.auditLog, spawnedAtMs);
       const since = (at: number) => (at - running.startedAt) / 1000;
       const last = (w: DoneWatch) => Math.max(...[...w.doneAt.values()].map(since));
       const donePerPod = [...bound.doneAt.keys()].map((pod) =>
@@ -230,6 +236,7 @@ export async function draRun(s: DraScenario, scheduler: SchedulerName): Promise<
         }),
         ...cost,
         watchRestarts: watches.reduce((n, w) => n + w.restarts, 0),
+        writes,
       };
     } finally {
       for (const w of watches) w.stop();

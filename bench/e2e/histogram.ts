@@ -1,7 +1,10 @@
 // Quantiles of a Prometheus histogram scraped from a scheduler, interpolated within buckets as histogram_quantile does.
 import { parseSamples } from '../../test/support/prometheus-text.ts';
 
-/** Quantiles of one histogram, in ms (NaN when it has no observations). */
+/**
+ * Quantiles of one histogram, in ms: NaN when it has no observations, Infinity when the rank
+ * falls beyond the last finite bucket (16.4 s for the attempt duration).
+ */
 export interface HistogramQuantiles {
   n: number;
   p50: number;
@@ -11,7 +14,7 @@ export interface HistogramQuantiles {
 /**
  * The p50 and p99 of the histogram `name` in the exposition `text`, over the series whose
  * labels include `match` (summed), in ms: linear within the bucket the rank falls in, as
- * Prometheus's histogram_quantile (the upper bound of the last finite bucket beyond it).
+ * Prometheus's histogram_quantile does; Infinity beyond the last finite bucket.
  */
 export function histogramQuantiles(
   text: string,
@@ -34,7 +37,7 @@ export function histogramQuantiles(
     let below = 0;
     for (const [le, cumulative] of buckets) {
       if (cumulative >= rank) {
-        if (!Number.isFinite(le)) return lower * 1000;
+        if (!Number.isFinite(le)) return Number.POSITIVE_INFINITY;
         const inBucket = cumulative - below;
         const share = inBucket === 0 ? 1 : (rank - below) / inBucket;
         return +((lower + (le - lower) * share) * 1000).toFixed(2);
@@ -42,7 +45,7 @@ export function histogramQuantiles(
       lower = le;
       below = cumulative;
     }
-    return lower * 1000;
+    return Number.POSITIVE_INFINITY;
   };
   return { n, p50: quantile(0.5), p99: quantile(0.99) };
 }
