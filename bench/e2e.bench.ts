@@ -1,9 +1,8 @@
 // `npm run bench:e2e`: berth and kube-scheduler side by side on fresh real control planes.
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { repoRoot } from '../test/e2e/support/paths.ts';
 import { type BatchResult, type BatchScenario, batchRun } from './e2e/batch-run.ts';
 import {
+  batchFigures,
+  cpuPerPodFigure,
   type Figure,
   type FigureSummary,
   formatPooled,
@@ -11,11 +10,13 @@ import {
   noSamples,
   type PooledSamples,
   type PooledSummary,
+  peakRssFigure,
   poolInto,
   summarise,
   summarisePooled,
+  writeResults,
 } from './e2e/report.ts';
-import { type SchedulerName, schedulerNames } from './e2e/schedulers.ts';
+import { runOrder, type SchedulerName } from './e2e/schedulers.ts';
 import { type SteadyResult, type SteadyScenario, steadyRun } from './e2e/steady-run.ts';
 
 const fast = { qps: 1000, burst: 2000 };
@@ -31,30 +32,9 @@ const steadyScenarios: SteadyScenario[] = [
   { name: 'steady-200ps-qps1000', nodes: 500, perSecond: 200, seconds: 20, limits: fast },
 ];
 
-const batchFigures: Figure<BatchResult>[] = [
-  {
-    label: 'pods/s from start',
-    unit: 'pods/s',
-    of: (r) => r.podsPerSecFromStart,
-    better: 'higher',
-  },
-  {
-    label: 'pods/s after 1st bind',
-    unit: 'pods/s',
-    of: (r) => r.podsPerSecAfterFirstBind,
-    better: 'higher',
-  },
-  { label: 'first bind', unit: 's', of: (r) => r.firstBindS, better: 'lower' },
+const batchFigureList = batchFigures<BatchResult>([
   { label: 'all bound', unit: 's', of: (r) => r.lastBindS, better: 'lower' },
-  { label: 'scheduler CPU per pod', unit: 'ms', of: (r) => r.cpuMsPerPod, better: 'lower' },
-  {
-    label: 'apiserver CPU',
-    unit: 's',
-    of: (r) => r.cpuS['kube-apiserver'] ?? Number.NaN,
-    better: 'lower',
-  },
-  { label: 'peak RSS', unit: 'MiB', of: (r) => r.peakRssMiB, better: 'lower' },
-];
+]);
 
 const steadyFigures: Figure<SteadyResult>[] = [
   { label: 'latency p50', unit: 'ms', of: (r) => r.latencyMs.p50, better: 'lower' },
@@ -78,14 +58,14 @@ const steadyFigures: Figure<SteadyResult>[] = [
     of: (r) => r.createToBoundMs.p99,
     better: 'lower',
   },
-  { label: 'scheduler CPU per pod', unit: 'ms', of: (r) => r.cpuMsPerPod, better: 'lower' },
+  cpuPerPodFigure(),
   {
     label: 'apiserver CPU per pod',
     unit: 'ms',
     of: (r) => r.controlPlaneCpuMsPerPod['kube-apiserver'] ?? Number.NaN,
     better: 'lower',
   },
-  { label: 'peak RSS', unit: 'MiB', of: (r) => r.peakRssMiB, better: 'lower' },
+  peakRssFigure(),
 ];
 
 interface Options {
@@ -112,11 +92,6 @@ function parseArgs(argv: string[]): Options {
   return opts;
 }
 
-/** Run i starts with berth when i is even and with kube-scheduler when odd. */
-function order(run: number): readonly SchedulerName[] {
-  return run % 2 === 0 ? schedulerNames : [...schedulerNames].reverse();
-}
-
 function log(line: string): void {
   process.stdout.write(`${line}\n`);
 }
@@ -135,7 +110,7 @@ async function main(): Promise<void> {
   const steadySamples = new Map(steady.map((s) => [s.name, emptySamples()]));
   for (let run = 0; run < opts.runs; run++) {
     for (const scenario of batch)
-      for (const scheduler of order(run)) {
+      for (const scheduler of runOrder(run)) {
         const r = await batchRun(scenario, scheduler);
         batchRuns.get(scenario.name)?.push(r);
         log(
@@ -145,7 +120,7 @@ async function main(): Promise<void> {
         );
       }
     for (const scenario of steady)
-      for (const scheduler of order(run)) {
+      for (const scheduler of runOrder(run)) {
         const { result: r, samples } = await steadyRun(scenario, scheduler);
         steadyRuns.get(scenario.name)?.push(r);
         const pooled = steadySamples.get(scenario.name)?.[scheduler];
@@ -162,16 +137,14 @@ async function main(): Promise<void> {
       }
   }
   const summaries: Record<string, FigureSummary[]> = {};
-  for (const s of batch) summaries[s.name] = summarise(batchRuns.get(s.name) ?? [], batchFigures);
+  for (const s of batch)
+    summaries[s.name] = summarise(batchRuns.get(s.name) ?? [], batchFigureList);
   const pooled: Record<string, PooledSummary> = {};
   for (const s of steady) {
     summaries[s.name] = summarise(steadyRuns.get(s.name) ?? [], steadyFigures);
     const samples = steadySamples.get(s.name) ?? emptySamples();
     pooled[s.name] = summarisePooled(samples.berth, samples['kube-scheduler']);
   }
-  const dir = join(repoRoot, 'bench/results');
-  mkdirSync(dir, { recursive: true });
-  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   const result = {
     at: new Date().toISOString(),
     runs: opts.runs,
@@ -180,9 +153,7 @@ async function main(): Promise<void> {
     summaries,
     pooled,
   };
-  const file = join(dir, `e2e-${stamp}.json`);
-  writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
-  writeFileSync(join(dir, 'e2e.json'), `${JSON.stringify(result, null, 2)}\n`);
+  const file = writeResults('e2e', result);
   log('');
   log(`${opts.runs} run(s) each, alternating which scheduler goes first; results in ${file}`);
   for (const [name, rows] of Object.entries(summaries)) {

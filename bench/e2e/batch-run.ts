@@ -3,7 +3,7 @@ import { pods } from '../../test/e2e/support/manifests.ts';
 import { delay } from '../../test/e2e/support/wait.ts';
 import { watchBound } from './bindings.ts';
 import { benchNamespace, createAll, upWithNodes } from './cluster-setup.ts';
-import { cpuBetween, cpuSeconds, peakRssMiB, sampleCpu } from './proc-stats.ts';
+import { type SchedulerCost, sampleCpu, schedulerCost } from './proc-stats.ts';
 import {
   type ClientLimits,
   podSchedulerName,
@@ -22,7 +22,7 @@ export interface BatchScenario {
 }
 
 /** What one batch run measured (times in seconds from the scheduler's spawn). */
-export interface BatchResult {
+export interface BatchResult extends SchedulerCost {
   scheduler: SchedulerName;
   bound: number;
   firstBindS: number;
@@ -31,11 +31,6 @@ export interface BatchResult {
   podsPerSecFromStart: number;
   /** (Pods − 1) ÷ (last bind − first bind). */
   podsPerSecAfterFirstBind: number;
-  /** CPU seconds from spawn to the last bind: the scheduler, and each control-plane process. */
-  cpuS: Record<string, number>;
-  /** Scheduler CPU ms per bound pod (start-up included). */
-  cpuMsPerPod: number;
-  peakRssMiB: number;
   /** Times the bench's own watch was ended by the API server and resumed, and pods it relisted. */
   watchRestarts: number;
   relisted: number;
@@ -56,7 +51,7 @@ export async function batchRun(
     });
     await createAll(bc.api, `/api/v1/namespaces/${benchNamespace}/pods`, manifests);
     const watch = await watchBound(bc.api, benchNamespace);
-    const boundAt = watch.boundAt;
+    const boundAt = watch.doneAt;
     const controlPlane = bc.cluster.pids();
     const before = sampleCpu(controlPlane);
     const running = await startScheduler(scheduler, bc.cluster, scenario.limits);
@@ -70,9 +65,7 @@ export async function batchRun(
         running.checkAlive();
         await delay(20);
       }
-      const schedulerCpu = cpuSeconds(running.pid);
-      const cpu = cpuBetween(before, sampleCpu(controlPlane));
-      const rss = peakRssMiB(running.pid);
+      const cost = schedulerCost(running.pid, controlPlane, before, scenario.pods);
       const times = [...boundAt.values()].map((at) => at - running.startedAt);
       const first = Math.min(...times) / 1000;
       const last = Math.max(...times) / 1000;
@@ -84,9 +77,7 @@ export async function batchRun(
         lastBindS: round(last),
         podsPerSecFromStart: round(scenario.pods / last, 1),
         podsPerSecAfterFirstBind: round((scenario.pods - 1) / (last - first), 1),
-        cpuS: { scheduler: round(schedulerCpu, 2), ...cpu },
-        cpuMsPerPod: round((schedulerCpu * 1000) / scenario.pods, 3),
-        peakRssMiB: rss,
+        ...cost,
         watchRestarts: watch.restarts,
         relisted: watch.relisted,
       };

@@ -1,48 +1,54 @@
-// When each pod was first seen bound, from a pod watch that resumes where it left off if the API server ends it.
+// When each object's work was first seen done (a pod bound, …), from a watch that resumes where it left off if the API server ends it.
 import type { Api, Watch } from '../../test/e2e/support/api.ts';
 import type { PodJson } from '../../test/e2e/support/kubectl.ts';
 
-/** The bench clock (performance.now) at which each pod, by name, was first seen bound. */
-export interface BindingWatch {
-  boundAt: Map<string, number>;
+/** The bench clock (performance.now) at which each key (a pod's name) was first seen done. */
+export interface DoneWatch {
+  doneAt: Map<string, number>;
   /** How often the API server ended the watch and it was resumed (or relisted). */
   restarts: number;
-  /** Pods found bound by a relist after the watch history was gone (their time is the relist's). */
+  /** Keys found done by a relist after the watch history was gone (their time is the relist's). */
   relisted: number;
   stop(): void;
 }
 
-interface PodList {
+/** What an object shows: the key whose work it shows done, or undefined when not (yet). */
+export type DoneKey<T> = (object: T) => string | undefined;
+
+interface List<T> {
   metadata: { resourceVersion: string };
-  items: PodJson[];
+  items: T[];
 }
 
 /**
- * Watches the bound pods (`spec.nodeName` set) of `namespace` from now on; pods already
- * bound when it starts are left out. The API server
- * closes a watcher that falls behind; the watch then resumes from the last resourceVersion
- * it saw, or relists when that is too old, so no binding goes unseen.
+ * Watches the collection `path` (a URL, field selector allowed) from now on and records when
+ * `done` first names each key; keys already done when it starts are left out, even when a
+ * later update of theirs comes through. The API server closes a watcher that falls behind;
+ * the watch then resumes from the last resourceVersion it saw, or relists when that is too
+ * old, so nothing done goes unseen.
  */
-export async function watchBound(api: Api, namespace: string): Promise<BindingWatch> {
-  const path = `/api/v1/namespaces/${namespace}/pods?fieldSelector=spec.nodeName%21%3D`;
-  const state: BindingWatch = { boundAt: new Map(), restarts: 0, relisted: 0, stop: () => {} };
+export async function watchDone<T extends { metadata?: { resourceVersion?: string } }>(
+  api: Api,
+  path: string,
+  done: DoneKey<T>,
+): Promise<DoneWatch> {
+  const state: DoneWatch = { doneAt: new Map(), restarts: 0, relisted: 0, stop: () => {} };
   let stopped = false;
   let current: Watch | undefined;
-  // Pods already bound when the watch starts (a warm-up pod) are not bindings from now on,
-  // even when a later status update of theirs comes through the watch.
   const before = new Set<string>();
-  const seen = (pod: PodJson, at: number) => {
-    const name = pod.metadata.name;
-    if (pod.spec?.nodeName !== undefined && !before.has(name) && !state.boundAt.has(name))
-      state.boundAt.set(name, at);
+  const seen = (object: T, at: number) => {
+    const key = done(object);
+    if (key !== undefined && !before.has(key) && !state.doneAt.has(key)) state.doneAt.set(key, at);
   };
   const list = async (record: boolean): Promise<string> => {
-    const l = await api.ok<PodList>('GET', path);
-    for (const pod of l.items) {
-      if (!record) before.add(pod.metadata.name);
-      else if (!state.boundAt.has(pod.metadata.name)) {
+    const l = await api.ok<List<T>>('GET', path);
+    for (const object of l.items) {
+      const key = done(object);
+      if (key === undefined) continue;
+      if (!record) before.add(key);
+      else if (!state.doneAt.has(key)) {
         state.relisted++;
-        seen(pod, performance.now());
+        seen(object, performance.now());
       }
     }
     return l.metadata.resourceVersion;
@@ -50,7 +56,7 @@ export async function watchBound(api: Api, namespace: string): Promise<BindingWa
   const start = (rv: string) => {
     let last = rv;
     let gone = false;
-    const w = api.watch<PodJson & { code?: number }>(path, rv, (e) => {
+    const w = api.watch<T & { code?: number }>(path, rv, (e) => {
       if (e.type === 'ERROR') {
         gone = e.object.code === 410;
         return;
@@ -72,4 +78,15 @@ export async function watchBound(api: Api, namespace: string): Promise<BindingWa
     current?.stop();
   };
   return state;
+}
+
+/**
+ * Watches the bound pods (`spec.nodeName` set) of `namespace` from now on; pods already
+ * bound when it starts are left out (see {@link watchDone}); `doneAt` is by pod name.
+ */
+export function watchBound(api: Api, namespace: string): Promise<DoneWatch> {
+  const path = `/api/v1/namespaces/${namespace}/pods?fieldSelector=spec.nodeName%21%3D`;
+  return watchDone<PodJson>(api, path, (pod) =>
+    pod.spec?.nodeName === undefined ? undefined : pod.metadata.name,
+  );
 }

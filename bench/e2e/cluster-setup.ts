@@ -31,18 +31,28 @@ export async function createAll(
   await Promise.all(Array.from({ length: parallel }, worker));
 }
 
+/** How to start a bench cluster: the control plane's options, and the nodes' shape. */
+export interface BenchClusterOptions extends ClusterOptions {
+  /** Node `i`'s manifest; default a kwok node `node-i` with 4 cpu, 16Gi and 110 pods. */
+  node?: (i: number) => Manifest;
+}
+
+const defaultNode = (i: number) => kwokNode(`node-${i}`, { cpu: '4', memory: '16Gi', pods: 110 });
+
 /**
  * Starts etcd, kube-apiserver and kwok in a fresh dir, creates the bench namespace and
- * `nodes` kwok nodes (4 cpu, 16Gi, 110 pods), and waits until kwok reports all Ready.
- * `options.auditPolicy` turns on kube-apiserver's audit log (see {@link Cluster.up}).
+ * `nodes` kwok nodes (`options.node`, by default 4 cpu, 16Gi, 110 pods), and waits until
+ * kwok reports all Ready. `options.auditPolicy` turns on kube-apiserver's audit log and
+ * `options.controllers` kube-controller-manager (see {@link Cluster.up}).
  */
 export async function upWithNodes(
   label: string,
   nodes: number,
-  options: ClusterOptions = {},
+  options: BenchClusterOptions = {},
 ): Promise<BenchCluster> {
+  const { node = defaultNode, ...clusterOptions } = options;
   const cluster = new Cluster(label);
-  await cluster.up(options);
+  await cluster.up(clusterOptions);
   const api = new Api(cluster.kubeconfig, 64);
   const down = async (keep = process.env.BERTH_BENCH_KEEP !== undefined) => {
     api.close();
@@ -50,9 +60,7 @@ export async function upWithNodes(
   };
   try {
     await api.ok('POST', '/api/v1/namespaces', namespace(benchNamespace));
-    const manifests = Array.from({ length: nodes }, (_, i) =>
-      kwokNode(`node-${i}`, { cpu: '4', memory: '16Gi', pods: 110 }),
-    );
+    const manifests = Array.from({ length: nodes }, (_, i) => node(i));
     await createAll(api, '/api/v1/nodes', manifests);
     await waitForReadyNodes(api, nodes, { timeoutMs: 300_000, intervalMs: 1_000 });
   } catch (error) {

@@ -42,3 +42,27 @@ export function cpuBetween(before: CpuSample, after: CpuSample): CpuSample {
     Object.entries(after).map(([name, s]) => [name, +(s - (before[name] ?? 0)).toFixed(2)]),
   );
 }
+
+/** The scheduler's CPU (and the control plane's since `before`), CPU per pod and peak RSS. */
+export interface SchedulerCost {
+  /** CPU seconds: the scheduler's since its start, each control-plane process's since `before`. */
+  cpuS: Record<string, number>;
+  /** Scheduler CPU ms per pod (start-up included). */
+  cpuMsPerPod: number;
+  peakRssMiB: number;
+}
+
+/** Samples the cost of the scheduler `pid` for `pods` pods, the control plane `pids` since `before`. */
+export function schedulerCost(
+  pid: number,
+  pids: Record<string, number>,
+  before: CpuSample,
+  pods: number,
+): SchedulerCost {
+  const cpu = cpuSeconds(pid);
+  return {
+    cpuS: { scheduler: +cpu.toFixed(2), ...cpuBetween(before, sampleCpu(pids)) },
+    cpuMsPerPod: +((cpu * 1000) / pods).toFixed(3),
+    peakRssMiB: peakRssMiB(pid),
+  };
+}

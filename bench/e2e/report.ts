@@ -1,5 +1,9 @@
 // Sums up end-to-end bench runs: min and median per scheduler, and berth ÷ kube-scheduler.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { repoRoot } from '../../test/e2e/support/paths.ts';
 import { type Latency, latency } from '../support/measure.ts';
+import type { SchedulerCost } from './proc-stats.ts';
 import type { SchedulerName } from './schedulers.ts';
 
 /** One figure of a scenario, where to find it in a run and which way is better. */
@@ -8,6 +12,71 @@ export interface Figure<R> {
   unit: string;
   of: (run: R) => number;
   better: 'higher' | 'lower';
+}
+
+/** What a run that starts its scheduler on pods already there reports (plain or DRA). */
+export interface BatchFigures extends SchedulerCost {
+  scheduler: SchedulerName;
+  podsPerSecFromStart: number;
+  podsPerSecAfterFirstBind: number;
+  firstBindS: number;
+}
+
+/** The scheduler's CPU per pod, as a figure of any run that measures it. */
+export function cpuPerPodFigure<R extends { cpuMsPerPod: number }>(): Figure<R> {
+  return { label: 'scheduler CPU per pod', unit: 'ms', of: (r) => r.cpuMsPerPod, better: 'lower' };
+}
+
+/** The scheduler's peak RSS, as a figure of any run that measures it. */
+export function peakRssFigure<R extends { peakRssMiB: number }>(): Figure<R> {
+  return { label: 'peak RSS', unit: 'MiB', of: (r) => r.peakRssMiB, better: 'lower' };
+}
+
+/**
+ * The figures of a batch-like run: pods/s from start and after the first bind, the first
+ * bind, then `middle` (e.g. when the clock stopped), then CPU per pod, apiserver CPU and
+ * peak RSS.
+ */
+export function batchFigures<R extends BatchFigures>(middle: Figure<R>[]): Figure<R>[] {
+  return [
+    {
+      label: 'pods/s from start',
+      unit: 'pods/s',
+      of: (r) => r.podsPerSecFromStart,
+      better: 'higher',
+    },
+    {
+      label: 'pods/s after 1st bind',
+      unit: 'pods/s',
+      of: (r) => r.podsPerSecAfterFirstBind,
+      better: 'higher',
+    },
+    { label: 'first bind', unit: 's', of: (r) => r.firstBindS, better: 'lower' },
+    ...middle,
+    cpuPerPodFigure(),
+    {
+      label: 'apiserver CPU',
+      unit: 's',
+      of: (r) => r.cpuS['kube-apiserver'] ?? Number.NaN,
+      better: 'lower',
+    },
+    peakRssFigure(),
+  ];
+}
+
+/**
+ * Writes `result` as JSON to bench/results/PREFIX-TIME.json and bench/results/PREFIX.json
+ * (the latest); returns the first path.
+ */
+export function writeResults(prefix: string, result: unknown): string {
+  const dir = join(repoRoot, 'bench/results');
+  mkdirSync(dir, { recursive: true });
+  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+  const file = join(dir, `${prefix}-${stamp}.json`);
+  const text = `${JSON.stringify(result, null, 2)}\n`;
+  writeFileSync(file, text);
+  writeFileSync(join(dir, `${prefix}.json`), text);
+  return file;
 }
 
 /** Min, median and max of one figure over a scheduler's runs. */

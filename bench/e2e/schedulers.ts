@@ -1,13 +1,18 @@
 // The two schedulers the end-to-end bench compares, started the same way against one control plane.
 import { startBerth } from '../../test/e2e/support/berth.ts';
 import type { Cluster } from '../../test/e2e/support/control-plane.ts';
-import { startKubeScheduler } from '../../test/e2e/support/kube-scheduler.ts';
+import { freeLoopbackPort, startKubeScheduler } from '../../test/e2e/support/kube-scheduler.ts';
 
 /** Which scheduler a run measures. */
 export type SchedulerName = 'berth' | 'kube-scheduler';
 
 /** The schedulers, in the order a run starts with. */
 export const schedulerNames: readonly SchedulerName[] = ['berth', 'kube-scheduler'];
+
+/** The schedulers in run `run`'s order: berth first when `run` is even, kube-scheduler when odd. */
+export function runOrder(run: number): readonly SchedulerName[] {
+  return run % 2 === 0 ? schedulerNames : [...schedulerNames].reverse();
+}
 
 /** A scheduler process started by the bench. */
 export interface RunningScheduler {
@@ -17,6 +22,8 @@ export interface RunningScheduler {
   startedAt: number;
   /** Throws when the process has exited (a run must not wait for a dead scheduler). */
   checkAlive(): void;
+  /** Its Prometheus text exposition (`/metrics`, kube-scheduler's metric names on both). */
+  metrics(): Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -28,16 +35,18 @@ export interface ClientLimits {
 
 /**
  * Starts `name` against `cluster` with the same client limits, no leader election and its
- * defaults otherwise; returns at once (the bench's clock starts at the spawn).
+ * defaults otherwise, /metrics served on a free loopback port; returns at once (the bench's
+ * clock starts at the spawn).
  */
 export async function startScheduler(
   name: SchedulerName,
   cluster: Cluster,
   limits: ClientLimits,
 ): Promise<RunningScheduler> {
-  const startedAt = performance.now();
   if (name === 'kube-scheduler') {
-    const kube = startKubeScheduler(cluster, { qps: limits.qps, burst: limits.burst });
+    const securePort = await freeLoopbackPort();
+    const startedAt = performance.now();
+    const kube = startKubeScheduler(cluster, { qps: limits.qps, burst: limits.burst, securePort });
     return {
       name,
       pid: kube.pid,
@@ -50,9 +59,15 @@ export async function startScheduler(
           throw new Error(`kube-scheduler exited; see ${kube.logPath}`);
         }
       },
+      async metrics() {
+        const r = await kube.get('/metrics');
+        if (r.status !== 200) throw new Error(`kube-scheduler /metrics: HTTP ${r.status}`);
+        return r.body;
+      },
       stop: () => kube.stop(),
     };
   }
+  const startedAt = performance.now();
   // Admin, as the kube-scheduler it is timed against: both pay the same authorization.
   const berth = await startBerth(cluster, {
     kubeconfig: cluster.kubeconfig,
@@ -66,6 +81,15 @@ export async function startScheduler(
     pid: berth.pid,
     startedAt,
     checkAlive: () => berth.checkAlive(),
+    async metrics() {
+      const line = await berth.waitForLog(
+        'its status server',
+        (e) => e.msg === 'status server listening',
+      );
+      const res = await fetch(`${String((line as Record<string, unknown>).url)}/metrics`);
+      if (res.status !== 200) throw new Error(`berth /metrics: HTTP ${res.status}`);
+      return res.text();
+    },
     stop: async () => {
       await berth.stop('SIGTERM', 10_000);
     },

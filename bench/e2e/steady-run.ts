@@ -126,7 +126,7 @@ export async function steadyRun(
         { timeoutMs: 60_000, intervalMs: 50 },
       );
       const watch = await watchBound(bc.api, benchNamespace);
-      const boundAt = watch.boundAt;
+      const boundAt = watch.doneAt;
       const cpuBefore = cpuSeconds(running.pid);
       const controlPlane = bc.cluster.pids();
       const controlPlaneBefore = sampleCpu(controlPlane);

@@ -33,11 +33,11 @@ export function decisionWindow(measured: (key: string) => boolean = () => true):
   let last = 0;
   let cpuFirst = 0;
   let cpuLast = 0;
-  let cycleCpu = 0;
   const cpuMs = () => {
     const u = process.cpuUsage();
     return (u.user + u.system) / 1000;
   };
+  let cycleCpu = cpuMs();
   let scheduled = 0;
   let unschedulable = 0;
   const decided = new Set<string>();

@@ -52,11 +52,11 @@ describe('bench binding watch', () => {
       await bind(api, 'later');
       await waitFor(
         'the later binding to be seen',
-        async () => ({ ok: watch.boundAt.has('later'), seen: [...watch.boundAt.keys()] }),
+        async () => ({ ok: watch.doneAt.has('later'), seen: [...watch.doneAt.keys()] }),
         { timeoutMs: 10_000, intervalMs: 20 },
       );
       // Watch events come in resourceVersion order: the warm-up pod's update came before.
-      expect([...watch.boundAt.keys()]).toEqual(['later']);
+      expect([...watch.doneAt.keys()]).toEqual(['later']);
     } finally {
       watch.stop();
     }

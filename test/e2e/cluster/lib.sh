@@ -178,8 +178,13 @@ kube_controller_manager_healthy() {
 # kube-controller-manager.kubeconfig); each controller then acts as its own service account in
 # kube-system with kube's bootstrap role for it (--use-service-account-credentials, as kubeadm runs it).
 # Waits for /healthz on KUBE_CONTROLLER_MANAGER_PORT and records its pid.
+# BERTH_E2E_KCM_QPS=N sets its client limit (--kube-api-qps N, --kube-api-burst 2N; kube's default 20/30).
 start_controller_manager() {
-  local dir=$1 controllers=$2 logfile="$1/kube-controller-manager.log"
+  local dir=$1 controllers=$2 logfile="$1/kube-controller-manager.log" limits=()
+  if [[ -n "${BERTH_E2E_KCM_QPS:-}" ]]; then
+    [[ "${BERTH_E2E_KCM_QPS}" =~ ^[1-9][0-9]*$ ]] || die "BERTH_E2E_KCM_QPS=${BERTH_E2E_KCM_QPS}: expected a whole number"
+    limits=(--kube-api-qps="${BERTH_E2E_KCM_QPS}" --kube-api-burst="$((2 * BERTH_E2E_KCM_QPS))")
+  fi
   port_in_use "${KUBE_CONTROLLER_MANAGER_PORT}" &&
     die "port ${KUBE_CONTROLLER_MANAGER_PORT} (kube-controller-manager) is already in use"
   start_daemon "${logfile}" "${BERTH_E2E_KCM}" \
@@ -188,7 +193,8 @@ start_controller_manager() {
     --use-service-account-credentials=true \
     --leader-elect=false \
     --bind-address=127.0.0.1 \
-    --secure-port="${KUBE_CONTROLLER_MANAGER_PORT}"
+    --secure-port="${KUBE_CONTROLLER_MANAGER_PORT}" \
+    "${limits[@]}"
   record_pid "${dir}" kube-controller-manager "${STARTED_PID}"
   wait_until kube-controller-manager "${STARTED_PID}" "${logfile}" kube_controller_manager_healthy
   log "kube-controller-manager (${controllers}) healthy on https://127.0.0.1:${KUBE_CONTROLLER_MANAGER_PORT} (pid ${STARTED_PID})"

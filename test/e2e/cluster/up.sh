@@ -17,6 +17,7 @@ environment: BERTH_E2E_AUDIT_POLICY=FILE  audit what FILE selects to DIR/audit.l
                                           default K8S_VERSION's); etcd and kwok stay the main set's
              BERTH_E2E_CONTROLLERS=LIST   also run kube-controller-manager with --controllers=LIST
                                           (e.g. resourceclaim-controller); K8S_VERSION only
+             BERTH_E2E_KCM_QPS=N          its client limit: qps N, burst 2N (default kube's 20/30)
 EOF
   exit 2
 }

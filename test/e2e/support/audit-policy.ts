@@ -8,10 +8,15 @@ export interface AuditedResources {
 }
 
 /**
- * An audit.k8s.io/v1 Policy (YAML) that logs at Metadata level the creates of `resources`
- * in `namespace` when they complete, and nothing else: no heartbeats, watches or reads.
+ * An audit.k8s.io/v1 Policy (YAML) that logs at Metadata level the creates (or `verbs`) of
+ * `resources` in `namespace` when they complete, and nothing else: no heartbeats, watches or
+ * reads.
  */
-export function createsAuditPolicy(namespace: string, resources: AuditedResources[]): string {
+export function createsAuditPolicy(
+  namespace: string,
+  resources: AuditedResources[],
+  verbs: string[] = ['create'],
+): string {
   const groups = resources.map(
     (r) => `{ group: "${r.group}", resources: [${r.resources.map((x) => `"${x}"`).join(', ')}] }`,
   );
@@ -21,7 +26,7 @@ export function createsAuditPolicy(namespace: string, resources: AuditedResource
     'omitStages: ["RequestReceived"]',
     'rules:',
     '- level: Metadata',
-    '  verbs: ["create"]',
+    `  verbs: [${verbs.map((v) => `"${v}"`).join(', ')}]`,
     `  namespaces: ["${namespace}"]`,
     `  resources: [${groups.join(', ')}]`,
     '- level: None',
@@ -33,6 +38,8 @@ export function createsAuditPolicy(namespace: string, resources: AuditedResource
 export interface AuditedRequest {
   verb: string;
   userAgent?: string;
+  requestReceivedTimestamp?: string;
+  responseStatus?: { code?: number };
   objectRef: { resource: string; namespace?: string; subresource?: string };
 }
 

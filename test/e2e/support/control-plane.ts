@@ -68,6 +68,8 @@ export interface ClusterOptions {
    * manager). Needs the pinned K8S_VERSION's kube-apiserver (no `release`).
    */
   controllers?: string[];
+  /** kube-controller-manager's client QPS (burst twice that); default kube's 20 (burst 30). */
+  controllerManagerQps?: number;
 }
 
 /** One control plane (etcd, kube-apiserver, kwok, optionally kube-controller-manager) whose state and logs live in `dir`. */
@@ -159,6 +161,8 @@ export class Cluster {
     if (options.release !== undefined) env.BERTH_E2E_KUBE = options.release;
     if (options.controllers !== undefined)
       env.BERTH_E2E_CONTROLLERS = options.controllers.join(',');
+    if (options.controllerManagerQps !== undefined)
+      env.BERTH_E2E_KCM_QPS = String(options.controllerManagerQps);
     // A release not built yet is built first (build.sh --kube): allow for a cold build.
     const timeoutMs = options.release === undefined ? 180_000 : 30 * 60_000;
     const started = Date.now();
