@@ -100,10 +100,18 @@ export async function driverSets(
 }
 
 /**
- * Sets the failure condition on claim `name` and returns the claim's states from then on,
- * as its watch shows them (`allocated|free holders=N[ failed]`), once it was deallocated.
+ * Runs `act`, then returns claim `name`'s states from before it on, as the claim's watch shows
+ * them (`allocated|free holders=N[ failed]`), once `until` is seen after an allocated state
+ * (the claim released again).
  */
-export async function failAndWatch(api: Api, s: BindingSite, name: string): Promise<string[]> {
+export async function watchClaim(
+  api: Api,
+  s: BindingSite,
+  name: string,
+  act: () => Promise<void>,
+  until: string,
+  timeoutMs = 60_000,
+): Promise<string[]> {
   const states: string[] = [];
   const rv = await api.listResourceVersion(claimsPath(s));
   const watch = api.watch<BindingClaimJson>(
@@ -120,17 +128,28 @@ export async function failAndWatch(api: Api, s: BindingSite, name: string): Prom
     },
   );
   try {
-    await driverSets(api, s, name, {
-      type: 'AttachFailed',
-      reason: 'NoPort',
-      message: 'no free fabric port',
-    });
-    await waitFor('the claim unreserved, then deallocated', async () => ({
-      ok: states.includes('free holders=0'),
-      seen: states,
-    }));
+    await act();
+    await waitFor(
+      `claim ${s.ns}/${name} ${until}`,
+      async () => {
+        const allocated = states.findIndex((x) => x.startsWith('allocated'));
+        return { ok: allocated >= 0 && states.lastIndexOf(until) > allocated, seen: states };
+      },
+      { timeoutMs },
+    );
   } finally {
     watch.stop();
   }
   return states;
+}
+
+/** Sets the failure condition on claim `name`; its states until it was deallocated. */
+export function failAndWatch(api: Api, s: BindingSite, name: string): Promise<string[]> {
+  const fail = () =>
+    driverSets(api, s, name, {
+      type: 'AttachFailed',
+      reason: 'NoPort',
+      message: 'no free fabric port',
+    });
+  return watchClaim(api, s, name, fail, 'free holders=0');
 }
