@@ -29,9 +29,9 @@ function extContainer(
 
 /**
  * Extended resources backed by DRA, from a stream of their own (the claim pods' draws stay
- * as they were): about a third of the nodes list `example.com/gpu: 2` in their allocatable
+ * as they were): about a third of the nodes list `example.com/gpu: 1` or `2` in their allocatable
  * (a device plugin's; those keep NodeResourcesFit's path though they have DRA devices too),
- * and 1–3 `ext-` pods, each pinned by its nodeSelector, ask for `example.com/gpu` (the GPU
+ * and 2–4 `ext-` pods (often on such a node), each pinned by its nodeSelector, ask for `example.com/gpu` (the GPU
  * class's explicit name) or a class's implicit `deviceclass.resource.kubernetes.io/<class>`,
  * sometimes from a second app container, a sidecar or a short-lived init container too. They
  * go in at random places among the claim pods. No pod mixes claims and extended resources:
@@ -41,19 +41,22 @@ function extContainer(
 export function addExtendedPods(s: DraScenario): void {
   const r = rngFrom(s.seed ^ 0x0e7e_0000);
   const names = s.nodes.map((n) => n.metadata.name);
+  const plugin: string[] = [];
   for (const n of s.nodes)
     if (r.chance(0.35)) {
+      plugin.push(n.metadata.name);
+      const count = String(r.range(1, 2));
       s.covers.add('extended resource in node allocatable');
       const status = n.status as {
         capacity: Record<string, string>;
         allocatable: Record<string, string>;
       };
       n.status = {
-        capacity: { ...status.capacity, [gpuResource]: '2' },
-        allocatable: { ...status.allocatable, [gpuResource]: '2' },
+        capacity: { ...status.capacity, [gpuResource]: count },
+        allocatable: { ...status.allocatable, [gpuResource]: count },
       };
     }
-  for (let k = 0; k < r.range(1, 3); k++) {
+  for (let k = 0; k < r.range(2, 4); k++) {
     const resource = r.pick([gpuResource, gpuResource, implicit(gpu), implicit(mig)]);
     s.covers.add(
       resource === gpuResource ? 'extended resource (explicit)' : 'extended resource (implicit)',
@@ -78,7 +81,11 @@ export function addExtendedPods(s: DraScenario): void {
       spec: {
         schedulerName: 'default-scheduler',
         terminationGracePeriodSeconds: 0,
-        nodeSelector: { 'kubernetes.io/hostname': r.pick(names) },
+        // Often a device plugin's node, so that its count runs out (Insufficient example.com/gpu).
+        nodeSelector: {
+          'kubernetes.io/hostname':
+            plugin.length > 0 && r.chance(0.4) ? r.pick(plugin) : r.pick(names),
+        },
         ...(initContainers.length > 0 ? { initContainers } : {}),
         containers,
       },
