@@ -543,14 +543,9 @@ const forbidden: Access[] = [
   { ...lease, verb: 'list', namespace: releaseNs },
   { ...lease, verb: 'update', namespace: releaseNs, name: 'kube-scheduler' },
   { verb: 'get', resource: 'configmaps', namespace: releaseNs, name: fullname },
-  // DRA: berth updates a claim (its finalizer) and its status; it creates, patches and
-  // deletes none (kube-scheduler's role has create/delete for extended-resource claims).
-  ...['create', 'patch', 'delete'].map((verb) => ({
-    verb,
-    resource: 'resourceclaims',
-    group: 'resource.k8s.io',
-    namespace: appsNs,
-  })),
+  // DRA: berth updates a claim (its finalizer) and its status, and creates and deletes the
+  // special claims of extended resources (as kube-scheduler's role); it patches none.
+  { verb: 'patch', resource: 'resourceclaims', group: 'resource.k8s.io', namespace: appsNs },
   { verb: 'update', resource: 'resourceslices', group: 'resource.k8s.io' },
   // A PodGroup's spec is its owner's: berth writes only the status.
   ...['create', 'update', 'patch', 'delete'].map((verb) => ({
