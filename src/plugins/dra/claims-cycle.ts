@@ -16,7 +16,6 @@ import type { NodeSelectorTerm } from '../../model/objects.ts';
 import { matchesAnyTerm } from '../node-selector.ts';
 import { allocatedState } from './allocated-state.ts';
 import { type NodeAllocator, rememberingAllocator } from './allocation-memo.ts';
-import { allocate } from './allocator/allocate.ts';
 import { indexSlices } from './allocator/pools.ts';
 import { type AllocateInput, type SliceIndex, timedOutMessage } from './allocator/types.ts';
 import { claimBindingState, claimTimedOut } from './binding-conditions.ts';
@@ -62,6 +61,27 @@ export interface ClaimsOptions {
   extendedResources?: boolean;
 }
 
+/**
+ * The cycle's allocator: for the pod's claims alone, and for them with each special claim
+ * fitted to nodes (one object per set of DRA-served resources, so one allocator each).
+ */
+interface ClaimsAllocator {
+  readonly input: Omit<AllocateInput, 'node'>;
+  readonly perNode: NodeAllocator;
+  readonly withExtended: Map<NodeExtendedClaim, NodeAllocator>;
+}
+
+function allocatorFor(a: ClaimsAllocator, extended: NodeExtendedClaim | undefined): NodeAllocator {
+  if (extended === undefined) return a.perNode;
+  let allocator = a.withExtended.get(extended);
+  if (allocator === undefined) {
+    const claims = [...a.input.claims, extended.claim];
+    allocator = rememberingAllocator({ ...a.input, claims });
+    a.withExtended.set(extended, allocator);
+  }
+  return allocator;
+}
+
 /** What PreFilter found for the pod, for its Filter and Reserve. */
 interface ClaimsState {
   readonly claims: readonly PodClaim[];
@@ -74,7 +94,7 @@ interface ClaimsState {
   readonly bindingBlocked: readonly number[];
   /** The claims without an allocation, in the pod's order, and the allocator's inputs. */
   readonly toAllocate: readonly ResourceClaimInfo[];
-  readonly allocator: { input: Omit<AllocateInput, 'node'>; perNode: NodeAllocator } | undefined;
+  readonly allocator: ClaimsAllocator | undefined;
   /** Filter's allocations by node name, for Reserve. */
   readonly nodeAllocations: Map<string, NodeAllocation>;
   /** The special claim of the pod's DRA-backed extended resources, when it has any. */
@@ -186,7 +206,9 @@ export function claimsPreFilter(
           ...(opts.maxSearchSteps === undefined ? {} : { maxSearchSteps: opts.maxSearchSteps }),
         };
   const allocator =
-    input === undefined ? undefined : { input, perNode: rememberingAllocator(input) };
+    input === undefined
+      ? undefined
+      : { input, perNode: rememberingAllocator(input), withExtended: new Map() };
   const s: ClaimsState = {
     claims: found.claims,
     availableOn,
@@ -248,12 +270,7 @@ export function claimsFilter(pod: PodInfo, node: NodeInfo, state: CycleState): S
   }
   let results: AllocationResult[] | undefined;
   if (s.allocator !== undefined) {
-    // The special claim is fitted to each node, so a node that needs one is searched afresh.
-    const { input, perNode } = s.allocator;
-    const outcome =
-      nodeExtended === undefined
-        ? perNode(node)
-        : allocate({ ...input, claims: [...s.toAllocate, nodeExtended.claim], node });
+    const outcome = allocatorFor(s.allocator, nodeExtended)(node);
     if (outcome.kind === 'error') return status('Error', name, outcome.message);
     // kube: an Error, "potentially transient": the pod backs off instead of being parked.
     if (outcome.kind === 'timeout') return status('Error', name, timedOutMessage(node.name));
