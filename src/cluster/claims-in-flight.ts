@@ -125,11 +125,20 @@ export function recountAllocatedDevices(
   state: ClaimsInFlightState,
   claims: Iterable<ResourceClaimInfo>,
 ): void {
-  const allocations: AllocationResult[] = [];
+  state.allocatedDevices = countAllocations(heldAllocations(claims, state.claimsInFlight));
+}
+
+/**
+ * Every allocation that holds devices: each claim's own (from `claims`), then each one
+ * held in flight (its claim does not show it yet), as kube's GatherAllocatedState walks them.
+ */
+export function* heldAllocations(
+  claims: Iterable<ResourceClaimInfo>,
+  inFlight: ReadonlyMap<string, ClaimInFlight> | undefined,
+): Generator<AllocationResult> {
   for (const claim of claims)
-    if (claim.status?.allocation !== undefined) allocations.push(claim.status.allocation);
-  for (const held of state.claimsInFlight?.values() ?? []) allocations.push(held.allocation);
-  state.allocatedDevices = countAllocations(allocations);
+    if (claim.status?.allocation !== undefined) yield claim.status.allocation;
+  for (const held of inFlight?.values() ?? []) yield held.allocation;
 }
 
 /**

@@ -1,15 +1,9 @@
 // The devices DRA claims hold (kube's GatherAllocatedState): every claim's allocation and every allocation still in flight.
 
+import { heldAllocations } from '../../cluster/claims-in-flight.ts';
 import type { ClusterSnapshot } from '../../cluster/types.ts';
-import type { AllocationResult } from '../../model/dra-types.ts';
 import { allocatedStateFrom } from './allocator/allocated-state.ts';
 import type { AllocatedState } from './allocator/types.ts';
-
-function* allocations(snapshot: ClusterSnapshot): Generator<AllocationResult> {
-  for (const claim of snapshot.objects.ResourceClaim.values())
-    if (claim.status?.allocation !== undefined) yield claim.status.allocation;
-  for (const held of snapshot.claimsInFlight?.values() ?? []) yield held.allocation;
-}
 
 /**
  * What is allocated in `snapshot`: the allocation of every ResourceClaim, and every
@@ -20,5 +14,7 @@ function* allocations(snapshot: ClusterSnapshot): Generator<AllocationResult> {
 export function allocatedState(snapshot: ClusterSnapshot): AllocatedState {
   const counted = snapshot.allocatedDevices;
   if (counted !== undefined && counted.malformed === undefined) return counted;
-  return allocatedStateFrom(allocations(snapshot));
+  return allocatedStateFrom(
+    heldAllocations(snapshot.objects.ResourceClaim.values(), snapshot.claimsInFlight),
+  );
 }
