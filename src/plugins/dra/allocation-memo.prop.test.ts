@@ -42,7 +42,21 @@ const specs = [
     ],
   },
   { requests: [{ name: 'gpu', exactly: { deviceClassName: 'gpu', adminAccess: true } }] },
+  // Classes of equal content share answers; the classes two requests share still count.
+  { requests: [{ name: 'gpu', exactly: { deviceClassName: 'twin' } }] },
+  pair('configured', 'configured'),
+  pair('configured', 'configured-twin'),
+  pair('configured-twin', 'configured'),
 ];
+
+function pair(a: string, b: string) {
+  return {
+    requests: [
+      { name: 'a', exactly: { deviceClassName: a } },
+      { name: 'b', exactly: { deviceClassName: b } },
+    ],
+  };
+}
 
 type Step =
   | { op: 'allocate'; spec: number; node: number; reserve: boolean }
@@ -62,10 +76,12 @@ const step: fc.Arbitrary<Step> = fc.oneof(
 
 function cluster(devices: number[]): { state: ClusterState; infos: NodeInfo[] } {
   const state = initialState();
-  upsert(state, 'DeviceClass', {
-    metadata: { name: 'gpu' },
-    spec: { selectors: [{ cel: { expression: `device.driver == "${driver}"` } }] },
-  });
+  const selectors = [{ cel: { expression: `device.driver == "${driver}"` } }];
+  const config = [{ opaque: { driver, parameters: { mode: 'fast' } } }];
+  for (const name of ['gpu', 'twin'])
+    upsert(state, 'DeviceClass', { metadata: { name }, spec: { selectors } });
+  for (const name of ['configured', 'configured-twin'])
+    upsert(state, 'DeviceClass', { metadata: { name }, spec: { selectors, config } });
   nodes.forEach((n, i) => {
     const list = Array.from({ length: devices[i] ?? 0 }, (_, d) => ({
       name: `gpu-${d}`,

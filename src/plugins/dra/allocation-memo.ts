@@ -19,7 +19,6 @@ interface Entry {
   readonly matcher: AllocateInput['matcher'];
   /** The search's step limit then (the filter timeout's form; absent: none). */
   readonly maxSearchSteps: number | undefined;
-  readonly classes: readonly (DeviceClassInfo | undefined)[];
   /** The node's pools (the slice index's own, so the same while the index is). */
   readonly pools: readonly Pool[];
   /** The version of each of the node's pools then. */
@@ -48,30 +47,54 @@ function canRemember(pools: readonly Pool[]): boolean {
   return ok;
 }
 
-/** The class names the claims' requests use, in order. */
-function classNamesOf(claims: readonly ResourceClaimInfo[]): string[] {
-  return claims.flatMap((c) =>
-    c.spec.devices.requests.flatMap((r) =>
-      r.exactly !== undefined
-        ? [r.exactly.deviceClassName]
-        : (r.firstAvailable ?? []).map((s) => s.deviceClassName),
-    ),
-  );
+/** Each class's content as the allocator reads it (selectors, config, validity). */
+const classContents = new WeakMap<DeviceClassInfo, string>();
+
+function classContent(cls: DeviceClassInfo | undefined): string {
+  if (cls === undefined) return 'missing';
+  let content = classContents.get(cls);
+  if (content === undefined) {
+    content = JSON.stringify([cls.selectors ?? [], cls.config ?? [], cls.invalid ?? null]);
+    classContents.set(cls, content);
+  }
+  return content;
 }
 
-const sameList = <T>(a: readonly T[], b: readonly T[]) =>
-  a.length === b.length && a.every((x, i) => x === b[i]);
+/**
+ * The claims' shape: their specs, each class name replaced by the class's content and the
+ * order in which the name first appears. Two shapes are equal when the allocator would
+ * read the same: the same requests, classes of the same content, and the same classes
+ * shared between requests (kube groups class config by class). A class's name reaches
+ * only error messages, which are never remembered; so pods asking for different classes
+ * of equal content (kube's 25 classes of one driver) share answers.
+ */
+function shapeOf(claims: readonly ResourceClaimInfo[], classes: AllocateInput['classes']): string {
+  const order = new Map<string, number>();
+  return JSON.stringify(
+    claims.map((c) => c.spec),
+    (key, value: unknown) => {
+      if (key !== 'deviceClassName' || typeof value !== 'string') return value;
+      let first = order.get(value);
+      if (first === undefined) {
+        first = order.size;
+        order.set(value, first);
+      }
+      return `${first}:${classContent(classes.get(value))}`;
+    },
+  );
+}
 
 /** The allocator for one cycle's claims, node by node. */
 export type NodeAllocator = (node: NodeInfo) => AllocateOutcome;
 
 /**
  * {@link allocate} for `input`'s claims on any node, answered from memory when the same
- * claim shape (the claims' specs: all the allocator reads of a claim apart from its name,
- * which only errors print, and its uid, which only shareIDs use) was allocated on the same
+ * claim shape (`shapeOf`: the claims' specs with their classes' content; all the allocator
+ * reads of a claim apart from its name, which only errors print, and its uid, which only
+ * shareIDs use) was allocated on the same
  * node object at the same generation, against the same allocated state with every pool of
  * the node at the same version (no device of it taken or given back since), and the same
- * slice index, classes and matcher. Exact: the allocator is a pure function of those.
+ * slice index and matcher. Exact: the allocator is a pure function of those.
  * Errors are never remembered, nor nodes with multi-allocatable devices, nor shared
  * slices (a node's labels decide), nor states that keep no pool versions.
  */
@@ -80,8 +103,7 @@ export function rememberingAllocator(input: Omit<AllocateInput, 'node'>): NodeAl
   const version = allocated.poolVersion;
   const direct: NodeAllocator = (node) => allocate({ ...input, node });
   if (version === undefined || slices.shared.length > 0) return direct;
-  const classes = classNamesOf(input.claims).map((n) => input.classes.get(n));
-  const byNode = shapeMemo(slices, JSON.stringify(input.claims.map((c) => c.spec)));
+  const byNode = shapeMemo(slices, shapeOf(input.claims, input.classes));
   const current = (pools: readonly Pool[], versions: readonly number[]) =>
     pools.every((p, i) => version.call(allocated, p.id) === versions[i]);
   return (node) => {
@@ -92,7 +114,6 @@ export function rememberingAllocator(input: Omit<AllocateInput, 'node'>): NodeAl
       known.allocated === allocated &&
       known.matcher === matcher &&
       known.maxSearchSteps === input.maxSearchSteps &&
-      sameList(known.classes, classes) &&
       current(known.pools, known.versions)
     )
       return known.outcome;
@@ -103,7 +124,7 @@ export function rememberingAllocator(input: Omit<AllocateInput, 'node'>): NodeAl
     if (outcome.kind === 'error') return outcome;
     const { generation } = node;
     const { maxSearchSteps } = input;
-    const entry = { generation, allocated, matcher, maxSearchSteps, classes, pools, versions };
+    const entry = { generation, allocated, matcher, maxSearchSteps, pools, versions };
     byNode.set(node, { ...entry, outcome });
     return outcome;
   };
