@@ -133,9 +133,13 @@ describe('DRA bad input (berth as the chart installs it, kube-apiserver 1.37.2)'
     [
       'a class selector that does not compile (stored in etcd)',
       'p-broken',
-      /broken-cel\.example\.com|CEL|compile/i,
+      /^running "DynamicResources" filter plugin: class broken-cel\.example\.com: selector #0: CEL compile error: /,
     ],
-    ['a claim with 33 requests (stored in etcd)', 'p-33', /33|32|request/],
+    [
+      'a claim with 33 requests (stored in etcd)',
+      'p-33',
+      /resourceclaim "c-33" is invalid: spec\.devices\.requests has 33 entries, more than the 32 allowed/,
+    ],
   ])('keeps the pod of %s pending with a reason', async (_, pod, reason) => {
     const message = await waitUnschedulable(admin, ns, pod, alive);
     process.stderr.write(`[e2e] dra-bad-input: ${pod}: ${message}\n`);
