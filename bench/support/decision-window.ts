@@ -40,18 +40,22 @@ export function decisionWindow(measured: (key: string) => boolean = () => true):
     const u = process.cpuUsage();
     return (u.user + u.system) / 1000;
   };
-  let cycleCpu = cpuMs();
   let scheduled = 0;
   let unschedulable = 0;
   const decided = new Set<string>();
   const durations: number[] = [];
-  let cycleStart = performance.now();
+  // The first measured decision came in the cycle now running: when that cycle ends, the
+  // window's start moves back to the cycle's start (its duration before the end; the cycle
+  // is the main thread's work alone, so its CPU time is taken as the same).
+  let openingCycle = false;
   const cycles = Object.assign([] as number[], {
     push(ms: number): number {
       durations.push(ms);
-      cycleStart = performance.now();
-      // Only the cycle that holds the first measured decision needs its CPU start.
-      if (first === 0) cycleCpu = cpuMs();
+      if (openingCycle) {
+        openingCycle = false;
+        first = performance.now() - ms;
+        cpuFirst = cpuMs() - ms;
+      }
       return durations.length;
     },
   });
@@ -61,8 +65,10 @@ export function decisionWindow(measured: (key: string) => boolean = () => true):
     if (e.type !== 'PodReserved' && e.type !== 'PodUnschedulable') return;
     if (!measured(e.key)) return;
     if (first === 0) {
-      first = cycleStart;
-      cpuFirst = cycleCpu;
+      // Until the cycle ends (a decision outside a cycle keeps these).
+      first = performance.now();
+      cpuFirst = cpuMs();
+      openingCycle = true;
     }
     last = performance.now();
     if (last - cpuSampledAt >= cpuSampleMs) {
