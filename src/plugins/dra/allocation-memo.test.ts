@@ -22,9 +22,11 @@ function setup() {
   upsert(state, 'ResourceSlice', nodeSlice('node-0', [{ name: 'gpu-0' }, { name: 'gpu-1' }]));
   const slices = indexSlices([...state.objects.ResourceSlice.values()], []);
   const info = node('node-0');
-  const run = (...classes: string[]) => {
+  /** One claim with a request per class (and the claim's own config, if given), both ways. */
+  const claimRun = (classes: string[], claimConfig?: unknown[]) => {
     const requests = classes.map((c, i) => ({ name: `r${i}`, exactly: { deviceClassName: c } }));
-    const claim = { name: 'c', namespace: 'ml', uid: 'u', spec: { devices: { requests } } };
+    const devices = claimConfig === undefined ? { requests } : { requests, config: claimConfig };
+    const claim = { name: 'c', namespace: 'ml', uid: 'u', spec: { devices } };
     const input = {
       claims: [claim as unknown as ResourceClaimInfo],
       classes: state.objects.DeviceClass,
@@ -37,12 +39,16 @@ function setup() {
       fresh: allocate({ ...input, node: info }),
     };
   };
-  return run;
+  return {
+    run: (...classes: string[]) => claimRun(classes),
+    withConfig: (parameters: unknown, ...classes: string[]) =>
+      claimRun(classes, [{ opaque: { driver, parameters } }]),
+  };
 }
 
 describe('remembered answers across device classes', () => {
   it('gives a class of equal content the answer found for its twin', () => {
-    const run = setup();
+    const { run } = setup();
     const first = run('gpu').remembered;
     const twin = run('twin');
     expect(twin.remembered).toBe(first);
@@ -54,12 +60,21 @@ describe('remembered answers across device classes', () => {
   });
 
   it('keeps apart two requests on one class and two on twin classes (config is grouped by class)', () => {
-    const run = setup();
+    const { run } = setup();
     const same = run('configured', 'configured');
     const twins = run('configured', 'configured-twin');
     expect(same.remembered).toEqual(same.fresh);
     expect(twins.remembered).toEqual(twins.fresh);
     expect(twins.remembered).not.toEqual(same.remembered);
     expect(run('configured-twin', 'configured-twin').remembered).toBe(same.remembered);
+  });
+
+  it('keeps the claim config parameters as they are, even a field named deviceClassName', () => {
+    const { withConfig } = setup();
+    const first = withConfig({ deviceClassName: 'nope-a' }, 'gpu');
+    const second = withConfig({ deviceClassName: 'nope-b' }, 'gpu');
+    expect(first.remembered).toEqual(first.fresh);
+    expect(second.remembered).toEqual(second.fresh);
+    expect(second.remembered).not.toEqual(first.remembered);
   });
 });

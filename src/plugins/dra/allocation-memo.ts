@@ -1,7 +1,7 @@
 // Remembers the allocator's answer per node and claim shape while nothing it reads has moved, so a node's allocation is searched once, not once per pod.
 
 import type { NodeInfo } from '../../cluster/types.ts';
-import type { DeviceClassInfo, ResourceClaimInfo } from '../../model/dra-types.ts';
+import type { DeviceClassInfo, DeviceRequest, ResourceClaimInfo } from '../../model/dra-types.ts';
 import { allocate } from './allocator/allocate.ts';
 import { gatherPools, type Pool } from './allocator/pools.ts';
 import type {
@@ -70,17 +70,34 @@ function classContent(cls: DeviceClassInfo | undefined): string {
  */
 function shapeOf(claims: readonly ResourceClaimInfo[], classes: AllocateInput['classes']): string {
   const order = new Map<string, number>();
+  const classKey = (name: string) => {
+    let first = order.get(name);
+    if (first === undefined) {
+      first = order.size;
+      order.set(name, first);
+    }
+    return `${first}:${classContent(classes.get(name))}`;
+  };
+  // Only the requests' own class names: a deviceClassName inside opaque config parameters
+  // is data the allocation copies, and stays as it is.
+  const requestsOf = (requests: readonly DeviceRequest[]) =>
+    requests.map((r) => ({
+      ...r,
+      ...(r.exactly && {
+        exactly: { ...r.exactly, deviceClassName: classKey(r.exactly.deviceClassName) },
+      }),
+      ...(r.firstAvailable && {
+        firstAvailable: r.firstAvailable.map((sub) => ({
+          ...sub,
+          deviceClassName: classKey(sub.deviceClassName),
+        })),
+      }),
+    }));
   return JSON.stringify(
-    claims.map((c) => c.spec),
-    (key, value: unknown) => {
-      if (key !== 'deviceClassName' || typeof value !== 'string') return value;
-      let first = order.get(value);
-      if (first === undefined) {
-        first = order.size;
-        order.set(value, first);
-      }
-      return `${first}:${classContent(classes.get(value))}`;
-    },
+    claims.map((c) => ({
+      ...c.spec,
+      devices: { ...c.spec.devices, requests: requestsOf(c.spec.devices.requests) },
+    })),
   );
 }
 
