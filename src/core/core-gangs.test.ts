@@ -66,7 +66,7 @@ describe("gang scheduling with Kubernetes' own PodGroups (scheduling.k8s.io/v1be
       status: 'False',
       reason: 'Unschedulable',
       message:
-        'pod group is unschedulable, minCount (4) cannot be satisfied: 3 scheduled, 0 remaining, pod group preemption: No preemption victims found for incoming preemptor',
+        'minCount (4) cannot be satisfied: 3 scheduled, 0 remaining, pod group preemption: No preemption victims found for incoming preemptor',
       observedGeneration: 3,
     });
     h.later(20_000).events(node('n4')).drain();

@@ -77,7 +77,7 @@ describe('initiallyScheduledCondition', () => {
     });
   });
 
-  it('is False/Unschedulable with kube’s reasons joined: its error, PlacementFeasible’s, the PostFilter’s', () => {
+  it('is False/Unschedulable with kube’s reasons joined: PlacementFeasible’s, then the PostFilter’s', () => {
     const outcome = {
       kind: 'unschedulable' as const,
       minCount: 3,
@@ -90,7 +90,7 @@ describe('initiallyScheduledCondition', () => {
       status: 'False',
       reason: 'Unschedulable',
       message:
-        'pod group is unschedulable, minCount (3) cannot be satisfied: 1 scheduled, 1 remaining, pod group preemption: No preemption victims found for incoming preemptor',
+        'minCount (3) cannot be satisfied: 1 scheduled, 1 remaining, pod group preemption: No preemption victims found for incoming preemptor',
       observedGeneration: 2,
     });
   });

@@ -23,9 +23,6 @@ export interface GangShortfall {
   preemption: string;
 }
 
-/** kube's pod group status error (errPodGroupUnschedulable), the first reason of its message. */
-const podGroupUnschedulable = 'pod group is unschedulable';
-
 /**
  * The message kube's GangScheduling PlacementFeasible gives a group that does not fit. kube
  * tries every waiting member in turn and stops once `scheduled + remaining < minCount`;
@@ -63,12 +60,13 @@ export function initiallyScheduledCondition(
       observedGeneration,
     };
   const { minCount, scheduled, waiting, fitted, preemption } = outcome;
-  // kube joins the status reasons: its error, PlacementFeasible's, then the PostFilter's.
+  // kube joins PlacementFeasible's reason and the PostFilter's (seen against kube-scheduler
+  // 1.37.2 in workload-gang.e2e: the condition does not carry "pod group is unschedulable").
   const gang = gangUnschedulableMessage(minCount, scheduled, waiting, fitted);
   return {
     status: 'False',
     reason: 'Unschedulable',
-    message: `${podGroupUnschedulable}, ${gang}, ${preemption}`,
+    message: `${gang}, ${preemption}`,
     observedGeneration,
   };
 }
