@@ -171,6 +171,8 @@ export const podShape = {
     tolerations: true,
     topologySpreadConstraints: true,
     schedulingGates: true,
+    /** The core PodGroup (scheduling.k8s.io/v1beta1) the pod joins. */
+    schedulingGroup: { podGroupName: true },
     hostNetwork: true,
     /** NodeDeclaredFeatures: `false` with hostNetwork. */
     hostUsers: true,
@@ -318,6 +320,19 @@ const objectShapes: { readonly [K in ObjectKind]: Shape } = {
   PodGroup: {
     metadata: { ...objectMeta, creationTimestamp: true },
     spec: { minMember: true, minResources: true, scheduleTimeoutSeconds: true },
+  },
+  /**
+   * Gang scheduling with Kubernetes' own PodGroup: the policy (basic, or gang with its
+   * minCount) and the group's age. Of the status only whether PodGroupInitiallyScheduled is
+   * True (kube never sets it back to False) and the generation its condition names: the
+   * condition's message, berth's own output, would otherwise come back as a new input.
+   * schedulingConstraints, resourceClaims, disruptionMode and the priority fields are not
+   * read (docs/scheduling.md says what berth does without them).
+   */
+  CorePodGroup: {
+    metadata: { ...objectMeta, creationTimestamp: true, generation: true },
+    spec: { schedulingPolicy: { basic: true, gang: { minCount: true } } },
+    status: { conditions: each({ type: true, status: true }) },
   },
   /**
    * DynamicResources: what the claim asks for, what it was given and for whom; the claim's

@@ -1,5 +1,5 @@
 // `berth explain --log`: a pod's recorded decision explained from the state replayed just before it.
-import { podGroupKeyOf } from '../cluster/pod-groups.ts';
+import { groupKeyOf } from '../cluster/core-pod-groups.ts';
 import { restoreClusterState } from '../cluster/serialize.ts';
 import { type BerthConfig, parseConfig } from '../core/config.ts';
 import { decisionText } from '../events/digest.ts';
@@ -89,7 +89,7 @@ export function explainDecision(
   });
   const recorded = recordedText(decision.event);
   const recomputed = describeOutcome(explanation);
-  const group = config.gangs === undefined ? undefined : podGroupKeyOf(pod);
+  const group = config.gangs === undefined ? undefined : groupKeyOf(pod);
   const gangStep =
     group === undefined ||
     (stepStart === undefined &&

@@ -7,6 +7,7 @@ import type {
   ResourceSliceInfo,
 } from '../model/dra-types.ts';
 import { type ObjectKind, objectKinds } from '../model/kinds.ts';
+import { type CorePodGroupInfo, parseCorePodGroup } from './core-pod-groups.ts';
 import { type DisruptionBudget, parseDisruptionBudget } from './disruption-budgets.ts';
 import { parseDeviceClass, parseDeviceTaintRule, parseResourceClaim } from './dra-objects.ts';
 import { parseResourceSlice } from './dra-slices.ts';
@@ -69,6 +70,7 @@ export interface ObjectTypes {
   CSINode: CSINodeInfo;
   PodDisruptionBudget: DisruptionBudget;
   PodGroup: PodGroupInfo;
+  CorePodGroup: CorePodGroupInfo;
   ResourceClaim: ResourceClaimInfo;
   DeviceClass: DeviceClassInfo;
   ResourceSlice: ResourceSliceInfo;
@@ -149,6 +151,7 @@ export const objectParsers: {
   CSINode: parseCSINode,
   PodDisruptionBudget: parseDisruptionBudget,
   PodGroup: parsePodGroup,
+  CorePodGroup: parseCorePodGroup,
   ResourceClaim: parseResourceClaim,
   DeviceClass: parseDeviceClass,
   ResourceSlice: parseResourceSlice,

@@ -3,6 +3,7 @@ import { podKey } from '../model/keys.ts';
 import { type KubeRelease, unrecordedKubeRelease } from '../model/kube-release.ts';
 import type { Amount } from './amount.ts';
 import { parseNodeAffinity, parseNodeSelector, parseTolerations } from './constraints.ts';
+import { bothGroupsReason, parseSchedulingGroup } from './core-pod-groups.ts';
 import { requiredNodeFeatures } from './declared-features.ts';
 import { emptyRecord, isRecord, nonEmptyString, stringEntries } from './fields.ts';
 import { parsePodImages, parsePodImageVolumes } from './images.ts';
@@ -11,6 +12,7 @@ import { parsePodAffinity } from './pod-affinity.ts';
 import { parsePodResourceClaims } from './pod-claims.ts';
 import { parseExtendedContainers } from './pod-extended.ts';
 import { parseHostPorts, parseSchedulingGates } from './pod-fields.ts';
+import { podGroupLabel } from './pod-groups.ts';
 import { parsePodVolumes } from './pod-volumes.ts';
 import { podRequestsOf } from './requests-cache.ts';
 import { noSpreadConstraints, parseSpreadConstraints } from './spread-constraints.ts';
@@ -98,6 +100,12 @@ export function podInfoFromObject(
   if (!spread.ok) invalid ??= spread.error;
   const podAffinity = parsePodAffinity(spec.affinity, namespace, labels);
   invalid ??= podAffinity.error;
+  const group = parseSchedulingGroup(spec);
+  const schedulingGroup = typeof group === 'string' ? group : undefined;
+  if (typeof group === 'object') invalid ??= group.invalid;
+  const groupLabel = labels[podGroupLabel];
+  if (schedulingGroup !== undefined && groupLabel !== undefined && groupLabel !== '')
+    invalid ??= bothGroupsReason(groupLabel, schedulingGroup);
 
   const creationMs = parseTimestampMs(meta.creationTimestamp) ?? 0;
   const deletion = meta.deletionTimestamp;
@@ -131,6 +139,7 @@ export function podInfoFromObject(
     preferredNodeAffinity: affinity.ok ? affinity.value.preferred : [],
     tolerations: parseTolerations(spec.tolerations),
     schedulingGates: parseSchedulingGates(spec.schedulingGates),
+    ...(schedulingGroup === undefined ? {} : { schedulingGroup }),
     ...claimsOf(spec, status),
     nominatedNodeName: nonEmptyString(status.nominatedNodeName),
     statusNominatedNodeName: nonEmptyString(status.nominatedNodeName),

@@ -236,3 +236,41 @@ describe('snapshot of a nomination kube 1.35–1.36 has not recorded', () => {
     expect(serializeClusterState(restored)).toEqual(data);
   });
 });
+
+describe("snapshot of Kubernetes' own PodGroups and their members", () => {
+  it('restores a core PodGroup and the schedulingGroup of its members', () => {
+    const pod = podObject('w0', { schedulerName: 'berth' });
+    pod.metadata.uid = 'w0-1';
+    pod.spec.schedulingGroup = { podGroupName: 'train' };
+    const plain = podObject('p', {});
+    plain.metadata.uid = 'p-1';
+    const group = {
+      apiVersion: 'scheduling.k8s.io/v1beta1',
+      kind: 'PodGroup',
+      metadata: { name: 'train', namespace: 'default', generation: 2 },
+      spec: { schedulingPolicy: { gang: { minCount: 2 } } },
+      status: { conditions: [{ type: 'PodGroupInitiallyScheduled', status: 'True' }] },
+    };
+    const live = fold(
+      { type: 'PodUpserted', pod },
+      { type: 'PodUpserted', pod: plain },
+      { type: 'ObjectUpserted', kind: 'CorePodGroup', object: group },
+    );
+    const restored = roundTrip(serializeClusterState(live));
+    expect(restored.pods.get('w0-1')?.info.schedulingGroup).toBe('train');
+    expect(restored.pods.get('w0-1')?.info).toEqual(live.pods.get('w0-1')?.info);
+    expect(restored.pods.get('p-1')?.info).toEqual(live.pods.get('p-1')?.info);
+    expect('schedulingGroup' in (restored.pods.get('p-1')?.info ?? {})).toBe(false);
+    expect(restored.objects.CorePodGroup.get('default/train')).toEqual({
+      key: 'default/train',
+      namespace: 'default',
+      name: 'train',
+      policy: 'gang',
+      minCount: 2,
+      creationMs: 0,
+      generation: 2,
+      initiallyScheduled: true,
+      invalid: undefined,
+    });
+  });
+});

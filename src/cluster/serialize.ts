@@ -261,6 +261,8 @@ function podInfo(j: PodInfoData, at: string): PodInfo {
     preferredNodeAffinity: j.preferredNodeAffinity,
     tolerations: j.tolerations,
     schedulingGates: j.schedulingGates.length === 0 ? noStrings : j.schedulingGates,
+    // Absent in snapshots older than the core PodGroup API, and for most pods.
+    ...(typeof j.schedulingGroup === 'string' ? { schedulingGroup: j.schedulingGroup } : {}),
     nominatedNodeName: j.nominatedNodeName ?? undefined,
     // Absent in snapshots older than external nominations.
     statusNominatedNodeName: j.statusNominatedNodeName ?? undefined,

@@ -96,6 +96,11 @@ export interface PodInfo {
   tolerations: Toleration[];
   /** `spec.schedulingGates` names: while any remain the pod waits in PreEnqueue (gated). */
   schedulingGates: readonly string[];
+  /**
+   * `spec.schedulingGroup.podGroupName`: the core PodGroup (scheduling.k8s.io/v1beta1) the
+   * pod joins; absent when it names none (or the field is unusable: then `invalid` says why).
+   */
+  schedulingGroup?: string;
   /** `spec.resourceClaims` (DRA) with the claim each names; absent when the pod has none. */
   resourceClaims?: readonly PodResourceClaim[];
   /**

@@ -1,5 +1,5 @@
 // The core's state between envelopes and the step being built: what every planner reads and the loop writes.
-import { podGroupKeyOf } from '../cluster/pod-groups.ts';
+import { corePodGroupKeyOfGroup, groupKeyOf } from '../cluster/core-pod-groups.ts';
 import { initialState } from '../cluster/reducer.ts';
 import type { ClusterChange, ClusterState, PodInfo } from '../cluster/types.ts';
 import type {
@@ -176,7 +176,7 @@ export class CoreState {
 
   /** The group pod `info` joins when gang scheduling is on, else undefined. */
   groupOf(info: PodInfo): string | undefined {
-    return this.config.gangs === undefined ? undefined : podGroupKeyOf(info);
+    return this.config.gangs === undefined ? undefined : groupKeyOf(info);
   }
 
   /** True when pod `info` is a member of a group berth schedules (one of its profiles' pods). */
@@ -186,6 +186,8 @@ export class CoreState {
 
   /** Group `key`'s minMember and timeout, or why the group cannot be read. */
   groupSpec(key: string): GroupSpecOrMissing {
+    const core = corePodGroupKeyOfGroup(key);
+    if (core !== undefined) return this.corePodGroupSpec(core);
     const unavailable = this.cluster.unavailable.PodGroup;
     if (unavailable !== undefined)
       return {
@@ -195,6 +197,22 @@ export class CoreState {
     if (pg === undefined) return { missing: `PodGroup ${key} not found` };
     const timeoutMs = pg.scheduleTimeoutMs ?? this.config.gangs?.scheduleTimeoutMs ?? 60_000;
     return { minMember: pg.minMember, timeoutMs };
+  }
+
+  /**
+   * Core PodGroup `key`'s (scheduling.k8s.io/v1beta1) minMember: a gang's minCount, 1 for
+   * `basic` (no group constraint); its wait is kube's GangScheduling Permit timeout.
+   */
+  private corePodGroupSpec(key: string): GroupSpecOrMissing {
+    const unavailable = this.cluster.unavailable.CorePodGroup;
+    if (unavailable !== undefined)
+      return {
+        missing: `the PodGroup API (scheduling.k8s.io/v1beta1) is not served: ${unavailable}`,
+      };
+    const pg = this.cluster.objects.CorePodGroup.get(key);
+    if (pg === undefined)
+      return { missing: `PodGroup ${key} (scheduling.k8s.io/v1beta1) not found` };
+    return { minMember: pg.minCount, timeoutMs: corePermitTimeoutMs };
   }
 
   /** When the group of pod `uid` took its first step (its place in the queue), if it did. */
@@ -229,11 +247,15 @@ function profilesWithGroupHint(config: BerthConfig, profile?: Profile): ProfileI
   return inUse;
 }
 
-/** The Coscheduling hint: a member or a PodGroup changed, or PodGroups were relisted. */
+/** How long kube's GangScheduling lets a gang's members wait at Permit (5 min, 1.37.2). */
+const corePermitTimeoutMs = 5 * 60_000;
+
+/** The Coscheduling hint: a member or a PodGroup (either API) changed, or PodGroups were relisted. */
 function groupCouldMove(change: ClusterChange): boolean {
-  if (change.kind === 'object') return change.objectKind === 'PodGroup';
+  if (change.kind === 'object')
+    return change.objectKind === 'PodGroup' || change.objectKind === 'CorePodGroup';
   if (change.kind === 'resync') return true;
   if (change.kind !== 'pod') return false;
   const info = change.after?.info ?? change.before?.info;
-  return info !== undefined && podGroupKeyOf(info) !== undefined;
+  return info !== undefined && groupKeyOf(info) !== undefined;
 }

@@ -1,5 +1,6 @@
 // One gang step: a group's missing members placed together against one snapshot, or parked with the group's reason.
 import type { PodInfo } from '../cluster/types.ts';
+import { noteStepOutcome } from './core-group-outcome.ts';
 import type { CoreState } from './core-state.ts';
 import { decide } from './evolve.ts';
 import { expireHold, holdFor, releaseHold, releaseHoldAndRequeue } from './gang-hold.ts';
@@ -68,11 +69,26 @@ function stepGroup(
     const message = blockedMessage(key, placed + trial.fitted, minMember, member, why);
     const plugins = r.kind === 'Unschedulable' ? [...r.diagnosis.unschedulablePlugins] : [];
     if (r.kind === 'Unschedulable') holdFor(core, key, trial.placements, timeoutMs);
+    noteStepOutcome(
+      core,
+      key,
+      r.kind === 'Error'
+        ? { kind: 'error', message: `failed to schedule other pod from a pod group: ${why}` }
+        : {
+            kind: 'unschedulable',
+            minCount: minMember,
+            scheduled: placed,
+            waiting: waiting.length,
+            fitted: trial.fitted,
+            members: waiting,
+          },
+    );
     groupBlocked(core, key, waiting, message, plugins);
     return;
   }
   if (core.gangs.hold?.key === key) releaseHold(core);
   core.gangs.send(key, { type: 'PLACED', now: core.now });
+  noteStepOutcome(core, key, { kind: 'placed' });
   for (const p of trial.placements) {
     const ref = { uid: p.info.uid, key: p.info.key, attempt: p.attempt, node: p.node };
     decide(core, {

@@ -1,11 +1,11 @@
 // The pod groups the core knows: members by group, each group's machine while it has members in flight, and their status reports.
 import type { GroupContext, GroupEvent, GroupStateName } from '../../machines/pod-group.machine.ts';
-import { podGroupKeyOf } from '../cluster/pod-groups.ts';
+import { groupKeyOf } from '../cluster/core-pod-groups.ts';
 import type { ClusterState, PodInfo } from '../cluster/types.ts';
 import { isTerminal } from '../model/phase.ts';
 import { type GroupRunner, groupRunner } from './core-machines.ts';
 import type { MachineActor } from './machine-runner.ts';
-import type { GroupPhase, GroupReport } from './ports.ts';
+import type { GroupCondition, GroupPhase, GroupReport } from './ports.ts';
 import { SnapshotError } from './snapshot-error.ts';
 
 type GroupActor = MachineActor<GroupContext, GroupEvent, GroupStateName>;
@@ -90,10 +90,10 @@ const noHooks = {
 };
 
 /**
- * The groups' side of the core: which pods belong to which group (by the pod-group label;
- * pods of berth's profiles only), a machine per group while any member is in flight, and
- * the status each group last reported. The member index is derived from the cluster state
- * (rebuilt on restore); the machines are in the snapshot.
+ * The groups' side of the core: which pods belong to which group (by the pod-group label
+ * or `spec.schedulingGroup`; pods of berth's profiles only), a machine per group while any
+ * member is in flight, and the status each group last reported. The member index is derived
+ * from the cluster state (rebuilt on restore); the machines are in the snapshot.
  */
 export class Gangs {
   private readonly members = new Map<string, Set<string>>();
@@ -102,6 +102,8 @@ export class Gangs {
   private readonly runner: GroupRunner = groupRunner();
   private readonly dirty = new Set<string>();
   private readonly reported = new Map<string, string>();
+  /** Core PodGroups' PodGroupInitiallyScheduled condition after their last step (a report: not snapshotted). */
+  private readonly conditions = new Map<string, GroupCondition>();
   /** The group holding nodes for fairness, if any. */
   hold: GroupHold | undefined;
   /** Groups whose hold timed out: no new hold before the time given. */
@@ -109,8 +111,8 @@ export class Gangs {
 
   /** Pod `before` became `after` (either may be undefined): keeps the member index. */
   notePod(before: PodInfo | undefined, after: PodInfo | undefined): void {
-    const was = before === undefined ? undefined : podGroupKeyOf(before);
-    const now = after === undefined ? undefined : podGroupKeyOf(after);
+    const was = before === undefined ? undefined : groupKeyOf(before);
+    const now = after === undefined ? undefined : groupKeyOf(after);
     if (was !== undefined && (was !== now || after?.uid !== before?.uid)) {
       const set = this.members.get(was);
       set?.delete((before as PodInfo).uid);
@@ -192,6 +194,16 @@ export class Gangs {
     return this.actors.get(key)?.can(event) ?? false;
   }
 
+  /**
+   * Sets core group `key`'s PodGroupInitiallyScheduled condition after a step; a True one
+   * is never set back to False (kube's rule: the condition is terminal once True).
+   */
+  setCondition(key: string, condition: GroupCondition): void {
+    if (condition.status === 'False' && this.conditions.get(key)?.status === 'True') return;
+    this.conditions.set(key, condition);
+    this.dirty.add(key);
+  }
+
   /** Marks group `key` as changed (its status is reported again if it differs). */
   touch(key: string): void {
     this.dirty.add(key);
@@ -228,7 +240,10 @@ export class Gangs {
         }
       }
       if (!this.memberUids(key).some(inFlight)) this.actors.delete(key);
-      if (!this.members.has(key)) this.reported.delete(key);
+      if (!this.members.has(key)) {
+        this.reported.delete(key);
+        this.conditions.delete(key);
+      }
     }
     this.dirty.clear();
     return out;
@@ -244,9 +259,11 @@ export class Gangs {
     else if (c.running + c.succeeded >= minMember) phase = 'Running';
     else if (c.scheduled >= minMember) phase = 'Scheduled';
     else if (state === 'binding' || c.placed >= minMember) phase = 'Scheduling';
+    const condition = this.conditions.get(key);
     return {
       key,
       phase,
+      ...(condition === undefined ? {} : { initiallyScheduled: condition }),
       scheduled: c.scheduled,
       running: c.running,
       succeeded: c.succeeded,

@@ -55,4 +55,19 @@ export interface GroupReport {
   scheduleStartMs?: number;
   /** An Event to emit about the PodGroup (e.g. reason `GangTimeout`, type Warning). */
   event?: { type: 'Normal' | 'Warning'; reason: string; message: string };
+  /**
+   * A core PodGroup's (scheduling.k8s.io/v1beta1) `PodGroupInitiallyScheduled` condition
+   * after its last gang step, as kube-scheduler 1.37 writes it; absent for scheduler-plugins
+   * PodGroups and before a core group's first step. Such a report writes only this.
+   */
+  initiallyScheduled?: GroupCondition;
+}
+
+/** A `PodGroupInitiallyScheduled` condition (kube's reasons: Scheduled, Unschedulable, SchedulerError). */
+export interface GroupCondition {
+  status: 'True' | 'False';
+  reason: 'Scheduled' | 'Unschedulable' | 'SchedulerError';
+  message: string;
+  /** The PodGroup's `metadata.generation` the step read. */
+  observedGeneration: number;
 }

@@ -64,7 +64,8 @@ export function routeInput(core: CoreState, event: InputEvent, change: ClusterCh
 
 /** A relist ended: pods it found gone are gone; PodGroups relisted let waiting members look again. */
 function onResyncDone(core: CoreState, event: Input<'ResyncDone'>, change: ClusterChange): void {
-  if (event.kind === 'PodGroup') requeueParked(core, 'Coscheduling');
+  if (event.kind === 'PodGroup' || event.kind === 'CorePodGroup')
+    requeueParked(core, 'Coscheduling');
   if (change.kind !== 'resync') return;
   for (const r of change.removedPods) {
     noteVictimGone(core, r.info.uid);

@@ -15,9 +15,11 @@ import type { Envelope } from './types.ts';
  * `bindingConditions` pod timer, `BindFailed.plugin`, claims' `status.devices`, and
  * `bindingConditions` in the header's config), and extended resources backed by DRA
  * (`extendedResourceClaims` in the header's config, a `PodReserved` claim's `extended`
- * spec of the special claim made at PreBind).
+ * spec of the special claim made at PreBind). 7: Kubernetes' own gangs (`CorePodGroup`
+ * objects, scheduling.k8s.io/v1beta1 PodGroups; pods' `spec.schedulingGroup`). Older logs hold
+ * neither (the trim dropped `spec.schedulingGroup`) and replay as recorded.
  */
-export const logFormatVersion = 6;
+export const logFormatVersion = 7;
 
 /**
  * The oldest format this berth replays: a format 2 log has no PostFilters in its config and

@@ -17,6 +17,7 @@ export type ObjectKind =
   | 'CSINode'
   | 'PodDisruptionBudget'
   | 'PodGroup'
+  | 'CorePodGroup'
   | 'ResourceClaim'
   | 'DeviceClass'
   | 'ResourceSlice'
@@ -35,6 +36,7 @@ export const objectKinds: readonly ObjectKind[] = Object.freeze([
   'CSINode',
   'PodDisruptionBudget',
   'PodGroup',
+  'CorePodGroup',
   'ResourceClaim',
   'DeviceClass',
   'ResourceSlice',
@@ -49,6 +51,7 @@ const namespaced: ReadonlySet<ObjectKind> = new Set<ObjectKind>([
   'PersistentVolumeClaim',
   'PodDisruptionBudget',
   'PodGroup',
+  'CorePodGroup',
   'ResourceClaim',
 ]);
 
@@ -58,6 +61,8 @@ const namespaced: ReadonlySet<ObjectKind> = new Set<ObjectKind>([
  */
 export const optionalObjectKinds: ReadonlySet<ObjectKind> = new Set<ObjectKind>([
   'PodGroup',
+  // Kubernetes' own PodGroup (scheduling.k8s.io/v1beta1): served only with gate GenericWorkload.
+  'CorePodGroup',
   // resource.k8s.io/v1 serves DeviceTaintRules from Kubernetes 1.37 (v1alpha3 before, off by default).
   'DeviceTaintRule',
 ]);

@@ -184,6 +184,8 @@ export interface PodObject {
     tolerations?: Toleration[];
     topologySpreadConstraints?: TopologySpreadConstraint[];
     schedulingGates?: { name: string }[];
+    /** The core PodGroup (scheduling.k8s.io/v1beta1) the pod joins (Kubernetes 1.36+, gate GenericWorkload). */
+    schedulingGroup?: { podGroupName?: string };
     /** With host networking the API server defaults each port's hostPort to its containerPort. */
     hostNetwork?: boolean;
     /** `false` with `hostNetwork` needs the node feature UserNamespacesHostNetworkSupport. */

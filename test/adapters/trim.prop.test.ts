@@ -58,6 +58,7 @@ const POD_READS = [
   'spec.priorityClassName',
   'spec.preemptionPolicy',
   'spec.schedulingGates', // SchedulingGates (PreEnqueue)
+  'spec.schedulingGroup.podGroupName', // GangScheduling: the core PodGroup the pod joins
   'spec.nodeSelector', // NodeAffinity
   'spec.affinity.nodeAffinity',
   'spec.affinity.podAffinity', // InterPodAffinity
@@ -423,6 +424,7 @@ const realisticPod = fc.record({
       tolerations: fc.array(toleration, { maxLength: 2 }),
       topologySpreadConstraints: fc.array(spreadConstraint, { minLength: 1, maxLength: 2 }),
       schedulingGates: fc.array(fc.record({ name }), { maxLength: 2 }),
+      schedulingGroup: fc.record({ podGroupName: name }),
       hostNetwork: fc.boolean(),
       overhead: resourceList,
       resources: fc.record({ requests: resourceList, limits: resourceList }, { requiredKeys: [] }),

@@ -504,6 +504,8 @@ const badValues: { name: string; values: Record<string, unknown>; error: RegExp 
 ];
 
 const podGroups = { resource: 'podgroups', group: 'scheduling.x-k8s.io' };
+/** Kubernetes' own PodGroups (scheduling.k8s.io/v1beta1, gate GenericWorkload). */
+const corePodGroups = { resource: 'podgroups', group: 'scheduling.k8s.io' };
 
 function groupReport(key: string) {
   return { key, phase: 'Pending' as const, scheduled: 0, running: 0, succeeded: 0, failed: 0 };
@@ -565,6 +567,21 @@ const forbidden: Access[] = [
     verb,
     ...podGroups,
     subresource: 'status',
+    namespace: appsNs,
+  })),
+  // Kubernetes' own PodGroups: read, and their condition patched, as kube-scheduler's role
+  // (less its status update, which berth never sends); their spec and Workloads are the
+  // controllers'.
+  ...['create', 'update', 'patch', 'delete'].map((verb) => ({
+    verb,
+    ...corePodGroups,
+    namespace: appsNs,
+  })),
+  { verb: 'update', ...corePodGroups, subresource: 'status', namespace: appsNs },
+  ...['get', 'list', 'watch', 'create', 'update', 'patch'].map((verb) => ({
+    verb,
+    resource: 'workloads',
+    group: 'scheduling.k8s.io',
     namespace: appsNs,
   })),
 ];

@@ -101,7 +101,7 @@ export interface KubeClients {
   core: CoreWrites;
   /** events.k8s.io Events (PodGroup Events). */
   events: EventWrites;
-  /** Custom resources (scheduler-plugins' PodGroups). */
+  /** Status patches of PodGroups: scheduler-plugins' (a CRD) and Kubernetes' own (scheduling.k8s.io/v1beta1). */
   custom: CustomObjectWrites;
   /** Every request and watch: the kubeconfig's credentials over one keep-alive pool. */
   http: DirectHttp;

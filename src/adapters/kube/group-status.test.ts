@@ -1,66 +1,16 @@
 // Tests KubeReports' reportGroup: PodGroup status patches and Events, coalesced, on the report budget.
 import { describe, expect, it } from 'vitest';
+import { report, setup } from '../../../test/support/group-reports-harness.ts';
 import {
   apiError,
   deferred,
-  fakeDirectHttp,
   flush,
   headersAfter,
   manualBucket,
-  testEffects,
 } from '../../../test/support/kube-api-doubles.ts';
 import type { GroupReport } from '../../core/ports.ts';
-import type { KubeClients } from './config.ts';
-import type { KubeEffectsOptions } from './effects.ts';
 import { MicroTime } from './lease-record.ts';
 import type { RetryClock } from './report-retry.ts';
-import type { CallOptions } from './request-options.ts';
-
-type Call = { param: Record<string, unknown>; options: CallOptions | undefined };
-
-function setup(over: Partial<KubeEffectsOptions> = {}) {
-  const calls = { status: [] as Call[], event: [] as Call[], bind: [] as Call[] };
-  const behaviour = {
-    status: async (): Promise<unknown> => ({}),
-    event: async (): Promise<unknown> => ({}),
-  };
-  const clients = {
-    server: 'https://fake',
-    http: fakeDirectHttp({
-      bind: async (param) => {
-        calls.bind.push({ param, options: undefined });
-        return {};
-      },
-    }),
-    custom: {
-      patchNamespacedCustomObjectStatus: (
-        param: Record<string, unknown>,
-        options?: CallOptions,
-      ) => {
-        calls.status.push({ param, options });
-        return behaviour.status();
-      },
-    },
-    events: {
-      createNamespacedEvent: (param: Record<string, unknown>, options?: CallOptions) => {
-        calls.event.push({ param, options });
-        return behaviour.event();
-      },
-    },
-  } as unknown as KubeClients;
-  const { binder, reports, stop, ingested, logLines } = testEffects(clients, over);
-  /** What each status patch wrote: `name phase scheduled/running`. */
-  const written = () =>
-    calls.status.map((c) => {
-      const s = (c.param.body as { status: Record<string, unknown> }).status;
-      return `${String(c.param.name)} ${String(s.phase)} ${String(s.scheduled)}/${String(s.running)}`;
-    });
-  return { binder, reports, stop, calls, behaviour, ingested, logLines, written };
-}
-
-function report(key: string, phase: GroupReport['phase'], scheduled = 0, running = 0): GroupReport {
-  return { key, phase, scheduled, running, succeeded: 0, failed: 0 };
-}
 
 describe('KubeReports reportGroup status', () => {
   it('merge-patches the PodGroup status subresource with the phase, counts and start time', async () => {

@@ -1,13 +1,14 @@
 // Writes pod groups' standing to their PodGroups: the status subresource and Events, on the report budget.
 import type { EventsV1Event } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
+import { corePodGroupApiVersion, corePodGroupKeyOfGroup } from '../../cluster/core-pod-groups.ts';
 import { podGroupApiVersion } from '../../cluster/pod-groups.ts';
-import type { GroupReport } from '../../core/ports.ts';
+import type { GroupCondition, GroupReport } from '../../core/ports.ts';
 import { type ApiFailure, describeApiError } from './api-error.ts';
 import type { KubeClients } from './config.ts';
 import { type EventNamer, eventNote } from './event-names.ts';
 import { MicroTime } from './lease-record.ts';
-import { podGroupResource } from './list-watch.ts';
+import { corePodGroupResource, podGroupResource } from './list-watch.ts';
 import { splitKey } from './preemption-effects.ts';
 import { PacedQueue, type TokenBucket } from './rate-limiter.ts';
 import {
@@ -55,6 +56,28 @@ export interface PodGroupStatus {
   scheduleStartTime?: string;
 }
 
+/**
+ * The status berth writes to a core PodGroup (scheduling.k8s.io/v1beta1): its
+ * PodGroupInitiallyScheduled condition, as a strategic merge patch of `status.conditions`
+ * (merged by `type`, so other conditions stay).
+ */
+export interface CorePodGroupStatus {
+  conditions: [GroupCondition & { type: 'PodGroupInitiallyScheduled'; lastTransitionTime: string }];
+}
+
+/** What a status write sends: scheduler-plugins' status fields, or a core PodGroup's condition. */
+type StatusBody = PodGroupStatus | CorePodGroupStatus;
+
+/**
+ * A core PodGroup's status for `condition`; `since` is the condition's lastTransitionTime
+ * (kube keeps it while the status stays the same).
+ */
+export function corePodGroupStatus(condition: GroupCondition, since: string): CorePodGroupStatus {
+  return {
+    conditions: [{ type: 'PodGroupInitiallyScheduled', ...condition, lastTransitionTime: since }],
+  };
+}
+
 /** One write waiting for a token: a group's status (its latest report), or one Event. */
 type GroupWrite =
   | { kind: 'status'; key: string }
@@ -90,7 +113,9 @@ export function podGroupStatus(report: GroupReport): PodGroupStatus {
 export class GroupReports {
   private readonly queue: PacedQueue<GroupWrite>;
   /** The latest unsent status per group (its write is queued, or waits for one in flight). */
-  private readonly pending = new Map<string, PodGroupStatus>();
+  private readonly pending = new Map<string, StatusBody>();
+  /** Each core PodGroup's condition status last queued and when it became that (lastTransitionTime). */
+  private readonly transitions = new Map<string, { status: string; since: string }>();
   /** Groups whose status write is in flight. */
   private readonly inFlight = new Set<string>();
   /** The last status written per group, as JSON, oldest first. */
@@ -125,7 +150,11 @@ export class GroupReports {
   report(report: GroupReport): void {
     if (this.closed) return;
     const key = report.key;
-    const status = podGroupStatus(report);
+    const status = this.statusOf(report);
+    if (status === undefined) {
+      this.queueEvent(report);
+      return;
+    }
     const json = JSON.stringify(status);
     // A newer status starts its own count of tries.
     this.statusTries.delete(key);
@@ -139,9 +168,32 @@ export class GroupReports {
       if (!this.pending.has(key)) this.queue.push({ kind: 'status', key });
       this.pending.set(key, status);
     }
+    this.queueEvent(report);
+  }
+
+  /**
+   * The status a report writes: scheduler-plugins' fields, or a core PodGroup's condition
+   * (none before its first step).
+   */
+  private statusOf(report: GroupReport): StatusBody | undefined {
+    if (corePodGroupKeyOfGroup(report.key) === undefined) return podGroupStatus(report);
+    const condition = report.initiallyScheduled;
+    if (condition === undefined) return undefined;
+    const last = this.transitions.get(report.key);
+    const since =
+      last !== undefined && last.status === condition.status
+        ? last.since
+        : rfc3339(this.opts.now().getTime());
+    this.transitions.set(report.key, { status: condition.status, since });
+    return corePodGroupStatus(condition, since);
+  }
+
+  private queueEvent(report: GroupReport): void {
     const event = report.event;
-    if (event !== undefined)
-      this.queue.push({ kind: 'event', key, reason: event.reason, body: this.event(key, event) });
+    if (event !== undefined) {
+      const body = this.event(report.key, event);
+      this.queue.push({ kind: 'event', key: report.key, reason: event.reason, body });
+    }
   }
 
   /** Drops every queued write and ignores later reports; returns how many were dropped. */
@@ -160,7 +212,8 @@ export class GroupReports {
   }
 
   private event(key: string, event: NonNullable<GroupReport['event']>): EventsV1Event {
-    const { namespace, name } = splitKey(key);
+    const core = corePodGroupKeyOfGroup(key);
+    const { namespace, name } = splitKey(core ?? key);
     const time = this.opts.now().getTime();
     return {
       apiVersion: 'events.k8s.io/v1',
@@ -174,14 +227,19 @@ export class GroupReports {
       type: event.type,
       note: eventNote(event.message),
       // No uid: the report names the group, not the PodGroup object it was read from.
-      regarding: { apiVersion: podGroupApiVersion, kind: 'PodGroup', name, namespace },
+      regarding: {
+        apiVersion: core === undefined ? podGroupApiVersion : corePodGroupApiVersion,
+        kind: 'PodGroup',
+        name,
+        namespace,
+      },
     };
   }
 
   private async send(write: GroupWrite): Promise<void> {
     if (this.closed) return;
     if (write.kind === 'event') {
-      const { namespace } = splitKey(write.key);
+      const namespace = write.body.metadata?.namespace ?? splitKey(write.key).namespace;
       const body = write.body;
       const tries = (write.tries ?? 0) + 1;
       await this.attempt(
@@ -203,8 +261,9 @@ export class GroupReports {
     if (status === undefined) return;
     const json = JSON.stringify(status);
     this.inFlight.add(key);
-    const { namespace, name } = splitKey(key);
-    const { group, version, plural } = podGroupResource;
+    const core = corePodGroupKeyOfGroup(key);
+    const { namespace, name } = splitKey(core ?? key);
+    const { group, version, plural } = core === undefined ? podGroupResource : corePodGroupResource;
     const tries = (this.statusTries.get(key) ?? 0) + 1;
     let retrying = false;
     const retry = (delay: number) => {
@@ -215,10 +274,13 @@ export class GroupReports {
       this.statusTries.set(key, tries);
       this.retries.schedule(write, delay);
     };
-    const ok = await this.attempt(key, `patch status ${status.phase}`, tries, retry, () =>
+    // A built-in PodGroup takes a strategic merge (its conditions merge by type); a CRD does not.
+    const patch = core === undefined ? PatchType.Merge : PatchType.StrategicMerge;
+    const what = 'phase' in status ? status.phase : status.conditions[0].reason;
+    const ok = await this.attempt(key, `patch status ${what}`, tries, retry, () =>
       this.opts.clients.custom.patchNamespacedCustomObjectStatus(
         { group, version, plural, namespace, name, body: { status } },
-        timeoutOptions(this.opts.timeoutMs, PatchType.Merge),
+        timeoutOptions(this.opts.timeoutMs, patch),
       ),
     );
     this.inFlight.delete(key);
@@ -283,6 +345,7 @@ export class GroupReports {
       const oldest = this.written.keys().next().value;
       if (oldest === undefined) break;
       this.written.delete(oldest);
+      this.transitions.delete(oldest);
     }
   }
 }

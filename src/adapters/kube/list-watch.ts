@@ -1,5 +1,6 @@
 // ListWatchSources: paged lists streamed item by item (Pods and Nodes as protobuf) and bookmark watches, through DirectHttp.
 import type { ObjectKind } from '../../cluster/cluster-objects.ts';
+import { corePodGroupApiVersion } from '../../cluster/core-pod-groups.ts';
 import { podGroupApiVersion } from '../../cluster/pod-groups.ts';
 import { describeApiError } from './api-error.ts';
 import type { KubeClients } from './config.ts';
@@ -165,6 +166,13 @@ export const podGroupResource = {
   plural: 'podgroups',
 } as const;
 
+/** Where berth lists, watches and writes Kubernetes' own PodGroups (gate GenericWorkload). */
+export const corePodGroupResource = {
+  group: corePodGroupApiVersion.split('/')[0] as string,
+  version: corePodGroupApiVersion.split('/')[1] as string,
+  plural: 'podgroups',
+} as const;
+
 /** Where each object kind is listed and watched (all namespaces). */
 function objectPath(kind: ObjectKind): string {
   switch (kind) {
@@ -190,6 +198,10 @@ function objectPath(kind: ObjectKind): string {
       return '/apis/policy/v1/poddisruptionbudgets';
     case 'PodGroup': {
       const { group, version, plural } = podGroupResource;
+      return `/apis/${group}/${version}/${plural}`;
+    }
+    case 'CorePodGroup': {
+      const { group, version, plural } = corePodGroupResource;
       return `/apis/${group}/${version}/${plural}`;
     }
     case 'ResourceClaim':

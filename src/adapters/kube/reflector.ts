@@ -142,7 +142,9 @@ class Reflector {
     if (!this.unavailable) {
       this.unavailable = true;
       const unavailable = notServedMessage(this.opts.kind, this.opts.source.resource);
-      this.log.warn(
+      // Kubernetes' own PodGroups are off by default (beta, gate GenericWorkload): no warning.
+      const level = this.opts.kind === 'CorePodGroup' ? 'info' : 'warn';
+      this.log[level](
         { unavailable, err: f.message, retryMs: this.optionalRetryMs },
         'not served (404); relisted as unavailable, retrying the list quietly',
       );

@@ -62,7 +62,7 @@ export class EventWrites {
   }
 }
 
-/** Custom resources (scheduler-plugins' PodGroups). */
+/** Status patches of PodGroups: scheduler-plugins' (a CRD) and Kubernetes' own (scheduling.k8s.io/v1beta1). */
 export class CustomObjectWrites {
   constructor(private readonly http: DirectHttp) {}
 

@@ -37,6 +37,8 @@ export interface ListWatchSource {
  * 404 for `resource` (e.g. `scheduling.x-k8s.io/v1alpha1 podgroups`).
  */
 export function notServedMessage(kind: ResourceKind, resource: string | undefined): string {
+  if (kind === 'CorePodGroup')
+    return `the API server does not serve ${resource ?? 'scheduling.k8s.io/v1beta1 podgroups'} (it needs --runtime-config=scheduling.k8s.io/v1beta1=true and --feature-gates=GenericWorkload=true)`;
   return `the API server does not serve ${resource ?? `${kind} objects`} (is the ${kind} CRD installed?)`;
 }
 

@@ -74,7 +74,31 @@ describe('parseManifests', () => {
     ]);
     expect(m.skipped).toEqual([
       'in.yaml: document 2: PodGroup of scheduling.volcano.sh/v1beta1 ignored ' +
-        '(berth reads scheduling.x-k8s.io/v1alpha1 PodGroups)',
+        '(berth reads scheduling.x-k8s.io/v1alpha1 and scheduling.k8s.io/v1beta1 PodGroups)',
+    ]);
+  });
+
+  it("keeps Kubernetes' own PodGroups (scheduling.k8s.io/v1beta1) apart from scheduler-plugins' ones", () => {
+    const m = parseManifests(
+      'apiVersion: scheduling.k8s.io/v1beta1\nkind: PodGroup\n' +
+        'metadata: {name: train, namespace: ml}\nspec: {schedulingPolicy: {gang: {minCount: 3}}}\n---\n' +
+        'kind: CorePodGroup\nmetadata: {name: x}\n',
+      'in.yaml',
+    );
+    expect(m.objects).toEqual([
+      {
+        kind: 'CorePodGroup',
+        object: {
+          apiVersion: 'scheduling.k8s.io/v1beta1',
+          kind: 'PodGroup',
+          metadata: { name: 'train', namespace: 'ml' },
+          spec: { schedulingPolicy: { gang: { minCount: 3 } } },
+        },
+        origin: 'in.yaml: document 1',
+      },
+    ]);
+    expect(m.skipped).toEqual([
+      'in.yaml: document 2: CorePodGroup ignored (write kind PodGroup, apiVersion scheduling.k8s.io/v1beta1)',
     ]);
   });
 

@@ -2,6 +2,7 @@
 
 import { parseAllDocuments } from 'yaml';
 import { isObjectKind, type ObjectKind, objectKinds } from '../../cluster/cluster-objects.ts';
+import { corePodGroupApiVersion } from '../../cluster/core-pod-groups.ts';
 import { podGroupApiVersion } from '../../cluster/pod-groups.ts';
 import type { NodeObject, PodObject } from '../../model/objects.ts';
 import { isRecord } from '../../model/record.ts';
@@ -155,9 +156,18 @@ function collect(value: unknown, where: string, into: Manifests): void {
   }
   const used = kind === 'Node' || kind === 'Pod' || kind === 'PriorityClass';
   if (!used && !isObjectKind(kind) && !isSimOnlyKind(kind)) {
-    const kept = [...objectKinds, ...simOnlyKinds].join(', ');
+    // A core PodGroup is written `kind: PodGroup` (apiVersion scheduling.k8s.io/v1beta1).
+    const kinds = objectKinds.filter((k) => k !== 'CorePodGroup');
+    const kept = [...kinds, ...simOnlyKinds].join(', ');
     into.skipped.push(
       `${where}: ${kind} ignored (berth simulates Nodes, Pods, PriorityClasses, ${kept})`,
+    );
+    return;
+  }
+  // Kubernetes' own PodGroup is another kind inside berth; 'CorePodGroup' is no API kind.
+  if (kind === 'CorePodGroup') {
+    into.skipped.push(
+      `${where}: CorePodGroup ignored (write kind PodGroup, apiVersion ${corePodGroupApiVersion})`,
     );
     return;
   }
@@ -165,16 +175,21 @@ function collect(value: unknown, where: string, into: Manifests): void {
   if (
     kind === 'PodGroup' &&
     value.apiVersion !== undefined &&
-    value.apiVersion !== podGroupApiVersion
+    value.apiVersion !== podGroupApiVersion &&
+    value.apiVersion !== corePodGroupApiVersion
   ) {
     into.skipped.push(
-      `${where}: PodGroup of ${String(value.apiVersion)} ignored (berth reads ${podGroupApiVersion} PodGroups)`,
+      `${where}: PodGroup of ${String(value.apiVersion)} ignored (berth reads ${podGroupApiVersion} and ${corePodGroupApiVersion} PodGroups)`,
     );
     return;
   }
   const meta = value.metadata;
   if (!isRecord(meta) || typeof meta.name !== 'string' || meta.name === '') {
     throw new ManifestError(`${where}: ${kind} has no metadata.name`);
+  }
+  if (kind === 'PodGroup' && value.apiVersion === corePodGroupApiVersion) {
+    into.objects.push({ kind: 'CorePodGroup', object: value, origin: where });
+    return;
   }
   if (isObjectKind(kind) || isSimOnlyKind(kind)) {
     into.objects.push({ kind, object: value, origin: where });

@@ -144,8 +144,13 @@ start_apiserver() {
     audit=(--audit-policy-file="${dir}/audit-policy.yaml" --audit-log-path="${dir}/audit.log"
       --audit-log-format=json --audit-log-maxsize=0)
   fi
+  # More flags recorded by up.sh (BERTH_E2E_APISERVER_FLAGS), one word each, kept for restarts.
+  local extra=()
+  if [[ -s "${dir}/apiserver-flags" ]]; then
+    read -r -a extra <"${dir}/apiserver-flags"
+  fi
   port_in_use "${APISERVER_PORT}" && die "port ${APISERVER_PORT} (kube-apiserver) is already in use"
-  start_daemon "${logfile}" "${BERTH_E2E_KUBE_BIN:-${BERTH_E2E_BIN}}/kube-apiserver" "${audit[@]}" \
+  start_daemon "${logfile}" "${BERTH_E2E_KUBE_BIN:-${BERTH_E2E_BIN}}/kube-apiserver" "${audit[@]}" "${extra[@]}" \
     --etcd-servers="http://127.0.0.1:${ETCD_CLIENT_PORT}" \
     --bind-address=127.0.0.1 \
     --advertise-address=127.0.0.1 \

@@ -17,6 +17,7 @@ environment: BERTH_E2E_AUDIT_POLICY=FILE  audit what FILE selects to DIR/audit.l
                                           default K8S_VERSION's); etcd and kwok stay the main set's
              BERTH_E2E_CONTROLLERS=LIST   also run kube-controller-manager with --controllers=LIST
                                           (e.g. resourceclaim-controller); K8S_VERSION only
+             BERTH_E2E_APISERVER_FLAGS=.. more kube-apiserver flags (--name=value words)
              BERTH_E2E_KCM_QPS=N          its client limit: qps N, burst 2N (default kube's 20/30)
 EOF
   exit 2
@@ -83,7 +84,7 @@ fi
 # Remove state left by an earlier run in DIR (only what this script creates).
 rm -rf "${DIR}/etcd" "${DIR}/pki" "${DIR}/kwok" "${DIR}/pids" "${DIR}/env" "${DIR}/kubeconfig" \
   "${DIR}/etcd.log" "${DIR}/kube-apiserver.log" "${DIR}/kwok.log" "${DIR}/openssl.log" \
-  "${DIR}/audit-policy.yaml" "${DIR}/audit.log" \
+  "${DIR}/audit-policy.yaml" "${DIR}/audit.log" "${DIR}/apiserver-flags" \
   "${DIR}/kube-controller-manager.kubeconfig" "${DIR}/kube-controller-manager.log"
 mkdir -p "${DIR}/pki" "${DIR}/kwok"
 chmod 700 "${DIR}/pki"
@@ -91,6 +92,15 @@ chmod 700 "${DIR}/pki"
 if [[ -n "${BERTH_E2E_AUDIT_POLICY:-}" ]]; then
   [[ -f "${BERTH_E2E_AUDIT_POLICY}" ]] || die "BERTH_E2E_AUDIT_POLICY=${BERTH_E2E_AUDIT_POLICY}: no such file"
   cp "${BERTH_E2E_AUDIT_POLICY}" "${DIR}/audit-policy.yaml"
+fi
+
+# BERTH_E2E_APISERVER_FLAGS="--a=b --c=d": more kube-apiserver flags (e.g. the Workload API's
+# --runtime-config and --feature-gates), recorded so that a restart passes them again.
+if [[ -n "${BERTH_E2E_APISERVER_FLAGS:-}" ]]; then
+  for flag in ${BERTH_E2E_APISERVER_FLAGS}; do
+    [[ "${flag}" == --?*=* ]] || die "BERTH_E2E_APISERVER_FLAGS: ${flag}: expected --name=value"
+  done
+  printf '%s\n' "${BERTH_E2E_APISERVER_FLAGS}" >"${DIR}/apiserver-flags"
 fi
 
 # If anything below fails, stop whatever was already started.

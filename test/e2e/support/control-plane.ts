@@ -70,6 +70,11 @@ export interface ClusterOptions {
   controllers?: string[];
   /** kube-controller-manager's client QPS (burst twice that); default kube's 20 (burst 30). */
   controllerManagerQps?: number;
+  /**
+   * More kube-apiserver flags, e.g. `--feature-gates=GenericWorkload=true` (kept for restarts).
+   * Each must be one `--name=value` word.
+   */
+  apiserverFlags?: string[];
 }
 
 /** One control plane (etcd, kube-apiserver, kwok, optionally kube-controller-manager) whose state and logs live in `dir`. */
@@ -163,6 +168,8 @@ export class Cluster {
       env.BERTH_E2E_CONTROLLERS = options.controllers.join(',');
     if (options.controllerManagerQps !== undefined)
       env.BERTH_E2E_KCM_QPS = String(options.controllerManagerQps);
+    if (options.apiserverFlags !== undefined)
+      env.BERTH_E2E_APISERVER_FLAGS = options.apiserverFlags.join(' ');
     // A release not built yet is built first (build.sh --kube): allow for a cold build.
     const timeoutMs = options.release === undefined ? 180_000 : 30 * 60_000;
     const started = Date.now();

@@ -51,6 +51,8 @@ export interface KubeSchedulerOptions {
   release?: ControlPlaneRelease;
   /** kube's own `--emulated-version` (KEP-4330), e.g. `1.35`; default none (the binary's). */
   emulatedVersion?: string;
+  /** `--feature-gates`, e.g. `['GenericWorkload=true']`; default none (the release's defaults). */
+  featureGates?: string[];
 }
 
 /** A TCP port on 127.0.0.1 that was free a moment ago (the kernel's pick). */
@@ -120,11 +122,12 @@ export function writeKubeSchedulerConfig(
   return configPath;
 }
 
-/** The flags after `--config` that `opts` select (emulated version, verbosity). */
+/** The flags after `--config` that `opts` select (emulated version, verbosity, feature gates). */
 export function kubeSchedulerFlags(opts: KubeSchedulerOptions): string[] {
   return [
     ...(opts.verbosity === undefined ? [] : [`-v=${opts.verbosity}`]),
     ...(opts.emulatedVersion === undefined ? [] : [`--emulated-version=${opts.emulatedVersion}`]),
+    ...(opts.featureGates === undefined ? [] : [`--feature-gates=${opts.featureGates.join(',')}`]),
   ];
 }
 

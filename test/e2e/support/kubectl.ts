@@ -18,6 +18,8 @@ export interface PodJson {
     schedulerName?: string;
     nodeSelector?: Record<string, string>;
     schedulingGates?: { name: string }[];
+    /** The core PodGroup the pod joins (gate GenericWorkload). */
+    schedulingGroup?: { podGroupName?: string };
     containers: ContainerJson[];
     initContainers?: ContainerJson[];
     overhead?: Record<string, string>;

@@ -187,6 +187,20 @@ export const berthNeeds: Need[] = [
     usedBy: "gang.e2e: scenario 4: the placed group's PodGroup status",
   },
   {
+    group: 'scheduling.k8s.io',
+    resource: 'podgroups',
+    verbs: read,
+    scope: 'cluster',
+    usedBy: 'workload-gang.e2e: a gang of Kubernetes PodGroups that fits is bound whole',
+  },
+  {
+    group: 'scheduling.k8s.io',
+    resource: 'podgroups/status',
+    verbs: ['patch'],
+    scope: 'apps',
+    usedBy: 'workload-gang.e2e: a gang of Kubernetes PodGroups that fits is bound whole',
+  },
+  {
     group: 'coordination.k8s.io',
     resource: 'leases',
     verbs: ['get', 'update'],

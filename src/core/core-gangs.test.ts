@@ -1,0 +1,137 @@
+// Gang scheduling with Kubernetes' own PodGroups (scheduling.k8s.io/v1beta1): membership, policy, the condition kube writes, the missing API.
+import { describe, expect, it } from 'vitest';
+import { given, member, node, podGroup } from '../../test/support/gang-harness.ts';
+import { podObject } from '../../test/support/objects.ts';
+import type { InputEvent } from '../events/types.ts';
+
+describe("gang scheduling with Kubernetes' own PodGroups (scheduling.k8s.io/v1beta1)", () => {
+  /** A pod joining core PodGroup `group` by `spec.schedulingGroup`. */
+  function coreMember(name: string, group: string, o: { cpu?: string; created?: number } = {}) {
+    const p = podObject(name, {
+      schedulerName: 'berth',
+      requests: { cpu: o.cpu ?? '1' },
+      creationTimestamp: new Date(Date.UTC(2026, 0, 1, 0, 0, o.created ?? 0)).toISOString(),
+    });
+    p.spec.schedulingGroup = { podGroupName: group };
+    p.metadata.uid = `${name}-uid`;
+    return p;
+  }
+
+  const corePodGroup = (
+    name: string,
+    policy: Record<string, unknown>,
+    status?: Record<string, unknown>,
+  ): InputEvent => ({
+    type: 'ObjectUpserted',
+    kind: 'CorePodGroup',
+    object: {
+      metadata: { name, namespace: 'default', generation: 3 },
+      spec: { schedulingPolicy: policy },
+      ...(status === undefined ? {} : { status }),
+    },
+  });
+  const gang = (minCount: number) => ({ gang: { minCount } });
+  const key = 'default/train (scheduling.k8s.io)';
+
+  it('places a gang whose minCount members fit, all together, and reports PodGroupInitiallyScheduled=True', () => {
+    const h = given().events(node('n1', '2'), node('n2', '2'), corePodGroup('train', gang(4)));
+    for (let i = 0; i < 3; i++) h.pods(coreMember(`w${i}`, 'train', { created: i }));
+    h.drain();
+    expect(h.reserved()).toEqual([]);
+    expect(h.effects.unschedulable.get('default/w0')).toBe(`pod group ${key} has 3 of 4 members`);
+    expect(h.effects.groups.filter((g) => g.initiallyScheduled !== undefined)).toEqual([]);
+    h.pods(coreMember('w3', 'train', { created: 3 })).drain();
+    expect(h.reserved()).toEqual(['default/w0', 'default/w1', 'default/w2', 'default/w3']);
+    expect(h.effects.groups.at(-1)).toMatchObject({
+      key,
+      initiallyScheduled: {
+        status: 'True',
+        reason: 'Scheduled',
+        message: '',
+        observedGeneration: 3,
+      },
+    });
+    expect(h.broken).toEqual([]);
+  });
+
+  it('places none of a gang that does not fit whole, with kube’s condition, and all of it once a node arrives', () => {
+    const h = given().events(node('n1'), node('n2'), node('n3'), corePodGroup('train', gang(4)));
+    for (let i = 0; i < 4; i++) h.pods(coreMember(`w${i}`, 'train', { created: i }));
+    h.drain();
+    expect(h.reserved()).toEqual([]);
+    expect(h.effects.unschedulable.get('default/w0')).toBe(
+      `pod group ${key}: 3 of 4 members fit; 0/3 nodes are available for default/w3: 3 Insufficient cpu.`,
+    );
+    expect(h.effects.groups.at(-1)?.initiallyScheduled).toEqual({
+      status: 'False',
+      reason: 'Unschedulable',
+      message:
+        'minCount (4) cannot be satisfied: 3 scheduled, 0 remaining, pod group preemption: No preemption victims found for incoming preemptor',
+      observedGeneration: 3,
+    });
+    h.later(20_000).events(node('n4')).drain();
+    expect(h.reserved()).toEqual(['default/w0', 'default/w1', 'default/w2', 'default/w3']);
+    expect(h.effects.groups.at(-1)?.initiallyScheduled?.status).toBe('True');
+  });
+
+  it('places the members of a basic PodGroup one by one, without a group constraint', () => {
+    const h = given().events(node('n1', '1'), corePodGroup('train', { basic: {} }));
+    h.pods(coreMember('w0', 'train', { created: 0 }), coreMember('w1', 'train', { created: 1 }));
+    h.drain();
+    expect(h.reserved()).toEqual(['default/w0']);
+    expect(h.effects.unschedulable.get('default/w1')).toMatch(
+      /^0\/1 nodes are available: 1 Insufficient cpu/,
+    );
+    expect(h.effects.groups.at(-1)?.initiallyScheduled?.status).toBe('True');
+  });
+
+  it('never sets a PodGroupInitiallyScheduled=True read from the PodGroup back to False', () => {
+    const scheduled = { conditions: [{ type: 'PodGroupInitiallyScheduled', status: 'True' }] };
+    const h = given().events(node('n1'), corePodGroup('train', gang(2), scheduled));
+    h.pods(coreMember('w0', 'train'), coreMember('w1', 'train')).drain();
+    expect(h.reserved()).toEqual([]);
+    expect(h.effects.groups.filter((g) => g.initiallyScheduled !== undefined)).toEqual([]);
+  });
+
+  it('says when the PodGroup, or the scheduling.k8s.io/v1beta1 API, is missing', () => {
+    const h = given().events(node('n1', '4'));
+    h.pods(coreMember('w0', 'ghost')).drain();
+    expect(h.effects.unschedulable.get('default/w0')).toBe(
+      'pod group default/ghost (scheduling.k8s.io): PodGroup default/ghost (scheduling.k8s.io/v1beta1) not found',
+    );
+    h.later(20_000).events({ type: 'ResyncStarted', kind: 'CorePodGroup' });
+    h.events({
+      type: 'ResyncDone',
+      kind: 'CorePodGroup',
+      unavailable: 'the API server does not serve scheduling.k8s.io/v1beta1 podgroups',
+    });
+    h.drain();
+    expect(h.effects.unschedulable.get('default/w0')).toBe(
+      'pod group default/ghost (scheduling.k8s.io): the PodGroup API (scheduling.k8s.io/v1beta1) is not served: the API server does not serve scheduling.k8s.io/v1beta1 podgroups',
+    );
+    h.later(20_000).events({ type: 'ResyncStarted', kind: 'CorePodGroup' });
+    h.events(corePodGroup('ghost', gang(1)), { type: 'ResyncDone', kind: 'CorePodGroup' }).drain();
+    expect(h.reserved()).toEqual(['default/w0']);
+  });
+
+  it('keeps a scheduler-plugins PodGroup and a core PodGroup of one name apart', () => {
+    const h = given().events(node('n1', '4'), podGroup('train', 2), corePodGroup('train', gang(2)));
+    h.pods(member('x0', 'train'), coreMember('c0', 'train')).drain();
+    expect(h.reserved()).toEqual([]);
+    expect(h.effects.unschedulable.get('default/x0')).toBe(
+      'pod group default/train has 1 of 2 members',
+    );
+    expect(h.effects.unschedulable.get('default/c0')).toBe(`pod group ${key} has 1 of 2 members`);
+  });
+
+  it('refuses a pod that names both a scheduler-plugins PodGroup and a core PodGroup', () => {
+    const h = given().events(node('n1', '4'), podGroup('train', 1), corePodGroup('train', gang(1)));
+    const both = coreMember('both', 'train');
+    both.metadata.labels = { 'scheduling.x-k8s.io/pod-group': 'train' };
+    h.pods(both).drain();
+    expect(h.reserved()).toEqual([]);
+    expect(h.effects.unschedulable.get('default/both')).toContain(
+      'pod names two pod groups: label scheduling.x-k8s.io/pod-group=train (scheduling.x-k8s.io/v1alpha1) and spec.schedulingGroup.podGroupName=train (scheduling.k8s.io/v1beta1)',
+    );
+  });
+});

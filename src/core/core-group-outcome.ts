@@ -1,0 +1,117 @@
+// A core PodGroup's gang step outcome as kube-scheduler 1.37.2 states it: the PodGroupInitiallyScheduled condition.
+import { corePodGroupKeyOfGroup } from '../cluster/core-pod-groups.ts';
+import type { ClusterState, PodInfo } from '../cluster/types.ts';
+import type { CoreState } from './core-state.ts';
+import type { GroupCondition } from './ports.ts';
+
+/** How a gang step of a group ended, as the condition reads it. */
+export type StepOutcome =
+  | { kind: 'placed' }
+  | ({ kind: 'unschedulable' } & GangShortfall)
+  | { kind: 'error'; message: string };
+
+/** A gang step that did not place its group: the counts kube's message is made of. */
+export interface GangShortfall {
+  minCount: number;
+  /** Members placed before the step. */
+  scheduled: number;
+  /** Members the step could try. */
+  waiting: number;
+  /** Members that fitted before one did not. */
+  fitted: number;
+  /** What kube's PodGroupPostFilter (DefaultPreemption) would say; see `preemptionText`. */
+  preemption: string;
+}
+
+/**
+ * The message kube's GangScheduling PlacementFeasible gives a group that does not fit. kube
+ * tries every waiting member in turn and stops once `scheduled + remaining < minCount`;
+ * berth's step stops at the first member that does not fit, so this assumes the members
+ * after it do not fit either (true of a homogeneous group, which is what kube's placement
+ * is meant for).
+ */
+export function gangUnschedulableMessage(
+  minCount: number,
+  scheduled: number,
+  waiting: number,
+  fitted: number,
+): string {
+  const placed = scheduled + fitted;
+  let remaining = waiting - fitted;
+  // Each member that does not fit lowers `remaining` until the count cannot be reached.
+  while (remaining > 0 && placed + remaining >= minCount) remaining--;
+  if (placed + remaining < minCount)
+    return `minCount (${minCount}) cannot be satisfied: ${placed} scheduled, ${remaining} remaining`;
+  return `minCount (${minCount}) is not yet satisfied: ${placed} scheduled, ${remaining} remaining`;
+}
+
+/** The condition kube-scheduler writes after a group's step ends with `outcome`. */
+export function initiallyScheduledCondition(
+  outcome: StepOutcome,
+  observedGeneration: number,
+): GroupCondition {
+  if (outcome.kind === 'placed')
+    return { status: 'True', reason: 'Scheduled', message: '', observedGeneration };
+  if (outcome.kind === 'error')
+    return {
+      status: 'False',
+      reason: 'SchedulerError',
+      message: outcome.message,
+      observedGeneration,
+    };
+  const { minCount, scheduled, waiting, fitted, preemption } = outcome;
+  // kube joins PlacementFeasible's reason and the PostFilter's (seen against kube-scheduler
+  // 1.37.2 in workload-gang.e2e: the condition does not carry "pod group is unschedulable").
+  const gang = gangUnschedulableMessage(minCount, scheduled, waiting, fitted);
+  return {
+    status: 'False',
+    reason: 'Unschedulable',
+    message: `${gang}, ${preemption}`,
+    observedGeneration,
+  };
+}
+
+/**
+ * What kube's DefaultPreemption says, as a PodGroupPostFilter, about group members
+ * `members` that could not be placed: not eligible with preemptionPolicy Never; no victims
+ * when no pod on a node has a lower priority than theirs. berth does not preempt for a
+ * group; when kube could have found victims it says so in its own words.
+ */
+export function preemptionText(
+  cluster: ClusterState,
+  members: readonly Pick<PodInfo, 'priority' | 'preemptionPolicy'>[],
+): string {
+  const first = members[0];
+  if (first === undefined)
+    return 'pod group preemption: No preemption victims found for incoming preemptor';
+  if (first.preemptionPolicy === 'Never')
+    return 'pod group preemption: not eligible due to preemptionPolicy=Never.';
+  for (const node of cluster.nodes.values())
+    for (const pod of node.pods.values())
+      if (pod.priority < first.priority)
+        return 'pod group preemption: berth does not preempt for a pod group (lower-priority pods run)';
+  return 'pod group preemption: No preemption victims found for incoming preemptor';
+}
+
+/**
+ * Notes the outcome of group `key`'s step for its status report when the group is a core
+ * PodGroup; a scheduler-plugins group's status is its phase, reported as before.
+ */
+export function noteStepOutcome(core: CoreState, key: string, step: StepResult): void {
+  const objectKey = corePodGroupKeyOfGroup(key);
+  if (objectKey === undefined) return;
+  const pg = core.cluster.objects.CorePodGroup.get(objectKey);
+  if (pg === undefined) return;
+  // kube never sets a True condition back to False, including one it read from the object.
+  if (step.kind !== 'placed' && pg.initiallyScheduled) return;
+  const outcome: StepOutcome =
+    step.kind === 'unschedulable'
+      ? { ...step, preemption: preemptionText(core.cluster, step.members) }
+      : step;
+  core.gangs.setCondition(key, initiallyScheduledCondition(outcome, pg.generation));
+}
+
+/** A step's outcome as the gang step knows it: the members it tried instead of the PostFilter's text. */
+export type StepResult =
+  | Exclude<StepOutcome, { kind: 'unschedulable' }>
+  | ({ kind: 'unschedulable'; members: readonly PodInfo[] } & Omit<GangShortfall, 'preemption'>);

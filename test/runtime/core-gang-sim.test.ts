@@ -1,0 +1,57 @@
+// Acceptance: Kubernetes' own PodGroups (test/fixtures/core-gang.yaml) simulated end to end, and the run replayed.
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { admit, manifestInput } from '../../src/adapters/sim/admission.ts';
+import { parseManifests } from '../../src/adapters/sim/manifests.ts';
+import { defaultConfig } from '../../src/core/config.ts';
+import { simulate } from '../../src/runtime/simulate.ts';
+
+const fixture = new URL('../fixtures/core-gang.yaml', import.meta.url);
+
+function run() {
+  const { nodes, pods, objects } = admit([
+    manifestInput(parseManifests(readFileSync(fixture, 'utf8'), 'core-gang.yaml')),
+  ]);
+  return simulate({
+    nodes,
+    pods,
+    objects,
+    seed: 1,
+    config: defaultConfig,
+    bindLatencyMs: 5,
+    bindFailureRate: 0,
+  });
+}
+
+describe('the core-gang fixture on the simulated cluster', () => {
+  const summary = run();
+
+  it('binds the gang that fits whole', () => {
+    const bert = ['ml/bert-0', 'ml/bert-1', 'ml/bert-2', 'ml/bert-3'].map(
+      (k) => summary.placements[k],
+    );
+    expect(bert.every((n) => n !== undefined)).toBe(true);
+  });
+
+  it('binds no member of the gang that does not fit, each saying why', () => {
+    for (let i = 0; i < 4; i++) {
+      expect(summary.placements[`ml/llama-${i}`]).toBeUndefined();
+      expect(summary.pending[`ml/llama-${i}`]).toMatch(
+        /^pod group ml\/llama \(scheduling\.k8s\.io\): 2 of 4 members fit; 0\/3 nodes are available for ml\/llama-\d: 3 Insufficient nvidia\.com\/gpu\.$/,
+      );
+    }
+  });
+
+  it('places the member of a basic PodGroup on its own', () => {
+    expect(summary.placements['ml/eval-0']).toBeDefined();
+  });
+
+  it('refuses the pod that names two pod groups, saying so', () => {
+    expect(summary.placements['ml/both-0']).toBeUndefined();
+    expect(summary.pending['ml/both-0']).toContain('pod names two pod groups');
+  });
+
+  it('decides the same on every run', () => {
+    expect(run().decisionDigest).toBe(summary.decisionDigest);
+  });
+});
