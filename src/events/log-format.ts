@@ -15,9 +15,11 @@ import type { Envelope } from './types.ts';
  * `bindingConditions` pod timer, `BindFailed.plugin`, claims' `status.devices`, and
  * `bindingConditions` in the header's config), and extended resources backed by DRA
  * (`extendedResourceClaims` in the header's config, a `PodReserved` claim's `extended`
- * spec of the special claim made at PreBind).
+ * spec of the special claim made at PreBind). 7: gang preemption (`gangs.preemption` in
+ * the header's config; a blocked group's members get PodNominated, its victims
+ * VictimPreempted, as single-pod preemption's).
  */
-export const logFormatVersion = 6;
+export const logFormatVersion = 7;
 
 /**
  * The oldest format this berth replays: a format 2 log has no PostFilters in its config and
