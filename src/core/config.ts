@@ -109,10 +109,17 @@ export interface GangConfig {
    * (Coscheduling's default: 60 s).
    */
   scheduleTimeoutMs: number;
+  /**
+   * A group that cannot be placed whole preempts lower-priority pods and groups (taken
+   * whole) across nodes when that makes the whole group fit (format 7), if its members'
+   * profile has DefaultPreemption. Absent in logs from before berth's groups preempted:
+   * blocked groups waited, and replay does the same; fresh runs record true.
+   */
+  preemption?: boolean;
 }
 
 /** berth's gang scheduling defaults. */
-export const defaultGangConfig: GangConfig = { scheduleTimeoutMs: 60_000 };
+export const defaultGangConfig: GangConfig = { scheduleTimeoutMs: 60_000, preemption: true };
 
 /** kube-scheduler's defaults, with berth's scheduler name. */
 export const defaultConfig: BerthConfig = {
@@ -139,7 +146,10 @@ export function withFreshRunDefaults(config: BerthConfig): BerthConfig {
     config.profiles !== undefined || config.postFilters !== undefined
       ? {}
       : { postFilters: [...defaultPostFilters] };
-  const gangs = config.gangs !== undefined ? {} : { gangs: defaultGangConfig };
+  const gangs =
+    config.gangs === undefined
+      ? { gangs: defaultGangConfig }
+      : { gangs: { ...config.gangs, preemption: config.gangs.preemption ?? true } };
   const emulatedVersion = config.emulatedVersion ?? latestKubeRelease;
   const resourceClaims = config.resourceClaims ?? true;
   const bindingConditions = config.bindingConditions ?? true;
@@ -362,11 +372,14 @@ function parseEmulatedVersion(raw: unknown): KubeRelease | undefined {
 function parseGangs(raw: unknown): GangConfig | undefined {
   if (raw === undefined) return undefined;
   if (!isRecord(raw)) throw new Error('config gangs must be an object');
+  if (raw.preemption !== undefined && typeof raw.preemption !== 'boolean')
+    throw new Error('config gangs.preemption must be true or false');
   return {
     scheduleTimeoutMs: positive(
       raw.scheduleTimeoutMs,
       defaultGangConfig.scheduleTimeoutMs,
       'gangs.scheduleTimeoutMs',
     ),
+    ...(raw.preemption === undefined ? {} : { preemption: raw.preemption }),
   };
 }

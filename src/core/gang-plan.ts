@@ -4,6 +4,11 @@ import { noteStepOutcome } from './core-group-outcome.ts';
 import type { CoreState } from './core-state.ts';
 import { decide } from './evolve.ts';
 import { expireHold, holdFor, releaseHold, releaseHoldAndRequeue } from './gang-hold.ts';
+import {
+  decideGangPreemption,
+  planGangPreemption,
+  preemptionRefusalShown,
+} from './gang-preemption.ts';
 import { blockedMessage, byGangOrder, missingMinResources, tryGroup } from './gang-step.ts';
 import { cycleFor, decideCycle } from './plan-cycle.ts';
 
@@ -68,22 +73,31 @@ function stepGroup(
     const member = trial.member.info.key;
     const message = blockedMessage(key, placed + trial.fitted, minMember, member, why);
     const plugins = r.kind === 'Unschedulable' ? [...r.diagnosis.unschedulablePlugins] : [];
-    if (r.kind === 'Unschedulable') holdFor(core, key, trial.placements, timeoutMs);
-    noteStepOutcome(
-      core,
-      key,
-      r.kind === 'Error'
-        ? { kind: 'error', message: `failed to schedule other pod from a pod group: ${why}` }
-        : {
-            kind: 'unschedulable',
-            minCount: minMember,
-            scheduled: placed,
-            waiting: waiting.length,
-            fitted: trial.fitted,
-            members: waiting,
-          },
-    );
-    groupBlocked(core, key, waiting, message, plugins);
+    if (r.kind !== 'Unschedulable') {
+      noteStepOutcome(core, key, {
+        kind: 'error',
+        message: `failed to schedule other pod from a pod group: ${why}`,
+      });
+      groupBlocked(core, key, waiting, message, plugins);
+      return;
+    }
+    noteStepOutcome(core, key, {
+      kind: 'unschedulable',
+      minCount: minMember,
+      scheduled: placed,
+      waiting: waiting.length,
+      fitted: trial.fitted,
+      members: waiting,
+    });
+    const preemption = planGangPreemption(core, key, chosen, (pod) => cycleFor(core, pod, false));
+    if (preemption.kind === 'plan') {
+      const n = preemption.plan.victims.reduce((sum, u) => sum + u.pods.length, 0);
+      const said = `${message} preemption: found a placement for the pod group, preempting ${n} victims`;
+      decideGangPreemption(core, key, preemption.plan, waiting.slice(need), said, plugins);
+      return;
+    }
+    holdFor(core, key, trial.placements, timeoutMs);
+    groupBlocked(core, key, waiting, withPreemptionRefusal(message, preemption.message), plugins);
     return;
   }
   if (core.gangs.hold?.key === key) releaseHold(core);
@@ -152,4 +166,12 @@ function groupBlocked(
   core.gangs.send(key, { type: 'NOT_PLACED', reason: message });
   for (const info of members)
     decide(core, { type: 'PodUnschedulable', ...core.refOf(info), message }, plugins);
+}
+
+/**
+ * A blocked group's message with why preemption could not help, when it tried and found no
+ * room, or the group may never preempt (`preemptionPolicy: Never`); otherwise unchanged.
+ */
+function withPreemptionRefusal(message: string, refusal: string): string {
+  return preemptionRefusalShown(refusal) ? `${message} preemption: ${refusal}` : message;
 }

@@ -163,6 +163,22 @@ export class Gangs {
     return c;
   }
 
+  /**
+   * Group `key`'s priority: the highest priority among its members not finished or
+   * terminating — the priority of its first member in gang order, which the fairness hold
+   * ranks groups by. Gang preemption evicts only what is strictly lower, and a group is a
+   * victim only at this priority. Undefined when no member is present.
+   */
+  priority(key: string, cluster: ClusterState): number | undefined {
+    let highest: number | undefined;
+    for (const uid of this.members.get(key) ?? []) {
+      const info = cluster.pods.get(uid)?.info;
+      if (info === undefined || isTerminal(info.phase) || info.terminating) continue;
+      if (highest === undefined || info.priority > highest) highest = info.priority;
+    }
+    return highest;
+  }
+
   /** Group `key`'s machine state, or undefined when it has no machine. */
   stateOf(key: string): GroupStateName | undefined {
     return this.actors.get(key)?.state;

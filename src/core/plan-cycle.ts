@@ -15,7 +15,10 @@ export interface Planned {
   plugins?: readonly string[];
 }
 
-/** Each profile without its PostFilters, made once: a gang step never preempts. */
+/**
+ * Each profile without its PostFilters, made once: a gang step's members run none (the
+ * group preempts as a whole: gang-preemption.ts).
+ */
 const withoutPostFilters = new WeakMap<Profile, Profile>();
 
 function plainProfile(profile: Profile): Profile {

@@ -8,6 +8,7 @@ import type { CoreState } from './core-state.ts';
 import { decide } from './evolve.ts';
 import { expireHold } from './gang-hold.ts';
 import { memberLost } from './gang-members.ts';
+import { gangPreemptionFailed } from './gang-preemption.ts';
 import { ownNominationCleared } from './nominations.ts';
 import { onPodChange, podGone } from './pod-changes.ts';
 import { bindErrorMessage } from './ports.ts';
@@ -132,6 +133,7 @@ function onPreemptionFailed(core: CoreState, e: Input<'PreemptionFailed'>): void
   // The machine takes the failure only while preempting for this very attempt (its guard).
   if (!core.pods.send(e.uid, failed)) return;
   core.preemptions.forget(e.uid);
+  gangPreemptionFailed(core, e.uid);
   // Its PodScheduled=False said it waits for the victims: say that this failed. An
   // eviction the API server refused is an error, not a lack of room (kube: Error status).
   reportUnschedulable(core, e.uid, e.key, `preemption failed: ${message}`, 'SchedulerError');

@@ -16,8 +16,10 @@ import type { Envelope } from './types.ts';
  * `bindingConditions` in the header's config), and extended resources backed by DRA
  * (`extendedResourceClaims` in the header's config, a `PodReserved` claim's `extended`
  * spec of the special claim made at PreBind). 7: Kubernetes' own gangs (`CorePodGroup`
- * objects, scheduling.k8s.io/v1beta1 PodGroups; pods' `spec.schedulingGroup`). Older logs hold
- * neither (the trim dropped `spec.schedulingGroup`) and replay as recorded.
+ * objects, scheduling.k8s.io/v1beta1 PodGroups; pods' `spec.schedulingGroup`), and gang
+ * preemption (`gangs.preemption` in the header's config; a blocked group's members get
+ * PodNominated, its victims VictimPreempted, as single-pod preemption's). Older logs hold
+ * none of these (the trim dropped `spec.schedulingGroup`) and replay as recorded.
  */
 export const logFormatVersion = 7;
 

@@ -1,0 +1,105 @@
+// Gang preemption's victims: the lower-priority units (single pods, or other groups taken whole) a blocked group may evict, in the order it spares them.
+import { budgetsOf, splitByBudgetViolation } from '../cluster/disruption-budgets.ts';
+import type { PodInfo } from '../cluster/types.ts';
+import { startTimeOf } from '../framework/preemption/victims.ts';
+import { isTerminal } from '../model/phase.ts';
+import type { CoreState } from './core-state.ts';
+
+/**
+ * How a group is disrupted when it is a victim. `All`: every placed member is evicted
+ * together, never some of them. `Single`: each member is a victim on its own, as a plain
+ * pod. Only `All` exists today; the core Workload API's `disruptionMode` will choose per
+ * group (see `disruptionModeOf`).
+ */
+export type DisruptionMode = 'All' | 'Single';
+
+/**
+ * The seam for the Workload API's `disruptionMode`: how group `key` is disrupted when it is
+ * a victim. For now every group is taken whole (`All`), whatever API it came from.
+ */
+export function disruptionModeOf(_core: CoreState, _key: string): DisruptionMode {
+  return 'All';
+}
+
+/** What gang preemption may evict as one: a single pod, or a group's placed members. */
+export interface VictimUnit {
+  /** The group's id for a group taken whole, else the pod's `namespace/name`. */
+  key: string;
+  group: boolean;
+  /** The pod's priority, or the group's (the highest of its members'). */
+  priority: number;
+  /** The pods evicted, each charged to a node (bound or reserved). */
+  pods: PodInfo[];
+  /** The earliest start among `pods` (kube's GetPodStartTime; unstarted pods count as now). */
+  earliestStart: number;
+  /** True when evicting it would drive a PodDisruptionBudget below zero (set by `victimUnits`). */
+  violatesBudget: boolean;
+}
+
+/**
+ * The order units are spared in (most important first), as kube's MoreImportantVictim:
+ * higher priority; then a group before a single pod; then more pods; then the earlier
+ * start; then, where kube leaves the order to its cache, the key, so a replay is the same.
+ */
+export function moreImportantUnit(a: VictimUnit, b: VictimUnit): number {
+  if (a.priority !== b.priority) return b.priority - a.priority;
+  if (a.group !== b.group) return a.group ? -1 : 1;
+  if (a.pods.length !== b.pods.length) return b.pods.length - a.pods.length;
+  if (a.earliestStart !== b.earliestStart) return a.earliestStart - b.earliestStart;
+  return a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
+}
+
+function unitOf(key: string, group: boolean, priority: number, pods: PodInfo[], now: number) {
+  let earliest = Number.POSITIVE_INFINITY;
+  for (const p of pods) earliest = Math.min(earliest, startTimeOf(p, now));
+  return { key, group, priority, pods, earliestStart: earliest, violatesBudget: false };
+}
+
+/** Group `key`'s members charged to a node and not finished, in the order they joined. */
+function placedMembers(core: CoreState, key: string): PodInfo[] {
+  const out: PodInfo[] = [];
+  for (const uid of core.gangs.memberUids(key)) {
+    const record = core.cluster.pods.get(uid);
+    if (record === undefined || record.charge.kind === 'none') continue;
+    if (isTerminal(record.info.phase)) continue;
+    out.push(record.info);
+  }
+  return out;
+}
+
+/**
+ * Every unit gang preemption may evict for group `preemptor` of priority `priority`: the
+ * pods on live nodes whose priority is strictly lower, each alone, except that a member of
+ * another group is taken with all of that group's placed members, at the group's priority
+ * (a group of equal or higher priority, or with a member of such, is never a victim). Units
+ * come most important first, those whose eviction would violate a PodDisruptionBudget
+ * before the others (kube's order for sparing them); each budget's allowance is paid by
+ * the pods in that order.
+ */
+export function victimUnits(core: CoreState, preemptor: string, priority: number): VictimUnit[] {
+  const seen = new Set<string>();
+  const units: VictimUnit[] = [];
+  for (const node of core.cluster.nodeOrder)
+    for (const pod of node.pods.values()) {
+      const group = core.isGangMember(pod) ? core.groupOf(pod) : undefined;
+      if (group === preemptor) continue;
+      if (group !== undefined && disruptionModeOf(core, group) === 'All') {
+        if (seen.has(group)) continue;
+        seen.add(group);
+        const groupPriority = core.gangs.priority(group, core.cluster) ?? pod.priority;
+        if (groupPriority < priority)
+          units.push(unitOf(group, true, groupPriority, placedMembers(core, group), core.now));
+      } else if (pod.priority < priority && !seen.has(pod.uid)) {
+        seen.add(pod.uid);
+        units.push(unitOf(pod.key, false, pod.priority, [pod], core.now));
+      }
+    }
+  units.sort(moreImportantUnit);
+  const { violating } = splitByBudgetViolation(
+    units.flatMap((u) => u.pods),
+    budgetsOf(core.cluster),
+  );
+  const violatingUids = new Set(violating.map((p) => p.uid));
+  for (const u of units) u.violatesBudget = u.pods.some((p) => violatingUids.has(p.uid));
+  return [...units.filter((u) => u.violatesBudget), ...units.filter((u) => !u.violatesBudget)];
+}
