@@ -3,8 +3,10 @@ import type { PodInfo } from '../cluster/types.ts';
 import type { CoreState } from './core-state.ts';
 import { decide } from './evolve.ts';
 import { expireHold, holdFor, releaseHold, releaseHoldAndRequeue } from './gang-hold.ts';
-import { blockedMessage, byGangOrder, missingMinResources, tryGroup } from './gang-step.ts';
-import { cycleFor, decideCycle } from './plan-cycle.ts';
+import { byGangOrder, missingMinResources } from './gang-step.ts';
+import { memberInDomain, tryGroupStep } from './gang-topology-step.ts';
+import type { GroupSpec } from './gangs.ts';
+import { decideCycle } from './plan-cycle.ts';
 
 /**
  * A member of group `key` reached the head of the queue: one gang step. Too few members
@@ -24,7 +26,7 @@ export function decideGroup(core: CoreState, key: string, popped: PodInfo): void
   const need = spec.minMember - counts.placed;
   if (need <= 0) {
     core.pods.send(popped.uid, { type: 'SCHEDULE' });
-    decideCycle(core, popped);
+    decideCycle(core, popped, memberInDomain(core, key, spec.topologyKeys));
     return;
   }
   const waiting = waitingMembers(core, key, popped);
@@ -37,7 +39,7 @@ export function decideGroup(core: CoreState, key: string, popped: PodInfo): void
   }
   core.gangs.send(key, { type: 'STEP', now: core.now });
   for (const m of waiting) core.pods.send(m.uid, { type: 'SCHEDULE' });
-  stepGroup(core, key, waiting, need, spec.timeoutMs, spec.minMember - need);
+  stepGroup(core, key, waiting, need, spec, spec.minMember - need);
 }
 
 /** The step proper: `waiting` members taken, `need` of them to place, `placed` already placed. */
@@ -46,7 +48,7 @@ function stepGroup(
   key: string,
   waiting: readonly PodInfo[],
   need: number,
-  timeoutMs: number,
+  spec: Pick<GroupSpec, 'timeoutMs' | 'topologyKeys'>,
   placed: number,
 ): void {
   const min = core.cluster.objects.PodGroup.get(key)?.minResources;
@@ -59,16 +61,11 @@ function stepGroup(
     info,
     attempt: core.pods.attemptOf(info.uid) ?? 0,
   }));
-  const trial = tryGroup(core.cluster, chosen, core.now, (pod) => cycleFor(core, pod, false));
+  const minMember = placed + need;
+  const trial = tryGroupStep(core, key, chosen, spec.topologyKeys, placed, minMember);
   if (trial.kind === 'blocked') {
-    const r = trial.result;
-    const why = r.kind === 'Error' ? `${r.plugin}: ${r.message}` : r.message;
-    const minMember = placed + need;
-    const member = trial.member.info.key;
-    const message = blockedMessage(key, placed + trial.fitted, minMember, member, why);
-    const plugins = r.kind === 'Unschedulable' ? [...r.diagnosis.unschedulablePlugins] : [];
-    if (r.kind === 'Unschedulable') holdFor(core, key, trial.placements, timeoutMs);
-    groupBlocked(core, key, waiting, message, plugins);
+    if (trial.holdable) holdFor(core, key, trial.placements, spec.timeoutMs);
+    groupBlocked(core, key, waiting, trial.message, trial.plugins);
     return;
   }
   if (core.gangs.hold?.key === key) releaseHold(core);
@@ -86,7 +83,8 @@ function stepGroup(
     decide(core, { type: 'BindRequested', ...ref });
   }
   // Members beyond minMember, taken with the group, are scheduled one by one now.
-  for (const info of waiting.slice(need)) decideCycle(core, info);
+  for (const info of waiting.slice(need))
+    decideCycle(core, info, memberInDomain(core, key, spec.topologyKeys));
 }
 
 /**
