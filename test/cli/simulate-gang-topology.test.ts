@@ -6,6 +6,12 @@ import { describe, expect, it } from 'vitest';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
+const berth = (...args: string[]) =>
+  spawnSync(process.execPath, [join(root, 'bin/berth.js'), ...args], {
+    encoding: 'utf8',
+    cwd: root,
+  });
+
 describe('berth simulate: topology-aware gang placement', () => {
   it('places the rack-constrained gang inside one rack and explains the groups it cannot place', () => {
     const r = spawnSync(
@@ -37,5 +43,22 @@ describe('berth simulate: topology-aware gang placement', () => {
       'ml/wide-2': noRack,
       'ml/wide-3': noRack,
     });
+  });
+
+  it('explains a member inside its rack, and a group no rack holds by its reason', () => {
+    const placed = berth(
+      'explain',
+      'ml/allreduce-0',
+      '--cluster',
+      'test/fixtures/gang-topology.yaml',
+    );
+    expect(placed.stdout).toContain('Recorded: #24 Scheduled on b-1: the recomputed cycle agrees');
+    expect(placed.stdout).toContain(
+      'TopologyDomain          Success, narrowed to 2 node(s): b-1, b-2',
+    );
+    const blocked = berth('explain', 'ml/wide-0', '--cluster', 'test/fixtures/gang-topology.yaml');
+    expect(blocked.stdout).toContain(
+      'Unschedulable: pod group ml/wide: no domain of topology.kubernetes.io/rack holds all 4 members',
+    );
   });
 });
