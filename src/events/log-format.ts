@@ -15,9 +15,11 @@ import type { Envelope } from './types.ts';
  * `bindingConditions` pod timer, `BindFailed.plugin`, claims' `status.devices`, and
  * `bindingConditions` in the header's config), and extended resources backed by DRA
  * (`extendedResourceClaims` in the header's config, a `PodReserved` claim's `extended`
- * spec of the special claim made at PreBind).
+ * spec of the special claim made at PreBind). 7: topology-aware gangs (a PodGroup's
+ * `berth.dev/topology-key` annotation is kept by the trim); logs of formats 4–6 hold no
+ * such annotation, so their groups replay unconstrained, as they were placed.
  */
-export const logFormatVersion = 6;
+export const logFormatVersion = 7;
 
 /**
  * The oldest format this berth replays: a format 2 log has no PostFilters in its config and

@@ -132,7 +132,7 @@ describe('log format', () => {
   it('refuses a format 1 log with a message naming both formats and the berth that wrote it', () => {
     const old = `${JSON.stringify({ ...header, format: 1, berthVersion: '0.0.9' })}\n`;
     expect(() => parseLog(old)).toThrowError(
-      /^line 1: unsupported log format 1: this berth reads formats 2–6\. .*namespace\/name.*0\.0\.9/,
+      /^line 1: unsupported log format 1: this berth reads formats 2–7\. .*namespace\/name.*0\.0\.9/,
     );
   });
 
