@@ -18,6 +18,10 @@
 // group of 64 for 160 cpu, and memory never binds. gang-8 (2,500 groups, 20,000 pods) and
 // gang-64 (300 groups, 19,200 pods) fill ~60% of the cpu of 5,000 nodes; contention-64 (300
 // groups of 64 on 1,500 nodes) has cpu for exactly half of its groups.
+// tas-750x4 is kube's scheduler_perf GangTopologyAwareScheduling/5000Nodes_750Gangs_3000Pods
+// shape: 5,000 nodes of 4 cpu and 32Gi in racks of 100 (label topology.kubernetes.io/rack),
+// 750 groups of 4 pods of 100m and 100Mi, each PodGroup annotated berth.dev/topology-key with
+// the rack label; every group must land inside one rack. kube 1.38's threshold is 400 pods/s.
 // BERTH_BENCH_API_LATENCY_MS (default 5) is the logical delay of every emulated bind.
 import { execFileSync } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
@@ -51,7 +55,15 @@ interface Scenario {
   size: number;
   /** True when the cluster has room for only part of the groups (some must stay unplaced). */
   contended: boolean;
+  /** Nodes per rack, for kube's topology-aware shape (small nodes and pods, one rack per group). */
+  rack?: number;
 }
+
+const rackLabel = 'topology.kubernetes.io/rack';
+/** kube 1.38 scheduler_perf's pods/s threshold for GangTopologyAwareScheduling/5000Nodes_750Gangs_3000Pods. */
+const kubeTasThreshold = 400;
+/** A node's cpu in the scenario: kube's topology shape has 4-cpu nodes. */
+const cpuOf = (s: Scenario) => (s.rack === undefined ? nodeCpu : 4);
 
 /** Cpu (cores) all of a group's members ask for: 1..4 each, every value size/4 times. */
 const groupCpu = (size: number) => (size / 4) * (1 + 2 + 3 + 4);
@@ -67,6 +79,7 @@ const scenarios: Scenario[] = [
     size: 64,
     contended: true,
   },
+  { name: 'tas-750x4', nodes: 5000, groups: 750, size: 4, contended: false, rack: 100 },
 ];
 
 const apiLatencyMs = envInt('BERTH_BENCH_API_LATENCY_MS', 5);
@@ -75,18 +88,21 @@ function nodeName(i: number): string {
   return `node-${String(i).padStart(5, '0')}`;
 }
 
-function nodeObject(i: number): NodeObject {
+function nodeObject(i: number, s: Scenario): NodeObject {
   const name = nodeName(i);
+  const rack = s.rack === undefined ? {} : { [rackLabel]: `rack-${Math.floor(i / s.rack)}` };
+  const memoryGi = s.rack === undefined ? nodeMemoryGi : 32;
   return {
-    metadata: { name, labels: { [host]: name } },
+    metadata: { name, labels: { [host]: name, ...rack } },
     status: {
-      allocatable: { cpu: String(nodeCpu), memory: `${nodeMemoryGi}Gi`, pods: String(nodePods) },
+      allocatable: { cpu: String(cpuOf(s)), memory: `${memoryGi}Gi`, pods: String(nodePods) },
     },
   } as NodeObject;
 }
 
 /** What member `j` of group `g` asks for: cpu in millicores, memory in MiB. */
-function requestOf(g: number, j: number): { milliCPU: number; memoryMi: number } {
+function requestOf(g: number, j: number, s: Scenario): { milliCPU: number; memoryMi: number } {
+  if (s.rack !== undefined) return { milliCPU: 100, memoryMi: 100 };
   const cpu = 1 + ((g + j) % 4);
   return { milliCPU: cpu * 1000, memoryMi: cpu * 2048 + (j % 3) * 512 };
 }
@@ -96,8 +112,8 @@ const groupKey = (g: number) => `${namespace}/${groupName(g)}`;
 const memberUid = (g: number, j: number) => `gang-${g}-${j}`;
 
 /** Member `j` of group `g`, created `created` ms after the epoch; requests equal limits. */
-function memberPod(g: number, j: number, created: number): PodObject {
-  const { milliCPU, memoryMi } = requestOf(g, j);
+function memberPod(g: number, j: number, created: number, s: Scenario): PodObject {
+  const { milliCPU, memoryMi } = requestOf(g, j, s);
   const r = { cpu: `${milliCPU}m`, memory: `${memoryMi}Mi` };
   return {
     metadata: {
@@ -121,7 +137,8 @@ function memberPod(g: number, j: number, created: number): PodObject {
   } as unknown as PodObject;
 }
 
-function podGroupEvent(g: number, size: number): InputEvent {
+function podGroupEvent(g: number, s: Scenario): InputEvent {
+  const annotations = s.rack === undefined ? {} : { 'berth.dev/topology-key': rackLabel };
   return {
     type: 'ObjectUpserted',
     kind: 'PodGroup',
@@ -130,8 +147,9 @@ function podGroupEvent(g: number, size: number): InputEvent {
         name: groupName(g),
         namespace,
         creationTimestamp: new Date(epoch + g).toISOString(),
+        ...(s.rack === undefined ? {} : { annotations }),
       },
-      spec: { minMember: size },
+      spec: { minMember: s.size },
     },
   };
 }
@@ -212,14 +230,14 @@ function run(s: Scenario): Result {
   const member = new Map<string, { g: number; milliCPU: number; memory: number }>();
   for (let g = 0; g < s.groups; g++)
     for (let j = 0; j < s.size; j++) {
-      const r = requestOf(g, j);
+      const r = requestOf(g, j, s);
       member.set(memberUid(g, j), { g, milliCPU: r.milliCPU, memory: r.memoryMi * 2 ** 20 });
     }
   const reservedOf = new Int32Array(s.groups); // PodReserved decisions per group
   const ledgerCpu = new Map<string, number>(); // node → millicores reserved there
   const ledgerMem = new Map<string, number>();
-  const allocMilli = nodeCpu * 1000;
-  const allocMem = nodeMemoryGi * 2 ** 30;
+  const allocMilli = cpuOf(s) * 1000;
+  const allocMem = (s.rack === undefined ? nodeMemoryGi : 32) * 2 ** 30;
   let unschedulableDecisions = 0;
   let unreserved = 0;
   let cycleFailed = 0;
@@ -288,11 +306,12 @@ function run(s: Scenario): Result {
   // Setup (not timed as throughput): nodes, PodGroups, then every member, group by group.
   const setupStart = performance.now();
   executeCommands(core.start(clock.now()), targets);
-  for (let i = 0; i < s.nodes; i++) ingest({ type: 'NodeUpserted', node: trimNode(nodeObject(i)) });
-  for (let g = 0; g < s.groups; g++) ingest(podGroupEvent(g, s.size));
+  for (let i = 0; i < s.nodes; i++)
+    ingest({ type: 'NodeUpserted', node: trimNode(nodeObject(i, s)) });
+  for (let g = 0; g < s.groups; g++) ingest(podGroupEvent(g, s));
   for (let g = 0; g < s.groups; g++)
     for (let j = 0; j < s.size; j++) {
-      const pod = memberPod(g, j, 1000 + g * s.size + j);
+      const pod = memberPod(g, j, 1000 + g * s.size + j, s);
       api.pods.set(`${namespace}/${pod.metadata.name}`, pod);
       ingest({ type: 'PodUpserted', pod: trimPod(pod) });
     }
@@ -339,6 +358,7 @@ function run(s: Scenario): Result {
   for (let g = 0; g < s.groups; g++) {
     let charged = 0;
     let bound = 0;
+    const racks = new Set<string | undefined>();
     for (let j = 0; j < s.size; j++) {
       const rec = core.state.pods.get(memberUid(g, j));
       if (rec === undefined) {
@@ -346,10 +366,14 @@ function run(s: Scenario): Result {
         continue;
       }
       if (rec.charge.kind !== 'none') charged++;
+      if (rec.charge.kind !== 'none')
+        racks.add(core.state.nodes.get(rec.charge.node)?.labels[rackLabel]);
       if (rec.charge.kind === 'bound' && rec.info.nodeName === rec.charge.node) bound++;
       else if (rec.charge.kind !== 'none')
         problem(`${rec.info.key} still ${rec.charge.kind} on ${rec.charge.node}`);
     }
+    if (s.rack !== undefined && (racks.size > 1 || racks.has(undefined)))
+      problem(`${groupKey(g)} spans racks ${[...racks].join(', ')}`);
     podsBound += bound;
     podsCharged += charged;
     const reserved = reservedOf[g] as number;
@@ -365,7 +389,7 @@ function run(s: Scenario): Result {
   }
   if (!s.contended && groupsPlaced !== s.groups)
     problem(`${groupsPlaced} of ${s.groups} groups placed whole`);
-  const room = Math.floor((s.nodes * nodeCpu) / groupCpu(s.size));
+  const room = Math.floor((s.nodes * cpuOf(s)) / groupCpu(s.size));
   if (s.contended) {
     if (groupsPlaced === 0 || groupsBlocked === 0)
       problem(`contention: ${groupsPlaced} groups placed, ${groupsBlocked} blocked`);
@@ -438,7 +462,7 @@ function run(s: Scenario): Result {
     groupsPartial,
     podsBound,
     podsCharged,
-    cpuUsedPct: +((100 * usedMilli) / (s.nodes * nodeCpu * 1000)).toFixed(1),
+    cpuUsedPct: +((100 * usedMilli) / (s.nodes * cpuOf(s) * 1000)).toFixed(1),
     overCommitted,
     unschedulableDecisions,
     unreserved,
@@ -470,14 +494,17 @@ function report(r: Result): string {
   const b = r.blocked;
   const decided = r.groupsPlaced + r.groupsBlocked;
   const contention = s.contended
-    ? `  contention: cpu for ${Math.floor((s.nodes * nodeCpu) / groupCpu(s.size))} of ${s.groups} groups; ` +
+    ? `  contention: cpu for ${Math.floor((s.nodes * cpuOf(s)) / groupCpu(s.size))} of ${s.groups} groups; ` +
       `${r.groupsPlaced} placed whole, ${r.groupsBlocked} blocked with no member reserved, ${r.groupsPartial} partial; ` +
       `${Math.round(decided / sec)} groups decided/s\n` +
       `  blocked step (cycle() that placed nothing) ms: p50 ${b.p50}, p90 ${b.p90}, p99 ${b.p99}, max ${b.max} (${b.n} steps)\n` +
       `  a blocked member's reason: ${r.blockedExample ?? '(none)'}\n`
     : '';
   return (
-    `${s.name} ${s.nodes} nodes × ${nodeCpu} cpu, ${s.groups} groups × ${s.size} pods (minMember ${s.size}; ${r.pods} pods, 1–4 cpu; API latency ${apiLatencyMs} ms logical):\n` +
+    `${s.name} ${s.nodes} nodes × ${cpuOf(s)} cpu, ${s.groups} groups × ${s.size} pods (minMember ${s.size}; ${r.pods} pods, ${s.rack === undefined ? '1–4 cpu' : `100m, one rack of ${s.rack} nodes per group`}; API latency ${apiLatencyMs} ms logical):\n` +
+    (s.rack === undefined
+      ? ''
+      : `  vs kube 1.38 threshold ${kubeTasThreshold} pods/s: ${(podsPerSec / kubeTasThreshold).toFixed(2)}x\n`) +
     `  ${groupsPerSec} groups/s, ${podsPerSec} pods/s (${r.groupsPlaced}/${s.groups} groups, ${r.podsBound}/${r.pods} pods bound; ` +
     `scheduling loop ${r.loopMs.toFixed(0)} ms wall: cycles ${r.cycleMs.toFixed(0)} ms, inputs (bind results, bound pods) ${(r.loopMs - r.cycleMs).toFixed(0)} ms; last group placed at ${r.lastPlacedMs.toFixed(0)} ms; ${r.virtualMs} ms virtual); setup ${r.setupMs.toFixed(0)} ms\n` +
     contention +

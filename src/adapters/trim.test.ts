@@ -308,7 +308,10 @@ function fullPodGroup(rv: string, status: Record<string, unknown>) {
       resourceVersion: rv,
       generation: 1,
       labels: { team: 'a' },
-      annotations: { 'kubectl.kubernetes.io/last-applied-configuration': '{}' },
+      annotations: {
+        'kubectl.kubernetes.io/last-applied-configuration': '{}',
+        'berth.dev/topology-key': 'topology.kubernetes.io/rack',
+      },
       creationTimestamp: '2025-01-01T00:00:00Z',
       managedFields,
     },
@@ -322,7 +325,7 @@ function fullPodGroup(rv: string, status: Record<string, unknown>) {
 }
 
 describe('trimObject PodGroup', () => {
-  it('keeps the metadata, creation time and the spec a gang reads, and drops the status', () => {
+  it('keeps the metadata, creation time, topology-key annotation and the spec a gang reads, and drops the status', () => {
     const raw = fullPodGroup('9', { phase: 'Running', running: 3, occupiedBy: 'ml/train' });
     expect(trimObject('PodGroup', raw)).toStrictEqual({
       metadata: {
@@ -332,6 +335,7 @@ describe('trimObject PodGroup', () => {
         resourceVersion: '9',
         labels: { team: 'a' },
         creationTimestamp: '2025-01-01T00:00:00Z',
+        annotations: { 'berth.dev/topology-key': 'topology.kubernetes.io/rack' },
       },
       spec: {
         minMember: 3,

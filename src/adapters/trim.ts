@@ -318,7 +318,12 @@ const objectShapes: { readonly [K in ObjectKind]: Shape } = {
    * back through the watch as a new input.
    */
   PodGroup: {
-    metadata: { ...objectMeta, creationTimestamp: true },
+    /** berth.dev/topology-key: the node label all members must share (gang-topology.ts). */
+    metadata: {
+      ...objectMeta,
+      creationTimestamp: true,
+      annotations: { 'berth.dev/topology-key': true },
+    },
     spec: { minMember: true, minResources: true, scheduleTimeoutSeconds: true },
   },
   /**

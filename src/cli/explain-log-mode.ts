@@ -1,7 +1,9 @@
 // `berth explain --log`: a pod's recorded decision explained from the state replayed just before it.
 import { groupKeyOf } from '../cluster/core-pod-groups.ts';
 import { restoreClusterState } from '../cluster/serialize.ts';
-import { type BerthConfig, parseConfig } from '../core/config.ts';
+import type { ClusterState } from '../cluster/types.ts';
+import { type BerthConfig, type ProfileInUse, parseConfig } from '../core/config.ts';
+import { domainPlugin, withPlugin } from '../core/gang-topology.ts';
 import { decisionText } from '../events/digest.ts';
 import type { LogHeader } from '../events/log-format.ts';
 import { LogError } from '../events/reader.ts';
@@ -80,16 +82,16 @@ export function explainDecision(
     throw new CliError(
       `${part.name}: the pod of decision #${decision.seq} (uid ${decision.event.uid}) is not in the state before it`,
     );
+  const group = config.gangs === undefined ? undefined : groupKeyOf(pod);
   const explanation = explainCycle({
     state,
     pod,
-    profile: profileFor(config, pod.schedulerName),
+    profile: inGroupDomain(profileFor(config, pod.schedulerName), state, group, decision.event),
     cursor: at.state.nextStartNodeIndex,
     rngState: at.state.rng.state,
   });
   const recorded = recordedText(decision.event);
   const recomputed = describeOutcome(explanation);
-  const group = config.gangs === undefined ? undefined : groupKeyOf(pod);
   const gangStep =
     group === undefined ||
     (stepStart === undefined &&
@@ -120,6 +122,24 @@ export function explainDecision(
     notes: podNotes(pod, config),
     explanation,
   };
+}
+
+/**
+ * `inUse` for a member of a topology-constrained group reserved on a node: kept inside that
+ * node's domain, as its gang step kept it (gang-topology.ts); any other pod: `inUse`.
+ */
+function inGroupDomain(
+  inUse: ProfileInUse,
+  state: ClusterState,
+  group: string | undefined,
+  event: PodDecision['event'],
+): ProfileInUse {
+  const key = group === undefined ? undefined : state.objects.PodGroup.get(group)?.topologyKeys[0];
+  if (key === undefined || event.type !== 'PodReserved') return inUse;
+  const domain = state.nodes.get(event.node)?.labels[key];
+  if (domain === undefined) return inUse;
+  const nodes = state.topology.get(key)?.get(domain) ?? new Set<string>();
+  return { ...inUse, profile: withPlugin(inUse.profile, domainPlugin(key, domain, nodes)) };
 }
 
 /** The explained outcome in the words `describeCycleResult` uses. */

@@ -8,6 +8,12 @@ import { parseTimestampMs } from './timestamps.ts';
 /** The label a pod joins a PodGroup of its namespace with (Kubeflow's operators set it). */
 export const podGroupLabel = 'scheduling.x-k8s.io/pod-group';
 
+/**
+ * The PodGroup annotation naming the node label whose domains a group must fit in (one
+ * rack, block, NVLink domain): every member lands on nodes with the same value of it.
+ */
+export const topologyKeyAnnotation = 'berth.dev/topology-key';
+
 /** The API group and version berth reads PodGroups from. */
 export const podGroupApiVersion = 'scheduling.x-k8s.io/v1alpha1';
 
@@ -27,6 +33,13 @@ export interface PodGroupInfo {
   minResources: Resources | undefined;
   /** `spec.scheduleTimeoutSeconds` in ms; undefined when absent (berth's default applies). */
   scheduleTimeoutMs: number | undefined;
+  /**
+   * The node label keys all members must share one value of (from `berth.dev/topology-key`);
+   * empty when the group has no topology constraint.
+   */
+  topologyKeys: string[];
+  /** Why the topology annotation is unusable (the group is then not placed), or undefined. */
+  topologyProblem: string | undefined;
   /** `metadata.creationTimestamp` in epoch ms; 0 when absent. */
   creationMs: number;
   /** Why part of the spec was not usable (named field), or undefined. */
@@ -90,6 +103,7 @@ export function parsePodGroup(raw: unknown): { value: PodGroupInfo } | { rejecte
       problems.push(`spec.scheduleTimeoutSeconds ${JSON.stringify(t)} is not a positive integer`);
   }
   const minResources = readMinResources(spec.minResources, problems);
+  const topology = readTopologyKey(meta.annotations);
   return {
     value: {
       key: `${namespace}/${name}`,
@@ -98,9 +112,30 @@ export function parsePodGroup(raw: unknown): { value: PodGroupInfo } | { rejecte
       minMember,
       minResources,
       scheduleTimeoutMs,
+      topologyKeys: topology.keys,
+      topologyProblem: topology.problem,
       creationMs: parseTimestampMs(meta.creationTimestamp) ?? 0,
       invalid: problems.length === 0 ? undefined : problems.join('; '),
     },
+  };
+}
+
+const labelKeyPattern =
+  /^([a-z0-9]([-a-z0-9.]*[a-z0-9])?\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
+
+/**
+ * The topology key of `annotations[topologyKeyAnnotation]`: one node label key, or none
+ * when the annotation is absent; a value that is not a label key is a problem, named.
+ */
+function readTopologyKey(annotations: unknown): { keys: string[]; problem: string | undefined } {
+  const raw = isRecord(annotations) ? annotations[topologyKeyAnnotation] : undefined;
+  if (raw === undefined) return { keys: [], problem: undefined };
+  const key = typeof raw === 'string' ? raw.trim() : '';
+  if (key.length > 0 && key.length <= 317 && labelKeyPattern.test(key))
+    return { keys: [key], problem: undefined };
+  return {
+    keys: [],
+    problem: `annotation ${topologyKeyAnnotation} ${JSON.stringify(raw)} is not a node label key`,
   };
 }
 

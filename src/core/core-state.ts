@@ -15,7 +15,7 @@ import type { Profile } from '../framework/types.ts';
 import { BindingWaits } from './binding-waits.ts';
 import type { BinderCommand, Command, ReportCommand, TimerCommand } from './commands.ts';
 import { type BerthConfig, emulatedReleaseOf, type ProfileInUse, profilesOf } from './config.ts';
-import { Gangs } from './gangs.ts';
+import { Gangs, type GroupSpec } from './gangs.ts';
 import { PodActors } from './pod-actors.ts';
 import type { GroupReport, TimerPort } from './ports.ts';
 import { Preemptions } from './preemptions.ts';
@@ -42,7 +42,9 @@ export interface Step {
 }
 
 /** Group `key`'s minMember and timeout, or why the group cannot be read. */
-export type GroupSpecOrMissing = { minMember: number; timeoutMs: number } | { missing: string };
+export type GroupSpecOrMissing =
+  | Pick<GroupSpec, 'minMember' | 'timeoutMs' | 'topologyKeys'>
+  | { missing: string };
 
 /**
  * Everything the core knows, in one place: the cluster state, the pod and group machines,
@@ -196,7 +198,10 @@ export class CoreState {
     const pg = this.cluster.objects.PodGroup.get(key);
     if (pg === undefined) return { missing: `PodGroup ${key} not found` };
     const timeoutMs = pg.scheduleTimeoutMs ?? this.config.gangs?.scheduleTimeoutMs ?? 60_000;
-    return { minMember: pg.minMember, timeoutMs };
+    if (pg.topologyProblem !== undefined) return { missing: pg.topologyProblem };
+    // The seam for other group APIs: the core PodGroup's schedulingConstraints.topology[].key
+    // fills topologyKeys the same way (first key used, as kube's TopologyPlacementGenerator).
+    return { minMember: pg.minMember, timeoutMs, topologyKeys: pg.topologyKeys };
   }
 
   /**
@@ -212,7 +217,8 @@ export class CoreState {
     const pg = this.cluster.objects.CorePodGroup.get(key);
     if (pg === undefined)
       return { missing: `PodGroup ${key} (scheduling.k8s.io/v1beta1) not found` };
-    return { minMember: pg.minCount, timeoutMs: corePermitTimeoutMs };
+    // schedulingConstraints.topology is not read yet: no domain constraint (README says so).
+    return { minMember: pg.minCount, timeoutMs: corePermitTimeoutMs, topologyKeys: [] };
   }
 
   /** When the group of pod `uid` took its first step (its place in the queue), if it did. */

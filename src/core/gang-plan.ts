@@ -9,7 +9,9 @@ import {
   planGangPreemption,
   preemptionRefusalShown,
 } from './gang-preemption.ts';
-import { blockedMessage, byGangOrder, missingMinResources, tryGroup } from './gang-step.ts';
+import { byGangOrder, missingMinResources } from './gang-step.ts';
+import { memberInDomain, tryGroupStep } from './gang-topology-step.ts';
+import type { GroupSpec } from './gangs.ts';
 import { cycleFor, decideCycle } from './plan-cycle.ts';
 
 /**
@@ -30,7 +32,7 @@ export function decideGroup(core: CoreState, key: string, popped: PodInfo): void
   const need = spec.minMember - counts.placed;
   if (need <= 0) {
     core.pods.send(popped.uid, { type: 'SCHEDULE' });
-    decideCycle(core, popped);
+    decideCycle(core, popped, memberInDomain(core, key, spec.topologyKeys));
     return;
   }
   const waiting = waitingMembers(core, key, popped);
@@ -43,7 +45,7 @@ export function decideGroup(core: CoreState, key: string, popped: PodInfo): void
   }
   core.gangs.send(key, { type: 'STEP', now: core.now });
   for (const m of waiting) core.pods.send(m.uid, { type: 'SCHEDULE' });
-  stepGroup(core, key, waiting, need, spec.timeoutMs, spec.minMember - need);
+  stepGroup(core, key, waiting, need, spec, spec.minMember - need);
 }
 
 /** The step proper: `waiting` members taken, `need` of them to place, `placed` already placed. */
@@ -52,7 +54,7 @@ function stepGroup(
   key: string,
   waiting: readonly PodInfo[],
   need: number,
-  timeoutMs: number,
+  spec: Pick<GroupSpec, 'timeoutMs' | 'topologyKeys'>,
   placed: number,
 ): void {
   const min = core.cluster.objects.PodGroup.get(key)?.minResources;
@@ -65,20 +67,15 @@ function stepGroup(
     info,
     attempt: core.pods.attemptOf(info.uid) ?? 0,
   }));
-  const trial = tryGroup(core.cluster, chosen, core.now, (pod) => cycleFor(core, pod, false));
+  const minMember = placed + need;
+  const trial = tryGroupStep(core, key, chosen, spec.topologyKeys, placed, minMember);
   if (trial.kind === 'blocked') {
-    const r = trial.result;
-    const why = r.kind === 'Error' ? `${r.plugin}: ${r.message}` : r.message;
-    const minMember = placed + need;
-    const member = trial.member.info.key;
-    const message = blockedMessage(key, placed + trial.fitted, minMember, member, why);
-    const plugins = r.kind === 'Unschedulable' ? [...r.diagnosis.unschedulablePlugins] : [];
-    if (r.kind !== 'Unschedulable') {
+    if (trial.error !== undefined) {
       noteStepOutcome(core, key, {
         kind: 'error',
-        message: `failed to schedule other pod from a pod group: ${why}`,
+        message: `failed to schedule other pod from a pod group: ${trial.error}`,
       });
-      groupBlocked(core, key, waiting, message, plugins);
+      groupBlocked(core, key, waiting, trial.message, trial.plugins);
       return;
     }
     noteStepOutcome(core, key, {
@@ -89,15 +86,23 @@ function stepGroup(
       fitted: trial.fitted,
       members: waiting,
     });
-    const preemption = planGangPreemption(core, key, chosen, (pod) => cycleFor(core, pod, false));
-    if (preemption.kind === 'plan') {
+    // Gang preemption plans over the whole cluster: a topology-constrained group waits.
+    const preemption =
+      spec.topologyKeys.length === 0
+        ? planGangPreemption(core, key, chosen, (pod) => cycleFor(core, pod, false))
+        : undefined;
+    if (preemption?.kind === 'plan') {
       const n = preemption.plan.victims.reduce((sum, u) => sum + u.pods.length, 0);
-      const said = `${message} preemption: found a placement for the pod group, preempting ${n} victims`;
-      decideGangPreemption(core, key, preemption.plan, waiting.slice(need), said, plugins);
+      const said = `${trial.message} preemption: found a placement for the pod group, preempting ${n} victims`;
+      decideGangPreemption(core, key, preemption.plan, waiting.slice(need), said, trial.plugins);
       return;
     }
-    holdFor(core, key, trial.placements, timeoutMs);
-    groupBlocked(core, key, waiting, withPreemptionRefusal(message, preemption.message), plugins);
+    if (trial.holdable) holdFor(core, key, trial.placements, spec.timeoutMs);
+    const message =
+      preemption === undefined
+        ? trial.message
+        : withPreemptionRefusal(trial.message, preemption.message);
+    groupBlocked(core, key, waiting, message, trial.plugins);
     return;
   }
   if (core.gangs.hold?.key === key) releaseHold(core);
@@ -116,7 +121,8 @@ function stepGroup(
     decide(core, { type: 'BindRequested', ...ref });
   }
   // Members beyond minMember, taken with the group, are scheduled one by one now.
-  for (const info of waiting.slice(need)) decideCycle(core, info);
+  for (const info of waiting.slice(need))
+    decideCycle(core, info, memberInDomain(core, key, spec.topologyKeys));
 }
 
 /**

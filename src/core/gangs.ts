@@ -17,6 +17,11 @@ export interface GroupSpec {
   minMember: number;
   /** How long the group may stay partially placed (reserved, waiting) before it is released. */
   timeoutMs: number;
+  /**
+   * Node label keys the members must share one value of (one rack, block, NVLink domain);
+   * empty: no topology constraint. Only the first is used (as kube 1.37's TAS does).
+   */
+  topologyKeys: readonly string[];
 }
 
 /** One group machine as a snapshot holds it. */

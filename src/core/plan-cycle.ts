@@ -30,12 +30,22 @@ function plainProfile(profile: Profile): Profile {
   return plain;
 }
 
-/** One cycle for `pod` with its profile (without PostFilters for a gang step), against the current state. */
-export function cycleFor(core: CoreState, pod: PodInfo, withPostFilters = true): CycleResult {
+/**
+ * One cycle for `pod` with its profile (without PostFilters for a gang step), against the
+ * current state; `adapt`, when given, extends the profile for this cycle (a gang step's
+ * topology domain).
+ */
+export function cycleFor(
+  core: CoreState,
+  pod: PodInfo,
+  withPostFilters = true,
+  adapt?: (profile: Profile) => Profile,
+): CycleResult {
   const { ctx } = core;
   const inUse = core.profiles.get(pod.schedulerName);
   if (inUse !== undefined) {
-    ctx.profile = withPostFilters ? inUse.profile : plainProfile(inUse.profile);
+    const profile = withPostFilters ? inUse.profile : plainProfile(inUse.profile);
+    ctx.profile = adapt === undefined ? profile : adapt(profile);
     ctx.percentageOfNodesToScore = inUse.percentageOfNodesToScore;
   }
   ctx.now = core.now;
@@ -49,9 +59,13 @@ export function cycleFor(core: CoreState, pod: PodInfo, withPostFilters = true):
  * 1.35 a failure kube answers with clearNominatedNode also clears the pod's nomination. A
  * claim the DynamicResources PostFilter deallocates follows as ClaimDeallocationRequested.
  */
-export function planCycle(core: CoreState, pod: PodInfo): Planned[] {
+export function planCycle(
+  core: CoreState,
+  pod: PodInfo,
+  adapt?: (profile: Profile) => Profile,
+): Planned[] {
   const ref = core.refOf(pod);
-  const result = cycleFor(core, pod);
+  const result = cycleFor(core, pod, true, adapt);
   switch (result.kind) {
     case 'Scheduled':
       return [
@@ -153,8 +167,12 @@ function planPreemption(
  * Runs `pod`'s cycle and applies what it planned; a preemptor with no victim left to wait
  * for is retried at once.
  */
-export function decideCycle(core: CoreState, pod: PodInfo): void {
-  const planned = planCycle(core, pod);
+export function decideCycle(
+  core: CoreState,
+  pod: PodInfo,
+  adapt?: (profile: Profile) => Profile,
+): void {
+  const planned = planCycle(core, pod, adapt);
   for (const p of planned) decide(core, p.decision, p.plugins);
   if (planned[0]?.decision.type === 'PodNominated') settlePreemption(core, pod.uid);
 }

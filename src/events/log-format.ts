@@ -16,10 +16,12 @@ import type { Envelope } from './types.ts';
  * `bindingConditions` in the header's config), and extended resources backed by DRA
  * (`extendedResourceClaims` in the header's config, a `PodReserved` claim's `extended`
  * spec of the special claim made at PreBind). 7: Kubernetes' own gangs (`CorePodGroup`
- * objects, scheduling.k8s.io/v1beta1 PodGroups; pods' `spec.schedulingGroup`), and gang
+ * objects, scheduling.k8s.io/v1beta1 PodGroups; pods' `spec.schedulingGroup`), gang
  * preemption (`gangs.preemption` in the header's config; a blocked group's members get
- * PodNominated, its victims VictimPreempted, as single-pod preemption's). Older logs hold
- * none of these (the trim dropped `spec.schedulingGroup`) and replay as recorded.
+ * PodNominated, its victims VictimPreempted, as single-pod preemption's), and
+ * topology-aware gangs (a PodGroup's `berth.dev/topology-key` annotation is kept by the
+ * trim). Older logs hold none of these (the trim dropped `spec.schedulingGroup` and
+ * PodGroup annotations) and replay as recorded.
  */
 export const logFormatVersion = 7;
 

@@ -1,0 +1,138 @@
+// A gang step's trial as one outcome, with or without a topology constraint: placed, or blocked with the group's message.
+import type { PodInfo } from '../cluster/types.ts';
+import type { Profile } from '../framework/types.ts';
+import type { CoreState } from './core-state.ts';
+import {
+  blockedMessage,
+  type GangMember,
+  type GangPlacement,
+  type GangTrial,
+  tryGroup,
+} from './gang-step.ts';
+import { domainPlugin, pinnedDomain, tryGroupInDomain, withPlugin } from './gang-topology.ts';
+import { cycleFor } from './plan-cycle.ts';
+
+/** What a gang step's trial decided: every member placed, or the group's reason. */
+export type StepOutcome =
+  | { kind: 'placed'; placements: GangPlacement[] }
+  | {
+      kind: 'blocked';
+      message: string;
+      /** The plugins that rejected the first unplaced member (for its queueing hints). */
+      plugins: string[];
+      /** Where members fitted: the fairness hold may keep these nodes. */
+      placements: GangPlacement[];
+      /** True when waiting could help (no plugin error): the group may hold nodes. */
+      holdable: boolean;
+      /** Members that fitted before the first that did not. */
+      fitted: number;
+      /** A plugin's Error (`plugin: message`) that stopped the trial, if that is what did. */
+      error?: string;
+    };
+
+/** `trial` of group `key` (`placed` members already placed, `minMember` wanted) as an outcome. */
+function outcomeOf(
+  key: string,
+  trial: GangTrial,
+  placed: number,
+  minMember: number,
+  prefix = '',
+): StepOutcome {
+  if (trial.kind === 'placed') return trial;
+  const r = trial.result;
+  const why = r.kind === 'Error' ? `${r.plugin}: ${r.message}` : r.message;
+  const member = trial.member.info.key;
+  const message = blockedMessage(key, placed + trial.fitted, minMember, member, why);
+  return {
+    kind: 'blocked',
+    message:
+      prefix === ''
+        ? message
+        : message.replace(`pod group ${key}: `, `pod group ${key}: ${prefix}`),
+    plugins: r.kind === 'Unschedulable' ? [...r.diagnosis.unschedulablePlugins] : [],
+    placements: trial.placements,
+    holdable: r.kind === 'Unschedulable',
+    fitted: trial.fitted,
+    ...(r.kind === 'Error' ? { error: why } : {}),
+  };
+}
+
+/**
+ * Tries `chosen` members of group `key` against the current state: anywhere when
+ * `topologyKeys` is empty, else all inside one domain of its first key (see
+ * `tryGroupInDomain`), pinned to the domain of members already placed. `placed` members are
+ * placed already; `minMember` is the group's quorum. The state is left unchanged.
+ */
+export function tryGroupStep(
+  core: CoreState,
+  key: string,
+  chosen: readonly GangMember[],
+  topologyKeys: readonly string[],
+  placed: number,
+  minMember: number,
+): StepOutcome {
+  const schedule = (pod: PodInfo) => cycleFor(core, pod, false);
+  const topologyKey = topologyKeys[0];
+  if (topologyKey === undefined)
+    return outcomeOf(key, tryGroup(core.cluster, chosen, core.now, schedule), placed, minMember);
+  const pinned = pinnedDomain(core.cluster, placedNodes(core, key), topologyKey);
+  if (typeof pinned === 'object') return notPlaced(`pod group ${key}: ${pinned.conflict}`);
+  const search = tryGroupInDomain({
+    cluster: core.cluster,
+    members: chosen,
+    time: core.now,
+    key: topologyKey,
+    pinned,
+    schedule: (pod, adapt) => cycleFor(core, pod, false, adapt),
+  });
+  if (search.kind === 'placed') return { kind: 'placed', placements: search.placements };
+  const head = `pod group ${key}: ${search.message}`;
+  if (search.closest === undefined) return notPlaced(head);
+  const { domain, trial } = search.closest;
+  const prefix = `${search.message}; closest ${topologyKey}=${domain}: `;
+  return outcomeOf(key, trial, placed, minMember, prefix);
+}
+
+/**
+ * For a member of group `key` scheduled on its own (beyond minMember, once the group is
+ * placed whole): the profile change that keeps its cycle inside the domain of the members
+ * already placed, or undefined when the group has no topology constraint. A group whose
+ * placed members span domains (or sit on unlabelled nodes) lets no further member in.
+ */
+export function memberInDomain(
+  core: CoreState,
+  key: string,
+  topologyKeys: readonly string[],
+): ((profile: Profile) => Profile) | undefined {
+  const topologyKey = topologyKeys[0];
+  if (topologyKey === undefined) return undefined;
+  const pinned = pinnedDomain(core.cluster, placedNodes(core, key), topologyKey);
+  const domain = typeof pinned === 'string' ? pinned : '';
+  const nodes = core.cluster.topology.get(topologyKey)?.get(domain) ?? new Set<string>();
+  const plugin = domainPlugin(topologyKey, domain, nodes);
+  return (profile) => withPlugin(profile, plugin);
+}
+
+function notPlaced(message: string): StepOutcome {
+  return {
+    kind: 'blocked',
+    message,
+    plugins: ['TopologyDomain'],
+    placements: [],
+    holdable: false,
+    fitted: 0,
+  };
+}
+
+/** The nodes of group `key`'s members that are placed (bound or reserved) and not finished. */
+function placedNodes(core: CoreState, key: string): string[] {
+  const out: string[] = [];
+  for (const uid of core.gangs.memberUids(key)) {
+    const record = core.cluster.pods.get(uid);
+    if (record === undefined || record.charge.kind === 'none') continue;
+    const { phase, terminating } = record.info;
+    if (phase === 'Succeeded' || phase === 'Failed' || terminating) continue;
+    out.push(record.charge.node);
+  }
+  return out;
+}
