@@ -74,6 +74,28 @@ describe("gang scheduling with Kubernetes' own PodGroups (scheduling.k8s.io/v1be
     expect(h.effects.groups.at(-1)?.initiallyScheduled?.status).toBe('True');
   });
 
+  it('says in the condition that lower-priority pods are preempted for the gang', () => {
+    const h = given().events(node('n1'), node('n2'), corePodGroup('train', gang(2)));
+    const low = (name: string) => {
+      const p = podObject(name, { schedulerName: 'berth', requests: { cpu: '1' }, priority: 0 });
+      p.metadata.uid = `${name}-uid`;
+      return p;
+    };
+    h.pods(low('low-0'), low('low-1')).drain();
+    const urgent = (name: string, created: number) => {
+      const p = coreMember(name, 'train', { created });
+      p.spec.priority = 1000;
+      return p;
+    };
+    h.pods(urgent('w0', 1), urgent('w1', 2)).drain();
+    expect(h.effects.groups.at(-1)?.initiallyScheduled).toMatchObject({
+      status: 'False',
+      reason: 'Unschedulable',
+      message:
+        'minCount (2) cannot be satisfied: 0 scheduled, 1 remaining, pod group preemption: preempting 2 lower-priority pod(s) so that the whole group fits',
+    });
+  });
+
   it('places the members of a basic PodGroup one by one, without a group constraint', () => {
     const h = given().events(node('n1', '1'), corePodGroup('train', { basic: {} }));
     h.pods(coreMember('w0', 'train', { created: 0 }), coreMember('w1', 'train', { created: 1 }));

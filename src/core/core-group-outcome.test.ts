@@ -2,11 +2,14 @@
 import { describe, expect, it } from 'vitest';
 import { nodeObject, podObject } from '../../test/support/objects.ts';
 import { evolve, initialState } from '../cluster/reducer.ts';
+import { neverPolicyMessage } from '../framework/preemption/evaluate.ts';
 import {
+  gangPreemptionText,
   gangUnschedulableMessage,
   initiallyScheduledCondition,
   preemptionText,
 } from './core-group-outcome.ts';
+import { noGroupVictimsMessage } from './gang-preemption.ts';
 
 describe('gangUnschedulableMessage (kube GangScheduling PlacementFeasible, 1.37.2)', () => {
   it.each([
@@ -140,5 +143,45 @@ describe('preemptionText (kube DefaultPreemption as a PodGroupPostFilter)', () =
     },
   ])('$name', ({ running: priority, members, want }) => {
     expect(preemptionText(running(priority), members)).toBe(want);
+  });
+});
+
+describe('gangPreemptionText (the condition once gang preemption ran)', () => {
+  it.each([
+    {
+      name: 'a plan: berth names the victims it evicts',
+      answer: { kind: 'plan' as const, victims: 3 },
+      want: 'pod group preemption: preempting 3 lower-priority pod(s) so that the whole group fits',
+    },
+    {
+      name: 'no lower-priority unit: kube’s text',
+      answer: { kind: 'refused' as const, message: noGroupVictimsMessage },
+      want: 'pod group preemption: No preemption victims found for incoming preemptor',
+    },
+    {
+      name: 'preemptionPolicy Never: kube’s text',
+      answer: { kind: 'refused' as const, message: neverPolicyMessage },
+      want: 'pod group preemption: not eligible due to preemptionPolicy=Never.',
+    },
+    {
+      name: 'no room even with every victim gone',
+      answer: {
+        kind: 'refused' as const,
+        message: 'the group does not fit even with all 2 lower-priority victim(s) gone',
+      },
+      want: 'pod group preemption: the group does not fit even with all 2 lower-priority victim(s) gone',
+    },
+    {
+      name: 'off (an older log): left to preemptionText',
+      answer: { kind: 'refused' as const, message: 'gang preemption is off' },
+      want: undefined,
+    },
+    {
+      name: 'not run (a topology group): left to preemptionText',
+      answer: undefined,
+      want: undefined,
+    },
+  ])('$name', ({ answer, want }) => {
+    expect(gangPreemptionText(answer)).toBe(want);
   });
 });

@@ -2,6 +2,7 @@
 import { corePodGroupKeyOfGroup } from '../cluster/core-pod-groups.ts';
 import type { ClusterState, PodInfo } from '../cluster/types.ts';
 import type { CoreState } from './core-state.ts';
+import { noGroupVictimsMessage, preemptionRefusalShown } from './gang-preemption.ts';
 import type { GroupCondition } from './ports.ts';
 
 /** How a gang step of a group ended, as the condition reads it. */
@@ -94,6 +95,28 @@ export function preemptionText(
 }
 
 /**
+ * The condition's PostFilter part from what gang preemption answered for the step: kube's
+ * "No preemption victims found for incoming preemptor" when there were none, kube's
+ * not-eligible text for preemptionPolicy Never, berth's own words for a plan or for a group
+ * that would not fit even with every victim gone. Undefined when it did not run (off, not in
+ * the profile, or a topology-constrained group): `preemptionText` then.
+ */
+export function gangPreemptionText(answer: GangPreemptionAnswer | undefined): string | undefined {
+  if (answer === undefined) return undefined;
+  if (answer.kind === 'plan')
+    return `pod group preemption: preempting ${answer.victims} lower-priority pod(s) so that the whole group fits`;
+  if (answer.message === noGroupVictimsMessage)
+    return 'pod group preemption: No preemption victims found for incoming preemptor';
+  if (!preemptionRefusalShown(answer.message)) return undefined;
+  return `pod group preemption: ${answer.message}`;
+}
+
+/** Gang preemption's answer for a step, as the condition needs it. */
+export type GangPreemptionAnswer =
+  | { kind: 'plan'; victims: number }
+  | { kind: 'refused'; message: string };
+
+/**
  * Notes the outcome of group `key`'s step for its status report when the group is a core
  * PodGroup; a scheduler-plugins group's status is its phase, reported as before.
  */
@@ -106,7 +129,7 @@ export function noteStepOutcome(core: CoreState, key: string, step: StepResult):
   if (step.kind !== 'placed' && pg.initiallyScheduled) return;
   const outcome: StepOutcome =
     step.kind === 'unschedulable'
-      ? { ...step, preemption: preemptionText(core.cluster, step.members) }
+      ? { ...step, preemption: step.preemption ?? preemptionText(core.cluster, step.members) }
       : step;
   core.gangs.setCondition(key, initiallyScheduledCondition(outcome, pg.generation));
 }
@@ -114,4 +137,9 @@ export function noteStepOutcome(core: CoreState, key: string, step: StepResult):
 /** A step's outcome as the gang step knows it: the members it tried instead of the PostFilter's text. */
 export type StepResult =
   | Exclude<StepOutcome, { kind: 'unschedulable' }>
-  | ({ kind: 'unschedulable'; members: readonly PodInfo[] } & Omit<GangShortfall, 'preemption'>);
+  | ({
+      kind: 'unschedulable';
+      members: readonly PodInfo[];
+      /** Gang preemption's part (`gangPreemptionText`), when it ran. */
+      preemption?: string;
+    } & Omit<GangShortfall, 'preemption'>);

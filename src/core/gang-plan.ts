@@ -1,6 +1,6 @@
 // One gang step: a group's missing members placed together against one snapshot, or parked with the group's reason.
 import type { PodInfo } from '../cluster/types.ts';
-import { noteStepOutcome } from './core-group-outcome.ts';
+import { gangPreemptionText, noteStepOutcome } from './core-group-outcome.ts';
 import type { CoreState } from './core-state.ts';
 import { decide } from './evolve.ts';
 import { expireHold, holdFor, releaseHold, releaseHoldAndRequeue } from './gang-hold.ts';
@@ -78,6 +78,22 @@ function stepGroup(
       groupBlocked(core, key, waiting, trial.message, trial.plugins);
       return;
     }
+    // Gang preemption plans over the whole cluster: a topology-constrained group waits.
+    const preemption =
+      spec.topologyKeys.length === 0
+        ? planGangPreemption(core, key, chosen, (pod) => cycleFor(core, pod, false))
+        : undefined;
+    const victims =
+      preemption?.kind === 'plan'
+        ? preemption.plan.victims.reduce((sum, u) => sum + u.pods.length, 0)
+        : 0;
+    const said = gangPreemptionText(
+      preemption === undefined
+        ? undefined
+        : preemption.kind === 'plan'
+          ? { kind: 'plan', victims }
+          : preemption,
+    );
     noteStepOutcome(core, key, {
       kind: 'unschedulable',
       minCount: minMember,
@@ -85,16 +101,11 @@ function stepGroup(
       waiting: waiting.length,
       fitted: trial.fitted,
       members: waiting,
+      ...(said === undefined ? {} : { preemption: said }),
     });
-    // Gang preemption plans over the whole cluster: a topology-constrained group waits.
-    const preemption =
-      spec.topologyKeys.length === 0
-        ? planGangPreemption(core, key, chosen, (pod) => cycleFor(core, pod, false))
-        : undefined;
     if (preemption?.kind === 'plan') {
-      const n = preemption.plan.victims.reduce((sum, u) => sum + u.pods.length, 0);
-      const said = `${trial.message} preemption: found a placement for the pod group, preempting ${n} victims`;
-      decideGangPreemption(core, key, preemption.plan, waiting.slice(need), said, trial.plugins);
+      const message = `${trial.message} preemption: found a placement for the pod group, preempting ${victims} victims`;
+      decideGangPreemption(core, key, preemption.plan, waiting.slice(need), message, trial.plugins);
       return;
     }
     if (trial.holdable) holdFor(core, key, trial.placements, spec.timeoutMs);

@@ -42,6 +42,9 @@ function ineligibility(core: CoreState, members: readonly GangMember[]): string 
   return undefined;
 }
 
+/** The refusal of a group with no lower-priority unit to evict. */
+export const noGroupVictimsMessage = 'No preemption victims found for incoming pod group';
+
 /** The start of the refusal of a group that does not fit even with every victim gone. */
 const noRoomEvenSo = 'the group does not fit even with all';
 
@@ -81,8 +84,7 @@ export function planGangPreemption(
   const priority =
     core.gangs.priority(key, core.cluster) ?? (members[0] as GangMember).info.priority;
   const units = victimUnits(core, key, priority);
-  if (units.length === 0)
-    return { kind: 'refused', message: 'No preemption victims found for incoming pod group' };
+  if (units.length === 0) return { kind: 'refused', message: noGroupVictimsMessage };
   const { cluster } = core;
   let trials = 0;
   const fitsWithout = (evicted: Iterable<VictimUnit>): GangPlacement[] | undefined => {
