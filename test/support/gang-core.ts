@@ -10,20 +10,14 @@ import type {
   PodTimerId,
 } from '../../src/events/types.ts';
 import type { PodObject } from '../../src/model/objects.ts';
-import { nodeObject, podObject } from './objects.ts';
 
-/** A node of `cpu` cpus (8Gi, 110 pods). */
-export const gangNode = (name: string, cpu = '1'): InputEvent => ({
-  type: 'NodeUpserted',
-  node: nodeObject(name, { allocatable: { cpu, memory: '8Gi', pods: '110' } }),
-});
-
-/** A PodGroup `name` of namespace default needing `minMember` members. */
-export const gangGroup = (name: string, minMember: number): InputEvent => ({
-  type: 'ObjectUpserted',
-  kind: 'PodGroup',
-  object: { metadata: { name, namespace: 'default' }, spec: { minMember } },
-});
+/** The gang harness's builders, under the names these tests use. */
+export {
+  type GangPodOptions,
+  gangPod,
+  node as gangNode,
+  podGroup as gangGroup,
+} from './gang-harness.ts';
 
 /** A PodDisruptionBudget over pods labelled `app: <app>` allowing `allowed` disruptions. */
 export const gangBudget = (app: string, allowed: number): InputEvent => ({
@@ -35,35 +29,6 @@ export const gangBudget = (app: string, allowed: number): InputEvent => ({
     status: { disruptionsAllowed: allowed },
   },
 });
-
-/** What a test pod is: its group (if any), cpu, priority, node (bound), labels, policy. */
-export interface GangPodOptions {
-  group?: string;
-  cpu?: string;
-  priority?: number;
-  node?: string;
-  app?: string;
-  created?: number;
-  never?: boolean;
-}
-
-/** Pod `name` (uid `<name>-uid`) scheduled by berth. */
-export function gangPod(name: string, o: GangPodOptions = {}): PodObject {
-  const labels: Record<string, string> = {};
-  if (o.group !== undefined) labels['scheduling.x-k8s.io/pod-group'] = o.group;
-  if (o.app !== undefined) labels.app = o.app;
-  const p = podObject(name, {
-    schedulerName: 'berth',
-    requests: { cpu: o.cpu ?? '1' },
-    labels,
-    ...(o.priority === undefined ? {} : { priority: o.priority }),
-    ...(o.node === undefined ? {} : { nodeName: o.node }),
-    creationTimestamp: new Date(Date.UTC(2026, 0, 1, 0, 0, o.created ?? 0)).toISOString(),
-  });
-  if (o.never === true) (p.spec as Record<string, unknown>).preemptionPolicy = 'Never';
-  p.metadata.uid = `${name}-uid`;
-  return p;
-}
 
 /** One eviction the core asked for. */
 export interface Eviction {

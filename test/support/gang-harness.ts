@@ -65,21 +65,42 @@ export const node = (name: string, cpu = '1'): InputEvent => ({
   node: nodeObject(name, { allocatable: { cpu, memory: '8Gi', pods: '110' } }),
 });
 
+/** What a test pod is: its group (if any), cpu, priority, node (bound), labels, policy. */
+export interface GangPodOptions {
+  group?: string;
+  cpu?: string;
+  priority?: number;
+  node?: string;
+  app?: string;
+  created?: number;
+  never?: boolean;
+}
+
+/** Pod `name` (uid `<name>-uid`) scheduled by berth. */
+export function gangPod(name: string, o: GangPodOptions = {}): PodObject {
+  const labels: Record<string, string> = {};
+  if (o.group !== undefined) labels['scheduling.x-k8s.io/pod-group'] = o.group;
+  if (o.app !== undefined) labels.app = o.app;
+  const p = podObject(name, {
+    schedulerName: 'berth',
+    requests: { cpu: o.cpu ?? '1' },
+    labels,
+    ...(o.priority === undefined ? {} : { priority: o.priority }),
+    ...(o.node === undefined ? {} : { nodeName: o.node }),
+    creationTimestamp: new Date(Date.UTC(2026, 0, 1, 0, 0, o.created ?? 0)).toISOString(),
+  });
+  if (o.never === true) (p.spec as Record<string, unknown>).preemptionPolicy = 'Never';
+  p.metadata.uid = `${name}-uid`;
+  return p;
+}
+
 /** Pod `name` of scheduler berth, joining scheduler-plugins PodGroup `group` by label. */
 export function member(
   name: string,
   group: string,
-  o: { cpu?: string; priority?: number; created?: number } = {},
+  o: Pick<GangPodOptions, 'cpu' | 'priority' | 'created'> = {},
 ): PodObject {
-  const p = podObject(name, {
-    schedulerName: 'berth',
-    requests: { cpu: o.cpu ?? '1' },
-    labels: { 'scheduling.x-k8s.io/pod-group': group },
-    ...(o.priority === undefined ? {} : { priority: o.priority }),
-    creationTimestamp: new Date(Date.UTC(2026, 0, 1, 0, 0, o.created ?? 0)).toISOString(),
-  });
-  p.metadata.uid = `${name}-uid`;
-  return p;
+  return gangPod(name, { ...o, group });
 }
 
 /** A scheduler-plugins PodGroup `default/name` of `minMember`. */
