@@ -13,6 +13,7 @@ import { defaultConfig } from '../src/core/config.ts';
 import type { Envelope } from '../src/events/types.ts';
 import type { PodObject } from '../src/model/objects.ts';
 import { simulate } from '../src/runtime/simulate.ts';
+import { parseRunsAndNames } from './support/measure.ts';
 
 interface Scenario {
   name: string;
@@ -172,28 +173,16 @@ function report(r: Result, base: Result | undefined): string {
   return `${lines.join('\n')}\n`;
 }
 
-function parseArgs(argv: string[]): { runs: number; names: string[] } {
-  let runs = 1;
-  const names: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i] as string;
-    if (a === '--runs') {
-      runs = Number(argv[++i]);
-      if (!Number.isInteger(runs) || runs < 1) throw new Error('--runs takes a whole number ≥ 1');
-    } else if (scenarios.some((s) => s.name === a)) names.push(a);
-    else
-      throw new Error(`unknown scenario ${a}; known: ${scenarios.map((s) => s.name).join(', ')}`);
-  }
-  return { runs, names };
-}
-
 if (process.argv[2] === '--child') {
   // Child mode: one scenario per process so peak RSS belongs to that scenario alone.
   const scenario = scenarios.find((s) => s.name === process.argv[3]);
   if (scenario === undefined) throw new Error(`unknown scenario ${process.argv[3]}`);
   process.stdout.write(`${JSON.stringify(runScenario(scenario))}\n`);
 } else {
-  const { runs, names } = parseArgs(process.argv.slice(2));
+  const { runs, names } = parseRunsAndNames(
+    process.argv.slice(2),
+    scenarios.map((s) => s.name),
+  );
   const self = fileURLToPath(import.meta.url);
   const outDir = fileURLToPath(new URL('./results/', import.meta.url));
   const baseDir = fileURLToPath(new URL('./baselines/', import.meta.url));

@@ -48,3 +48,24 @@ export const gc: () => void = (() => {
 
 /** Bytes as whole MiB. */
 export const mib = (bytes: number) => Math.round(bytes / 2 ** 20);
+
+/**
+ * A bench's command line: `--runs N` (default 1) and the names of the scenarios to run,
+ * each one of `known`; throws naming what it does not know.
+ */
+export function parseRunsAndNames(
+  argv: readonly string[],
+  known: readonly string[],
+): { runs: number; names: string[] } {
+  let runs = 1;
+  const names: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i] as string;
+    if (a === '--runs') {
+      runs = Number(argv[++i]);
+      if (!Number.isInteger(runs) || runs < 1) throw new Error('--runs takes a whole number ≥ 1');
+    } else if (known.includes(a)) names.push(a);
+    else throw new Error(`unknown scenario ${a}; known: ${known.join(', ')}`);
+  }
+  return { runs, names };
+}

@@ -2,6 +2,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+  type GangCore,
   gangBudget,
   gangCore,
   gangGroup,
@@ -10,6 +11,8 @@ import {
 } from '../../test/support/gang-core.ts';
 import { propertySeed } from '../../test/support/property-seed.ts';
 import type { InputEvent } from '../events/types.ts';
+import type { CoreState } from './core-state.ts';
+import { mayHaveVictims, victimUnits } from './gang-victims.ts';
 
 const RUNS = { numRuns: 150, seed: propertySeed(20261129).seed };
 
@@ -51,7 +54,7 @@ const scenario: fc.Arbitrary<Scenario> = fc
   );
 
 /** Runs `s`: builds the cluster, places `old`, adds `train`, then lets evictions land and members retry. */
-function run(s: Scenario) {
+function run(s: Scenario, probe: (h: GangCore) => void = () => {}) {
   const h = gangCore();
   const priorityOf = new Map<string, number>();
   const inputs: InputEvent[] = s.nodes.map((n, i) => gangNode(`n${i}`, String(n.cpu)));
@@ -69,6 +72,7 @@ function run(s: Scenario) {
     h.pods(gangPod(`old-${k}`, { group: 'old', priority: s.old.priority, created: k }));
   }
   h.drain().confirmBinds();
+  probe(h);
   const oldPlaced = [...h.placements()].filter(([k]) => k.startsWith('default/old-'));
   // An `old` that did not fit whole is removed, so that nothing else competes for the room.
   if (oldPlaced.length < s.old.size)
@@ -81,6 +85,7 @@ function run(s: Scenario) {
   const trainPlaced: number[] = [];
   for (let round = 0; round < 6; round++) {
     h.drain();
+    probe(h);
     h.evict().later(20_000).drain().confirmBinds();
     trainPlaced.push(
       [...h.placements().keys()].filter((k) => k.startsWith('default/train-')).length,
@@ -128,6 +133,22 @@ describe('gang preemption (property)', () => {
         if (fitsAfter) expect(bound).toBe(true);
         if (fitsNow) expect(victims).toEqual([]);
         expect(h.broken).toEqual([]);
+      }),
+      RUNS,
+    );
+  });
+
+  it('says no victim can exist only where the full search finds none', () => {
+    let hidden = 0;
+    const probe = (h: GangCore) => {
+      const core = (h.core as unknown as { core: CoreState }).core;
+      for (const p of priorities)
+        if (!mayHaveVictims(core, p) && victimUnits(core, 'default/train', p).length > 0) hidden++;
+    };
+    fc.assert(
+      fc.property(scenario, (s) => {
+        run(s, probe);
+        expect(hidden).toBe(0);
       }),
       RUNS,
     );

@@ -7,7 +7,7 @@ import type { CoreState } from './core-state.ts';
 import { decide } from './evolve.ts';
 import { releaseHold } from './gang-hold.ts';
 import { type GangMember, type GangPlacement, tryGroup } from './gang-step.ts';
-import { moreImportantUnit, type VictimUnit, victimUnits } from './gang-victims.ts';
+import { mayHaveVictims, moreImportantUnit, type VictimUnit, victimUnits } from './gang-victims.ts';
 import { settlePreemption } from './preemption-waits.ts';
 
 /** The PostFilter whose presence in the members' profile lets a group preempt. */
@@ -83,7 +83,7 @@ export function planGangPreemption(
   if (why !== undefined) return { kind: 'refused', message: why };
   const priority =
     core.gangs.priority(key, core.cluster) ?? (members[0] as GangMember).info.priority;
-  const units = victimUnits(core, key, priority);
+  const units = mayHaveVictims(core, priority) ? victimUnits(core, key, priority) : [];
   if (units.length === 0) return { kind: 'refused', message: noGroupVictimsMessage };
   const { cluster } = core;
   let trials = 0;

@@ -68,6 +68,22 @@ function placedMembers(core: CoreState, key: string): PodInfo[] {
 }
 
 /**
+ * False when `victimUnits(core, _, priority)` surely finds no unit, by a scan that reads
+ * only priorities: no pod on a node is of lower priority, and every member of a group on
+ * a node is live, so its group's priority (the highest of its live members') is no lower
+ * than that member's. True when a unit may exist (the full search decides). A blocked
+ * group among equals, the common case under contention, is then refused at this cost.
+ */
+export function mayHaveVictims(core: CoreState, priority: number): boolean {
+  for (const node of core.cluster.nodeOrder)
+    for (const pod of node.pods.values()) {
+      if (pod.priority < priority) return true;
+      if ((pod.terminating || isTerminal(pod.phase)) && core.isGangMember(pod)) return true;
+    }
+  return false;
+}
+
+/**
  * Every unit gang preemption may evict for group `preemptor` of priority `priority`: the
  * pods on live nodes whose priority is strictly lower, each alone, except that a member of
  * another group is taken with all of that group's placed members, at the group's priority
