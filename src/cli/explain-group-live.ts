@@ -10,6 +10,7 @@ import { ListError, listClusterOnce } from '../adapters/kube/list-once.ts';
 import type { ClusterState } from '../cluster/types.ts';
 import type { BerthConfig } from '../core/config.ts';
 import { Scheduler } from '../core/scheduler.ts';
+import type { InputEvent } from '../events/types.ts';
 import { CliError } from './errors.ts';
 
 /** How the live cluster is reached, and the core's seed and config. */
@@ -27,7 +28,7 @@ export interface GroupLiveOptions extends KubeConfigOptions {
 export async function explainGroupLive(
   opts: GroupLiveOptions,
 ): Promise<{ state: ClusterState; server: string; scheduler: Scheduler }> {
-  let events: Awaited<ReturnType<typeof listClusterOnce>>;
+  let events: InputEvent[];
   let server: string;
   try {
     const clients = makeClients(loadKubeConfig(opts));
@@ -39,7 +40,19 @@ export async function explainGroupLive(
       throw new CliError(error.message);
     throw error;
   }
+  const scheduler = coreOfListing(events, opts);
+  return { state: scheduler.state, server, scheduler };
+}
+
+/**
+ * A fresh core fed the listed `events` at time 0, as a berth just started holds them before
+ * its first cycle: pending pods queued, groups indexed, no cycle run, no command carried out.
+ */
+export function coreOfListing(
+  events: readonly InputEvent[],
+  opts: Pick<GroupLiveOptions, 'seed' | 'config'>,
+): Scheduler {
   const scheduler = new Scheduler({ seed: opts.seed, config: opts.config });
   for (const event of events) scheduler.ingest(event, 0);
-  return { state: scheduler.state, server, scheduler };
+  return scheduler;
 }

@@ -172,6 +172,25 @@ describe('berth explain group', () => {
     });
   });
 
+  it('names an unreachable API server in one line (live mode)', () => {
+    const kubeconfig = join(work, 'kubeconfig');
+    writeFileSync(
+      kubeconfig,
+      [
+        'apiVersion: v1',
+        'kind: Config',
+        'clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]',
+        'users: [{name: u, user: {token: t}}]',
+        'contexts: [{name: x, context: {cluster: c, user: u}}]',
+        'current-context: x',
+      ].join('\n'),
+    );
+    const r = berth('explain', 'group', 'ml/llama', '--kubeconfig', kubeconfig);
+    expect(r.stderr.trim().split('\n'), r.stderr).toHaveLength(1);
+    expect(r.stderr).toMatch(/^berth: cannot reach the API server at https:\/\/127\.0\.0\.1:1/);
+    expect(r.code).toBe(1);
+  });
+
   it.each([
     [
       ['group', 'ml/nope', '--cluster', fixture('gang.yaml')],
