@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { localKubeConfig } from '../support/local-kubeconfig.ts';
 import { inProcess } from './explain-in-process.ts';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -174,17 +175,7 @@ describe('berth explain group', () => {
 
   it('names an unreachable API server in one line (live mode)', () => {
     const kubeconfig = join(work, 'kubeconfig');
-    writeFileSync(
-      kubeconfig,
-      [
-        'apiVersion: v1',
-        'kind: Config',
-        'clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]',
-        'users: [{name: u, user: {token: t}}]',
-        'contexts: [{name: x, context: {cluster: c, user: u}}]',
-        'current-context: x',
-      ].join('\n'),
-    );
+    writeFileSync(kubeconfig, localKubeConfig('https://127.0.0.1:1').exportConfig());
     const r = berth('explain', 'group', 'ml/llama', '--kubeconfig', kubeconfig);
     expect(r.stderr.trim().split('\n'), r.stderr).toHaveLength(1);
     expect(r.stderr).toMatch(/^berth: cannot reach the API server at https:\/\/127\.0\.0\.1:1/);
