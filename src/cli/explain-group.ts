@@ -158,8 +158,15 @@ function stateBefore(
   if (seq === undefined) return readingLog(last.name, () => replayTo(last, undefined, sealKey));
   for (const part of parts) {
     try {
-      return replayTo(part, seq, sealKey);
+      const at = replayTo(part, seq, sealKey);
+      // A rotated recording whose older segments are gone starts after seq: no state before it.
+      if (at.state.seq >= seq)
+        throw new CliError(
+          `${part.name}: seq ${seq} is before the first event this recording keeps (seq ${at.state.seq + 1})`,
+        );
+      return at;
     } catch (error) {
+      if (error instanceof CliError) throw error;
       if (error instanceof MidStepError && error.stepStart !== undefined) {
         const start = error.stepStart;
         return readingLog(part.name, () => replayTo(part, start, sealKey));
