@@ -5,13 +5,12 @@ import type { BerthConfig } from '../core/config.ts';
 import { podKey } from '../model/keys.ts';
 import { type LogPart, memoryPart, podHistory, replayTo } from '../runtime/explain-log.ts';
 import { simulate } from '../runtime/simulate.ts';
-import { intFlag, parseFlags } from './args.ts';
 import { CliError, FlagError } from './errors.ts';
+import { explainFlags } from './explain-flags.ts';
 import { explainCycle, podKeyOf, podNotes, profileFor } from './explain-inputs.ts';
 import { explainDecision, explainLog, recordedText } from './explain-log-mode.ts';
 import { type ExplainDocument, renderExplanation } from './explain-render.ts';
-import { readRecordKey } from './record-key.ts';
-import { loadCluster, simulateConfig } from './simulate-command.ts';
+import { loadCluster } from './simulate-command.ts';
 
 /** `--cluster FILE…`: simulates the manifests, then explains the pod (see the usage text). */
 function explainSimulated(
@@ -95,85 +94,19 @@ function print(doc: ExplainDocument, json: boolean): void {
     );
 }
 
-/**
- * The config of the simulated and live modes: `--config FILE` (read as `berth simulate`
- * reads it) or the defaults, with `--scheduler-name` as berth's name when the file names
- * no profiles (with profiles, their names are berth's).
- */
-function flagsConfig(
-  path: string | undefined,
-  schedulerName: string | undefined,
-  emulatedVersion: string | undefined,
-): BerthConfig {
-  const config = simulateConfig(path, emulatedVersion);
-  if (schedulerName === undefined) return config;
-  if (schedulerName === '') throw new FlagError('--scheduler-name must not be empty');
-  if (config.profiles !== undefined)
-    throw new FlagError(
-      "--scheduler-name goes without --config profiles (they name berth's schedulers)",
-    );
-  return { ...config, schedulerName };
-}
-
-/** Runs `berth explain NS/POD` in the mode its flags choose. */
+/** Runs `berth explain NS/POD` (or `berth explain group NS/NAME`) in the mode its flags choose. */
 export async function explainCommand(argv: string[]): Promise<void> {
-  const { values, positionals } = parseFlags(
-    argv,
-    {
-      cluster: { type: 'string', multiple: true },
-      log: { type: 'string' },
-      seq: { type: 'string' },
-      kubeconfig: { type: 'string' },
-      context: { type: 'string' },
-      seed: { type: 'string' },
-      'scheduler-name': { type: 'string' },
-      'emulated-version': { type: 'string' },
-      config: { type: 'string' },
-      'record-key': { type: 'string' },
-      json: { type: 'boolean' },
-    },
-    1,
-  );
-  const key = podKeyOf(positionals[0]);
-  const simulated = values.cluster !== undefined;
-  const logged = values.log !== undefined;
-  const live = values.kubeconfig !== undefined || values.context !== undefined;
-  if ([simulated, logged, live].filter(Boolean).length > 1)
-    throw new FlagError(
-      '--cluster, --log and --kubeconfig/--context choose different modes; give one',
-    );
-  if (values.seq !== undefined && !logged) throw new FlagError('--seq goes with --log');
-  if (values['record-key'] !== undefined && !logged)
-    throw new FlagError("--record-key goes with --log (it verifies the log's seal)");
-  if (
-    logged &&
-    (values.seed !== undefined ||
-      values['scheduler-name'] !== undefined ||
-      values['emulated-version'] !== undefined ||
-      values.config !== undefined)
-  )
-    throw new FlagError(
-      '--seed, --scheduler-name, --emulated-version and --config come from the log header with --log',
-    );
-  const seed = intFlag(values.seed, 'seed', 1, 0, 2 ** 32 - 1);
-  const config = flagsConfig(values.config, values['scheduler-name'], values['emulated-version']);
-  const json = values.json === true;
-  if (logged) {
-    const seq =
-      values.seq === undefined
-        ? undefined
-        : intFlag(values.seq, 'seq', 0, 1, Number.MAX_SAFE_INTEGER);
-    const sealKey =
-      values['record-key'] === undefined ? undefined : readRecordKey(values['record-key']);
-    return print(explainLog(key, values.log as string, seq, sealKey), json);
+  if (argv[0] === 'group') {
+    const { explainGroupCommand } = await import('./explain-group.ts');
+    return explainGroupCommand(argv.slice(1));
   }
-  if (simulated) return print(explainSimulated(key, values.cluster ?? [], seed, config), json);
+  const f = explainFlags(argv);
+  if (f.api !== undefined) throw new FlagError('--api goes with berth explain group');
+  const key = podKeyOf(f.positional);
+  if (f.mode === 'log') return print(explainLog(key, f.log as string, f.seq, f.sealKey), f.json);
+  if (f.mode === 'simulated')
+    return print(explainSimulated(key, f.cluster, f.seed, f.config), f.json);
   const { explainLive } = await import('./explain-live.ts');
-  const doc = await explainLive(key, {
-    ...(values.kubeconfig === undefined ? {} : { kubeconfig: values.kubeconfig }),
-    ...(values.context === undefined ? {} : { context: values.context }),
-    seed,
-    config,
-  });
-  print(doc, json);
+  const doc = await explainLive(key, { ...f.live, seed: f.seed, config: f.config });
+  print(doc, f.json);
 }

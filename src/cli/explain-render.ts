@@ -43,7 +43,7 @@ export interface ExplainDocument {
 const mark: Record<FilterVerdict, string> = { pass: '✓', reject: '✗', notRun: '·', skipped: '-' };
 
 /** Left-aligned columns separated by two spaces, without trailing blanks. */
-function table(rows: string[][]): string[] {
+export function table(rows: string[][]): string[] {
   const widths: number[] = [];
   for (const row of rows)
     row.forEach((cell, i) => {
@@ -57,7 +57,8 @@ function table(rows: string[][]): string[] {
   );
 }
 
-function fateText(row: NodeExplanation): string {
+/** What the cycle did with one node, in words (its rejection, or how it was scored). */
+export function fateText(row: NodeExplanation): string {
   const r = row.rejection;
   switch (row.fate) {
     case 'rejected':
@@ -107,7 +108,8 @@ function header(doc: ExplainDocument): string[] {
   return lines;
 }
 
-function resultText(e: PodExplanation): string {
+/** The explained cycle's outcome, in words. */
+export function resultText(e: PodExplanation): string {
   const o = e.outcome;
   if (o.kind === 'Unschedulable') return `unschedulable: ${o.message}`;
   if (o.kind === 'Error') return `error in ${o.plugin}: ${o.message}`;

@@ -105,8 +105,18 @@ class PathObserver {
   }
 }
 
+/** What watches a replay: told the session once it is open, then each envelope applied. */
+export interface ReplayObserver {
+  session: ReplaySession | undefined;
+  applied(env: Envelope, state: ClusterState): void;
+}
+
 /** Replays one part (a log, or a segment from its snapshot) through a fresh core. */
-function replayPart(part: LogPart, observer: PathObserver, sealKey: SealKey | undefined): void {
+export function replayPart(
+  part: LogPart,
+  observer: ReplayObserver,
+  sealKey: SealKey | undefined,
+): void {
   const reader = new LogReader(sealKey);
   let session: ReplaySession | undefined;
   const open = (): ReplaySession => {

@@ -125,6 +125,17 @@ message. POD alone means namespace default.
   --emulated-version V      explain as kube-scheduler V would schedule: 1.34–1.37 (default
                             1.37; not with --log: the log header's is used)
   --json                    print exactly one JSON object instead of the tables
+
+berth explain group NS/NAME [the same modes and flags] [--api core|plugins]
+
+Explains a pod group: its quorum (members seen, present, gated, placed, bound against
+minMember/minCount), the gang step it would take now with each member's traced cycle (its
+best node, or every node's reason), the topology domains tried, the victims gang
+preemption would evict (and that the whole group then fits) or why it cannot, and why it
+waits (podGroup, quorum, fit, hold, timeout, preempting); with --log, also the pod-group
+machine's path up to the state explained (just before --seq N, or the log's end).
+  --api core|plugins        scheduling.k8s.io/v1beta1 or scheduling.x-k8s.io/v1alpha1
+                            (default: whichever has the name; both is an error)
 `;
 
 const exportUsage = `berth export-machines [--out DIR]

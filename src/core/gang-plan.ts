@@ -138,12 +138,12 @@ function stepGroup(
 
 /**
  * Group `key`'s members that wait to be placed (queued, parked or backing off), the
- * popped one among them, in the order a gang step takes them.
+ * popped one (if any) among them, in the order a gang step takes them.
  */
-function waitingMembers(core: CoreState, key: string, popped: PodInfo): PodInfo[] {
+export function waitingMembers(core: CoreState, key: string, popped?: PodInfo): PodInfo[] {
   const out: PodInfo[] = [];
   for (const uid of core.gangs.memberUids(key)) {
-    const state = uid === popped.uid ? 'pending' : core.pods.stateOf(uid);
+    const state = uid === popped?.uid ? 'pending' : core.pods.stateOf(uid);
     if (state !== 'pending' && state !== 'unschedulable' && state !== 'backoff') continue;
     const record = core.cluster.pods.get(uid);
     if (record === undefined || record.charge.kind !== 'none') continue;

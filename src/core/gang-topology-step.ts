@@ -1,5 +1,6 @@
 // A gang step's trial as one outcome, with or without a topology constraint: placed, or blocked with the group's message.
 import type { PodInfo } from '../cluster/types.ts';
+import type { CycleResult } from '../framework/cycle.ts';
 import type { Profile } from '../framework/types.ts';
 import type { CoreState } from './core-state.ts';
 import {
@@ -29,6 +30,16 @@ export type StepOutcome =
       /** A plugin's Error (`plugin: message`) that stopped the trial, if that is what did. */
       error?: string;
     };
+
+/**
+ * What watches a step's trial without changing it (`berth explain group`): `cycle` runs
+ * around each member's cycle (`run` is the cycle; `cycle` returns its result), `domain` is
+ * told each domain's trial of a topology-constrained group as it ends.
+ */
+export interface StepWatch {
+  cycle(pod: PodInfo, run: () => CycleResult): CycleResult;
+  domain(domain: string, trial: GangTrial): void;
+}
 
 /** `trial` of group `key` (`placed` members already placed, `minMember` wanted) as an outcome. */
 function outcomeOf(
@@ -70,11 +81,20 @@ export function tryGroupStep(
   topologyKeys: readonly string[],
   placed: number,
   minMember: number,
+  watch?: StepWatch,
 ): StepOutcome {
-  const schedule = (pod: PodInfo) => cycleFor(core, pod, false);
+  const schedule = (pod: PodInfo, adapt?: (profile: Profile) => Profile) => {
+    const run = () => cycleFor(core, pod, false, adapt);
+    return watch === undefined ? run() : watch.cycle(pod, run);
+  };
   const topologyKey = topologyKeys[0];
   if (topologyKey === undefined)
-    return outcomeOf(key, tryGroup(core.cluster, chosen, core.now, schedule), placed, minMember);
+    return outcomeOf(
+      key,
+      tryGroup(core.cluster, chosen, core.now, (pod) => schedule(pod)),
+      placed,
+      minMember,
+    );
   const pinned = pinnedDomain(core.cluster, placedNodes(core, key), topologyKey);
   if (typeof pinned === 'object') return notPlaced(`pod group ${key}: ${pinned.conflict}`);
   const search = tryGroupInDomain({
@@ -83,7 +103,8 @@ export function tryGroupStep(
     time: core.now,
     key: topologyKey,
     pinned,
-    schedule: (pod, adapt) => cycleFor(core, pod, false, adapt),
+    schedule,
+    ...(watch === undefined ? {} : { onTrial: (domain, trial) => watch.domain(domain, trial) }),
   });
   if (search.kind === 'placed') return { kind: 'placed', placements: search.placements };
   const head = `pod group ${key}: ${search.message}`;

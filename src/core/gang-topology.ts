@@ -53,6 +53,8 @@ export interface TopologySearch {
   pinned: string | undefined;
   /** One cycle for `pod` with the profile extended by `adapt` (the domain's plugin). */
   schedule: (pod: PodInfo, adapt: (profile: Profile) => Profile) => CycleResult;
+  /** Told each domain's trial as it ends (`berth explain group`); only reads. */
+  onTrial?: (domain: string, trial: GangTrial) => void;
 }
 
 /** Sums what `members` request, per resource name (cpu in milli). */
@@ -168,6 +170,7 @@ export function tryGroupInDomain(search: TopologySearch): TopologyTrial {
     const plugin = domainPlugin(key, candidate.domain, candidate.nodes);
     const adapt = (profile: Profile) => withPlugin(profile, plugin);
     const trial = tryGroup(cluster, members, time, (pod) => search.schedule(pod, adapt));
+    search.onTrial?.(candidate.domain, trial);
     if (trial.kind === 'placed')
       return { kind: 'placed', domain: candidate.domain, placements: trial.placements, tried };
     if (closest === undefined || trial.fitted > closest.trial.fitted)

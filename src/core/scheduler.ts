@@ -7,6 +7,8 @@ import { claimGate, noteClaimWaiter } from './claim-gate.ts';
 import type { Command } from './commands.ts';
 import type { BerthConfig } from './config.ts';
 import { CoreState, type EnvelopeInspector, type Step } from './core-state.ts';
+import { explainGroup } from './gang-explain.ts';
+import type { GroupExplanation } from './gang-explain-types.ts';
 import { decideGroup } from './gang-plan.ts';
 import { followNominationsByRelease } from './nominations.ts';
 import { decideCycle } from './plan-cycle.ts';
@@ -229,5 +231,25 @@ export class Scheduler {
   /** The state name of pod `uid`'s machine, or undefined when it has none. */
   machineState(uid: string): string | undefined {
     return this.core.pods.inspect(uid)?.state;
+  }
+
+  /** Group `key`'s machine state and reason, or undefined when it has no machine. */
+  groupMachine(
+    key: string,
+  ): { state: string; steps: number; reason: string | undefined } | undefined {
+    const state = this.core.gangs.stateOf(key);
+    const ctx = this.core.gangs.contextOf(key);
+    return state === undefined || ctx === undefined
+      ? undefined
+      : { state, steps: ctx.steps, reason: ctx.reason };
+  }
+
+  /**
+   * `berth explain group`: group `key` as of now (see explainGroup). Only between
+   * envelopes; the state is left as it was.
+   */
+  explainGroup(key: string): GroupExplanation {
+    if (this.busy) throw new SnapshotError('explained while an envelope is being applied');
+    return explainGroup(this.core, key);
   }
 }

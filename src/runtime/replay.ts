@@ -122,6 +122,13 @@ export class ReplaySession {
     return this.core.machineState(uid);
   }
 
+  /** Group `key`'s machine state and reason now, or undefined when it has none. */
+  groupMachine(
+    key: string,
+  ): { state: string; steps: number; reason: string | undefined } | undefined {
+    return this.core.groupMachine(key);
+  }
+
   /** The core's state now, as a segment's snapshot line holds it. */
   snapshot(): CoreSnapshot {
     return this.core.snapshot();
