@@ -69,7 +69,7 @@ describe("gang scheduling with Kubernetes' own PodGroups (scheduling.k8s.io/v1be
     const h = given().events(
       node('n1'),
       node('n2'),
-      corePodGroup('train', { schedulingPolicy: gang(2) }),
+      corePodGroup('train', { schedulingPolicy: gang(2), priority: 1000 }),
     );
     const low = (name: string) => {
       const p = podObject(name, { schedulerName: 'berth', requests: { cpu: '1' }, priority: 0 });
