@@ -22,6 +22,8 @@ const coreKeySuffix = ' (scheduling.k8s.io)';
 export interface CorePodGroupInfo extends CorePodGroupFields {
   /** `namespace/name`, its key in the object store. */
   key: string;
+  /** `metadata.uid`, if known (an Event about a preemption for the group names it). */
+  uid?: string;
   namespace: string;
   name: string;
   /** `spec.schedulingPolicy`: `gang` (all-or-nothing) or `basic` (no group constraint). */
@@ -98,6 +100,7 @@ export function parseCorePodGroup(
   return {
     value: {
       key: `${namespace}/${name}`,
+      ...(typeof meta.uid === 'string' && meta.uid !== '' ? { uid: meta.uid } : {}),
       namespace,
       name,
       ...policy,

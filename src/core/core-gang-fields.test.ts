@@ -202,6 +202,14 @@ describe('core PodGroup disruptionMode, when the group is a preemption victim', 
     expect(h.keys('PodNominated').sort()).toEqual(['default/train-0', 'default/train-1']);
   });
 
+  it('names the preempting core PodGroup on every eviction (DisruptionTarget and Event say podgroup)', () => {
+    const h = oldGroup({ all: {} });
+    expect(h.evictions.map((e) => e.group)).toEqual([
+      { uid: 'train-pg-uid', key: 'default/train' },
+      { uid: 'train-pg-uid', key: 'default/train' },
+    ]);
+  });
+
   it.each([
     { name: 'single', mode: { single: {} } },
     { name: 'unset (the API’s default, single)', mode: undefined },

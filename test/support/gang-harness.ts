@@ -144,7 +144,7 @@ export const corePodGroup = (
   type: 'ObjectUpserted',
   kind: 'CorePodGroup',
   object: {
-    metadata: { name, namespace: 'default', generation: 3 },
+    metadata: { name, namespace: 'default', uid: `${name}-pg-uid`, generation: 3 },
     spec,
     ...(status === undefined ? {} : { status }),
   },
