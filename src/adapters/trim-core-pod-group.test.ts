@@ -27,8 +27,11 @@ function fullCorePodGroup(rv: string, condition?: { status: string; message: str
     spec: {
       workloadRef: { workloadName: 'job', templateName: 'workers' },
       schedulingPolicy: { gang: { minCount: 3 } },
+      schedulingConstraints: { topology: [{ key: 'topology.kubernetes.io/rack', extra: 1 }] },
       disruptionMode: { single: {} },
       priority: 0,
+      priorityClassName: 'batch',
+      preemptionPolicy: 'PreemptLowerPriority',
     },
     status:
       condition === undefined
@@ -49,7 +52,7 @@ function fullCorePodGroup(rv: string, condition?: { status: string; message: str
 }
 
 describe('trimObject CorePodGroup', () => {
-  it('keeps the policy, generation, creation time and the conditions’ type and status', () => {
+  it('keeps the policy, topology, priority, preemption policy, disruption mode, generation, creation time and the conditions’ type and status', () => {
     expect(
       trimObject('CorePodGroup', fullCorePodGroup('3', { status: 'False', message: 'x' })),
     ).toStrictEqual({
@@ -61,7 +64,13 @@ describe('trimObject CorePodGroup', () => {
         creationTimestamp: '2025-01-01T00:00:00Z',
         generation: 1,
       },
-      spec: { schedulingPolicy: { gang: { minCount: 3 } } },
+      spec: {
+        schedulingPolicy: { gang: { minCount: 3 } },
+        schedulingConstraints: { topology: [{ key: 'topology.kubernetes.io/rack' }] },
+        disruptionMode: { single: {} },
+        priority: 0,
+        preemptionPolicy: 'PreemptLowerPriority',
+      },
       status: { conditions: [{ type: 'PodGroupInitiallyScheduled', status: 'False' }] },
     });
   });

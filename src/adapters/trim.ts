@@ -331,12 +331,19 @@ const objectShapes: { readonly [K in ObjectKind]: Shape } = {
    * minCount) and the group's age. Of the status only whether PodGroupInitiallyScheduled is
    * True (kube never sets it back to False) and the generation its condition names: the
    * condition's message, berth's own output, would otherwise come back as a new input.
-   * schedulingConstraints, resourceClaims, disruptionMode and the priority fields are not
-   * read (docs/scheduling.md says what berth does without them).
+   * The topology constraint, the priority and preemption policy (kube-scheduler reads
+   * `priority`, never `priorityClassName`) and the disruption mode are kept; resourceClaims
+   * are not read (docs/scheduling.md says what berth does without them).
    */
   CorePodGroup: {
     metadata: { ...objectMeta, creationTimestamp: true, generation: true },
-    spec: { schedulingPolicy: { basic: true, gang: { minCount: true } } },
+    spec: {
+      schedulingPolicy: { basic: true, gang: { minCount: true } },
+      schedulingConstraints: { topology: each({ key: true }) },
+      priority: true,
+      preemptionPolicy: true,
+      disruptionMode: { single: true, all: true },
+    },
     status: { conditions: each({ type: true, status: true }) },
   },
   /**

@@ -76,8 +76,35 @@ describe('parseCorePodGroup', () => {
         creationMs: Date.UTC(2026, 10, 1),
         generation: 2,
         initiallyScheduled: false,
+        topologyKeys: [],
+        priority: 0,
+        preemptionPolicy: undefined,
+        disruptionMode: 'Single',
+        unusable: undefined,
         ...want,
       },
+    });
+  });
+
+  it('reads the placement fields, and names an unusable one in invalid too', () => {
+    const read = (spec: unknown) => {
+      const parsed = parseCorePodGroup({ metadata: meta, spec });
+      return 'value' in parsed ? parsed.value : undefined;
+    };
+    const policy = { gang: { minCount: 2 } };
+    const topology = { topology: [{ key: 'topology.kubernetes.io/rack' }] };
+    expect(
+      read({ schedulingPolicy: policy, schedulingConstraints: topology, priority: 7 }),
+    ).toMatchObject({
+      topologyKeys: ['topology.kubernetes.io/rack'],
+      priority: 7,
+      invalid: undefined,
+    });
+    expect(
+      read({ schedulingPolicy: policy, disruptionMode: { single: {}, all: {} } }),
+    ).toMatchObject({
+      unusable: 'spec.disruptionMode sets both single and all',
+      invalid: 'spec.disruptionMode sets both single and all',
     });
   });
 

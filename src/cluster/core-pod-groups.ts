@@ -1,4 +1,5 @@
 // Kubernetes' own PodGroups (scheduling.k8s.io/v1beta1, KEP-4671) as berth's group model reads them, and which group a pod joins.
+import { type CorePodGroupFields, readCorePodGroupFields } from './core-pod-group-fields.ts';
 import { isRecord, nonEmptyString } from './fields.ts';
 import { podGroupLabel } from './pod-groups.ts';
 import { parseTimestampMs } from './timestamps.ts';
@@ -18,9 +19,11 @@ const coreKeySuffix = ' (scheduling.k8s.io)';
  * needs is on the PodGroup itself (its controller copies the Workload's template into it),
  * so Workloads are not read.
  */
-export interface CorePodGroupInfo {
+export interface CorePodGroupInfo extends CorePodGroupFields {
   /** `namespace/name`, its key in the object store. */
   key: string;
+  /** `metadata.uid`, if known (an Event about a preemption for the group names it). */
+  uid?: string;
   namespace: string;
   name: string;
   /** `spec.schedulingPolicy`: `gang` (all-or-nothing) or `basic` (no group constraint). */
@@ -33,7 +36,7 @@ export interface CorePodGroupInfo {
   generation: number;
   /** Whether `status.conditions` already holds PodGroupInitiallyScheduled=True (kube never regresses it). */
   initiallyScheduled: boolean;
-  /** Why the spec cannot be honoured as written (named field), or undefined. */
+  /** Why the spec cannot be honoured as written (named fields, `unusable`'s among them), or undefined. */
   invalid: string | undefined;
 }
 
@@ -76,7 +79,8 @@ function initiallyScheduled(status: unknown): boolean {
  * Parses a scheduling.k8s.io/v1beta1 PodGroup. Never throws; rejects only an object
  * without `metadata.name`. A missing or contradictory `schedulingPolicy` counts as
  * `basic` and a gang `minCount` that is not a positive integer as 1, each named in
- * `invalid`.
+ * `invalid`; bad topology, priority, preemptionPolicy or disruptionMode values are named
+ * in `unusable` (and `invalid`), see `readCorePodGroupFields`.
  */
 export function parseCorePodGroup(
   raw: unknown,
@@ -90,13 +94,17 @@ export function parseCorePodGroup(
   const spec = isRecord(obj.spec) ? obj.spec : {};
   const problems: string[] = [];
   const policy = readPolicy(spec, problems);
+  const fields = readCorePodGroupFields(spec);
+  if (fields.unusable !== undefined) problems.push(fields.unusable);
   const generation = meta.generation;
   return {
     value: {
       key: `${namespace}/${name}`,
+      ...(typeof meta.uid === 'string' && meta.uid !== '' ? { uid: meta.uid } : {}),
       namespace,
       name,
       ...policy,
+      ...fields,
       creationMs: parseTimestampMs(meta.creationTimestamp) ?? 0,
       generation:
         typeof generation === 'number' && Number.isSafeInteger(generation) ? generation : 0,

@@ -123,6 +123,11 @@ export function parsePodGroup(raw: unknown): { value: PodGroupInfo } | { rejecte
 const labelKeyPattern =
   /^([a-z0-9]([-a-z0-9.]*[a-z0-9])?\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
 
+/** True when `key` is a node label key (optional DNS-subdomain prefix, `/`, a name). */
+export function isLabelKey(key: string): boolean {
+  return key.length > 0 && key.length <= 317 && labelKeyPattern.test(key);
+}
+
 /**
  * The topology key of `annotations[topologyKeyAnnotation]`: one node label key, or none
  * when the annotation is absent; a value that is not a label key is a problem, named.
@@ -131,8 +136,7 @@ function readTopologyKey(annotations: unknown): { keys: string[]; problem: strin
   const raw = isRecord(annotations) ? annotations[topologyKeyAnnotation] : undefined;
   if (raw === undefined) return { keys: [], problem: undefined };
   const key = typeof raw === 'string' ? raw.trim() : '';
-  if (key.length > 0 && key.length <= 317 && labelKeyPattern.test(key))
-    return { keys: [key], problem: undefined };
+  if (isLabelKey(key)) return { keys: [key], problem: undefined };
   return {
     keys: [],
     problem: `annotation ${topologyKeyAnnotation} ${JSON.stringify(raw)} is not a node label key`,

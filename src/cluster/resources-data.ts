@@ -1,6 +1,8 @@
 // Resource amounts as JSON holds them exactly: bigints (amounts past 2^53) as decimal strings.
+
 import { isRecord } from '../model/record.ts';
 import { type Amount, type AmountData, amountData, amountFromData } from './amount.ts';
+import { readCorePodGroupFields } from './core-pod-group-fields.ts';
 import { emptyRecord } from './fields.ts';
 import type { PodGroupInfo } from './pod-groups.ts';
 import type { NonZeroRequests } from './resources.ts';
@@ -85,8 +87,20 @@ export function podGroupData(g: PodGroupInfo): unknown {
     : { ...g, minResources: resourcesData(min) };
 }
 
-/** A pod group's parsed view from its data form (see podGroupData). */
-export function podGroupFromData(data: unknown, what: string, fail: Fail): unknown {
+/** The fields a core PodGroup read from an empty spec has (unset topology, priority, modes). */
+const corePodGroupDefaults = readCorePodGroupFields({});
+
+/**
+ * A pod group's parsed view from its data form (see podGroupData). A core PodGroup of a
+ * snapshot older than its placement fields holds none of them: they are read as unset.
+ */
+export function podGroupFromData(
+  kind: 'PodGroup' | 'CorePodGroup',
+  data: unknown,
+  what: string,
+  fail: Fail,
+): unknown {
+  if (kind === 'CorePodGroup') return { ...corePodGroupDefaults, ...(data as object) };
   if (!isRecord(data) || data.minResources === undefined || data.minResources === null) return data;
   return {
     ...data,

@@ -271,6 +271,41 @@ describe("snapshot of Kubernetes' own PodGroups and their members", () => {
       generation: 2,
       initiallyScheduled: true,
       invalid: undefined,
+      topologyKeys: [],
+      priority: 0,
+      preemptionPolicy: undefined,
+      disruptionMode: 'Single',
+      unusable: undefined,
+    });
+  });
+
+  it('restores a core PodGroup of a snapshot older than its placement fields as unset', () => {
+    const group = {
+      metadata: { name: 'train', namespace: 'default' },
+      spec: {
+        schedulingPolicy: { gang: { minCount: 2 } },
+        schedulingConstraints: { topology: [{ key: 'rack' }] },
+        disruptionMode: { all: {} },
+      },
+    };
+    const data = serializeClusterState(
+      fold({ type: 'ObjectUpserted', kind: 'CorePodGroup', object: group }),
+    );
+    const stored = data.objects?.CorePodGroup?.[0]?.[1] as Record<string, unknown>;
+    expect(stored.topologyKeys).toEqual(['rack']);
+    for (const field of [
+      'topologyKeys',
+      'priority',
+      'preemptionPolicy',
+      'disruptionMode',
+      'unusable',
+    ])
+      delete stored[field];
+    expect(roundTrip(data).objects.CorePodGroup.get('default/train')).toMatchObject({
+      minCount: 2,
+      topologyKeys: [],
+      priority: 0,
+      disruptionMode: 'Single',
     });
   });
 });

@@ -337,7 +337,7 @@ function restoreImageIndex(state: ClusterState, sizes: unknown): void {
 
 /** A parsed view from its snapshot form: the same data, but for a PDB's `disruptedPods` Set. */
 function restoredObject(kind: ObjectKind, data: unknown, at: string): unknown {
-  if (kind === 'PodGroup') return podGroupFromData(data, at, fail);
+  if (kind === 'PodGroup' || kind === 'CorePodGroup') return podGroupFromData(kind, data, at, fail);
   if (kind !== 'PodDisruptionBudget') return data;
   const budget = restoreDisruptionBudget(data);
   if (budget === undefined) throw new SnapshotDataError(`${at} is not a PodDisruptionBudget`);

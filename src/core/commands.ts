@@ -87,6 +87,12 @@ export interface PreemptCommand {
   victim: PodRef;
   node: string;
   observedGeneration: number;
+  /**
+   * The core PodGroup (scheduling.k8s.io/v1beta1) the preemptor's group preempts for, if
+   * it is one: kube 1.37.2 then names the group, not the pod — condition message "… a
+   * higher priority podgroup", Event "Preempted by podgroup <group uid> on node cluster".
+   */
+  preemptorGroup?: PodRef;
 }
 
 /**

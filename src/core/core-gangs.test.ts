@@ -1,40 +1,26 @@
 // Gang scheduling with Kubernetes' own PodGroups (scheduling.k8s.io/v1beta1): membership, policy, the condition kube writes, the missing API.
 import { describe, expect, it } from 'vitest';
-import { given, member, node, podGroup } from '../../test/support/gang-harness.ts';
+import {
+  coreMember,
+  corePodGroup,
+  given,
+  member,
+  node,
+  podGroup,
+} from '../../test/support/gang-harness.ts';
 import { podObject } from '../../test/support/objects.ts';
 import type { InputEvent } from '../events/types.ts';
 
 describe("gang scheduling with Kubernetes' own PodGroups (scheduling.k8s.io/v1beta1)", () => {
-  /** A pod joining core PodGroup `group` by `spec.schedulingGroup`. */
-  function coreMember(name: string, group: string, o: { cpu?: string; created?: number } = {}) {
-    const p = podObject(name, {
-      schedulerName: 'berth',
-      requests: { cpu: o.cpu ?? '1' },
-      creationTimestamp: new Date(Date.UTC(2026, 0, 1, 0, 0, o.created ?? 0)).toISOString(),
-    });
-    p.spec.schedulingGroup = { podGroupName: group };
-    p.metadata.uid = `${name}-uid`;
-    return p;
-  }
-
-  const corePodGroup = (
-    name: string,
-    policy: Record<string, unknown>,
-    status?: Record<string, unknown>,
-  ): InputEvent => ({
-    type: 'ObjectUpserted',
-    kind: 'CorePodGroup',
-    object: {
-      metadata: { name, namespace: 'default', generation: 3 },
-      spec: { schedulingPolicy: policy },
-      ...(status === undefined ? {} : { status }),
-    },
-  });
   const gang = (minCount: number) => ({ gang: { minCount } });
   const key = 'default/train (scheduling.k8s.io)';
 
   it('places a gang whose minCount members fit, all together, and reports PodGroupInitiallyScheduled=True', () => {
-    const h = given().events(node('n1', '2'), node('n2', '2'), corePodGroup('train', gang(4)));
+    const h = given().events(
+      node('n1', '2'),
+      node('n2', '2'),
+      corePodGroup('train', { schedulingPolicy: gang(4) }),
+    );
     for (let i = 0; i < 3; i++) h.pods(coreMember(`w${i}`, 'train', { created: i }));
     h.drain();
     expect(h.reserved()).toEqual([]);
@@ -55,7 +41,12 @@ describe("gang scheduling with Kubernetes' own PodGroups (scheduling.k8s.io/v1be
   });
 
   it('places none of a gang that does not fit whole, with kube’s condition, and all of it once a node arrives', () => {
-    const h = given().events(node('n1'), node('n2'), node('n3'), corePodGroup('train', gang(4)));
+    const h = given().events(
+      node('n1'),
+      node('n2'),
+      node('n3'),
+      corePodGroup('train', { schedulingPolicy: gang(4) }),
+    );
     for (let i = 0; i < 4; i++) h.pods(coreMember(`w${i}`, 'train', { created: i }));
     h.drain();
     expect(h.reserved()).toEqual([]);
@@ -75,7 +66,11 @@ describe("gang scheduling with Kubernetes' own PodGroups (scheduling.k8s.io/v1be
   });
 
   it('says in the condition that lower-priority pods are preempted for the gang', () => {
-    const h = given().events(node('n1'), node('n2'), corePodGroup('train', gang(2)));
+    const h = given().events(
+      node('n1'),
+      node('n2'),
+      corePodGroup('train', { schedulingPolicy: gang(2), priority: 1000 }),
+    );
     const low = (name: string) => {
       const p = podObject(name, { schedulerName: 'berth', requests: { cpu: '1' }, priority: 0 });
       p.metadata.uid = `${name}-uid`;
@@ -97,7 +92,10 @@ describe("gang scheduling with Kubernetes' own PodGroups (scheduling.k8s.io/v1be
   });
 
   it('places the members of a basic PodGroup one by one, without a group constraint', () => {
-    const h = given().events(node('n1', '1'), corePodGroup('train', { basic: {} }));
+    const h = given().events(
+      node('n1', '1'),
+      corePodGroup('train', { schedulingPolicy: { basic: {} } }),
+    );
     h.pods(coreMember('w0', 'train', { created: 0 }), coreMember('w1', 'train', { created: 1 }));
     h.drain();
     expect(h.reserved()).toEqual(['default/w0']);
@@ -109,7 +107,10 @@ describe("gang scheduling with Kubernetes' own PodGroups (scheduling.k8s.io/v1be
 
   it('never sets a PodGroupInitiallyScheduled=True read from the PodGroup back to False', () => {
     const scheduled = { conditions: [{ type: 'PodGroupInitiallyScheduled', status: 'True' }] };
-    const h = given().events(node('n1'), corePodGroup('train', gang(2), scheduled));
+    const h = given().events(
+      node('n1'),
+      corePodGroup('train', { schedulingPolicy: gang(2) }, scheduled),
+    );
     h.pods(coreMember('w0', 'train'), coreMember('w1', 'train')).drain();
     expect(h.reserved()).toEqual([]);
     expect(h.effects.groups.filter((g) => g.initiallyScheduled !== undefined)).toEqual([]);
@@ -132,12 +133,19 @@ describe("gang scheduling with Kubernetes' own PodGroups (scheduling.k8s.io/v1be
       'pod group default/ghost (scheduling.k8s.io): the PodGroup API (scheduling.k8s.io/v1beta1) is not served: the API server does not serve scheduling.k8s.io/v1beta1 podgroups',
     );
     h.later(20_000).events({ type: 'ResyncStarted', kind: 'CorePodGroup' });
-    h.events(corePodGroup('ghost', gang(1)), { type: 'ResyncDone', kind: 'CorePodGroup' }).drain();
+    h.events(corePodGroup('ghost', { schedulingPolicy: gang(1) }), {
+      type: 'ResyncDone',
+      kind: 'CorePodGroup',
+    }).drain();
     expect(h.reserved()).toEqual(['default/w0']);
   });
 
   it('keeps a scheduler-plugins PodGroup and a core PodGroup of one name apart', () => {
-    const h = given().events(node('n1', '4'), podGroup('train', 2), corePodGroup('train', gang(2)));
+    const h = given().events(
+      node('n1', '4'),
+      podGroup('train', 2),
+      corePodGroup('train', { schedulingPolicy: gang(2) }),
+    );
     h.pods(member('x0', 'train'), coreMember('c0', 'train')).drain();
     expect(h.reserved()).toEqual([]);
     expect(h.effects.unschedulable.get('default/x0')).toBe(
@@ -147,7 +155,11 @@ describe("gang scheduling with Kubernetes' own PodGroups (scheduling.k8s.io/v1be
   });
 
   it('refuses a pod that names both a scheduler-plugins PodGroup and a core PodGroup', () => {
-    const h = given().events(node('n1', '4'), podGroup('train', 1), corePodGroup('train', gang(1)));
+    const h = given().events(
+      node('n1', '4'),
+      podGroup('train', 1),
+      corePodGroup('train', { schedulingPolicy: gang(1) }),
+    );
     const both = coreMember('both', 'train');
     both.metadata.labels = { 'scheduling.x-k8s.io/pod-group': 'train' };
     h.pods(both).drain();

@@ -199,8 +199,7 @@ export class CoreState {
     if (pg === undefined) return { missing: `PodGroup ${key} not found` };
     const timeoutMs = pg.scheduleTimeoutMs ?? this.config.gangs?.scheduleTimeoutMs ?? 60_000;
     if (pg.topologyProblem !== undefined) return { missing: pg.topologyProblem };
-    // The seam for other group APIs: the core PodGroup's schedulingConstraints.topology[].key
-    // fills topologyKeys the same way (first key used, as kube's TopologyPlacementGenerator).
+    // The core PodGroup's schedulingConstraints.topology[].key fills topologyKeys the same way.
     return { minMember: pg.minMember, timeoutMs, topologyKeys: pg.topologyKeys };
   }
 
@@ -217,8 +216,14 @@ export class CoreState {
     const pg = this.cluster.objects.CorePodGroup.get(key);
     if (pg === undefined)
       return { missing: `PodGroup ${key} (scheduling.k8s.io/v1beta1) not found` };
-    // schedulingConstraints.topology is not read yet: no domain constraint (README says so).
-    return { minMember: pg.minCount, timeoutMs: corePermitTimeoutMs, topologyKeys: [] };
+    if (pg.unusable !== undefined)
+      return { missing: `PodGroup ${key} (scheduling.k8s.io/v1beta1) is invalid: ${pg.unusable}` };
+    // schedulingConstraints.topology[0].key: kube's TopologyPlacementGenerator reads the first.
+    return {
+      minMember: pg.minCount,
+      timeoutMs: corePermitTimeoutMs,
+      topologyKeys: pg.topologyKeys,
+    };
   }
 
   /** When the group of pod `uid` took its first step (its place in the queue), if it did. */

@@ -1,6 +1,7 @@
 // Evolve: stamps one decision, folds it into the cluster state and moves the machines it concerns.
+import { corePodGroupKeyOfGroup } from '../cluster/core-pod-groups.ts';
 import { reduce } from '../cluster/reducer.ts';
-import type { DecisionEvent, Envelope } from '../events/types.ts';
+import type { DecisionEvent, Envelope, PodRef } from '../events/types.ts';
 import { cycleErrorText } from '../framework/running.ts';
 import { bindingPlugin, bindingWaitFor, claimRefsOf } from './binding-wait-hold.ts';
 import type { ClaimBinding } from './commands.ts';
@@ -112,6 +113,7 @@ const handlers: Handlers = {
       victim: d.victim,
       node: d.node,
       observedGeneration: core.generationOf(d.victim.uid),
+      ...preemptorGroupOf(core, d.uid),
     });
   },
   NominationCleared: (core, d) => {
@@ -153,4 +155,13 @@ export function decide(
   apply(core, decision, plugins);
   requeueHelped(core, change);
   core.inspect?.('after', env, core.cluster);
+}
+
+/** `{ preemptorGroup }` when pod `uid` preempts as a member of a core PodGroup, else nothing. */
+function preemptorGroupOf(core: CoreState, uid: string): { preemptorGroup?: PodRef } {
+  const info = core.cluster.pods.get(uid)?.info;
+  const group = info === undefined ? undefined : core.groupOf(info);
+  const objectKey = group === undefined ? undefined : corePodGroupKeyOfGroup(group);
+  const pg = objectKey === undefined ? undefined : core.cluster.objects.CorePodGroup.get(objectKey);
+  return pg === undefined ? {} : { preemptorGroup: { uid: pg.uid ?? '', key: pg.key } };
 }

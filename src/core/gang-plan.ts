@@ -1,6 +1,7 @@
 // One gang step: a group's missing members placed together against one snapshot, or parked with the group's reason.
 import type { PodInfo } from '../cluster/types.ts';
 import { gangPreemptionText, noteStepOutcome } from './core-group-outcome.ts';
+import { coreGroupMismatch } from './core-group-validation.ts';
 import type { CoreState } from './core-state.ts';
 import { decide } from './evolve.ts';
 import { expireHold, holdFor, releaseHold, releaseHoldAndRequeue } from './gang-hold.ts';
@@ -57,6 +58,13 @@ function stepGroup(
   spec: Pick<GroupSpec, 'timeoutMs' | 'topologyKeys'>,
   placed: number,
 ): void {
+  const mismatch = coreGroupMismatch(core, key, waiting);
+  if (mismatch !== undefined) {
+    // kube's validatePodGroup fails the cycle: SchedulerError on the PodGroup.
+    noteStepOutcome(core, key, { kind: 'error', message: mismatch });
+    groupBlocked(core, key, waiting, `pod group ${key}: ${mismatch}`, ['Coscheduling']);
+    return;
+  }
   const min = core.cluster.objects.PodGroup.get(key)?.minResources;
   const short = min === undefined ? undefined : missingMinResources(core.cluster, min);
   if (short !== undefined) {

@@ -1,4 +1,6 @@
 // Gang preemption's victims: the lower-priority units (single pods, or other groups taken whole) a blocked group may evict, in the order it spares them.
+import type { CoreDisruptionMode } from '../cluster/core-pod-group-fields.ts';
+import { corePodGroupKeyOfGroup } from '../cluster/core-pod-groups.ts';
 import { budgetsOf, splitByBudgetViolation } from '../cluster/disruption-budgets.ts';
 import type { PodInfo } from '../cluster/types.ts';
 import { startTimeOf } from '../framework/preemption/victims.ts';
@@ -8,17 +10,19 @@ import type { CoreState } from './core-state.ts';
 /**
  * How a group is disrupted when it is a victim. `All`: every placed member is evicted
  * together, never some of them. `Single`: each member is a victim on its own, as a plain
- * pod. Only `All` exists today; the core Workload API's `disruptionMode` will choose per
- * group (see `disruptionModeOf`).
+ * pod (at the group's priority, as kube's GetPodPriority has it).
  */
-export type DisruptionMode = 'All' | 'Single';
+export type DisruptionMode = CoreDisruptionMode;
 
 /**
- * The seam for the Workload API's `disruptionMode`: how group `key` is disrupted when it is
- * a victim. For now every group is taken whole (`All`), whatever API it came from.
+ * How group `key` is disrupted when it is a victim: a core PodGroup's `spec.disruptionMode`
+ * (`Single` when unset, the API's default, as kube 1.37.2's getHighestAllAncestor reads
+ * it); a scheduler-plugins group — which kube never preempts as a group — is taken whole.
  */
-export function disruptionModeOf(_core: CoreState, _key: string): DisruptionMode {
-  return 'All';
+export function disruptionModeOf(core: CoreState, key: string): DisruptionMode {
+  const objectKey = corePodGroupKeyOfGroup(key);
+  if (objectKey === undefined) return 'All';
+  return core.cluster.objects.CorePodGroup.get(objectKey)?.disruptionMode ?? 'Single';
 }
 
 /** What gang preemption may evict as one: a single pod, or a group's placed members. */
@@ -56,7 +60,7 @@ function unitOf(key: string, group: boolean, priority: number, pods: PodInfo[], 
 }
 
 /** Group `key`'s members charged to a node and not finished, in the order they joined. */
-function placedMembers(core: CoreState, key: string): PodInfo[] {
+export function placedMembers(core: CoreState, key: string): PodInfo[] {
   const out: PodInfo[] = [];
   for (const uid of core.gangs.memberUids(key)) {
     const record = core.cluster.pods.get(uid);
@@ -66,6 +70,10 @@ function placedMembers(core: CoreState, key: string): PodInfo[] {
   }
   return out;
 }
+
+/** Group `group`'s priority, or member `pod`'s own when the group's is not known. */
+const groupPriorityOf = (core: CoreState, group: string, pod: PodInfo): number =>
+  core.gangs.priority(group, core.cluster) ?? pod.priority;
 
 /**
  * False when `victimUnits(core, _, priority)` surely finds no unit, by a scan that reads
@@ -86,8 +94,9 @@ export function mayHaveVictims(core: CoreState, priority: number): boolean {
 /**
  * Every unit gang preemption may evict for group `preemptor` of priority `priority`: the
  * pods on live nodes whose priority is strictly lower, each alone, except that a member of
- * another group is taken with all of that group's placed members, at the group's priority
- * (a group of equal or higher priority, or with a member of such, is never a victim). Units
+ * another group whose disruption mode is `All` is taken with all of that group's placed
+ * members; a group member counts at its group's priority (`Gangs.priority`), whichever
+ * mode. Units
  * come most important first, those whose eviction would violate a PodDisruptionBudget
  * before the others (kube's order for sparing them); each budget's allowance is paid by
  * the pods in that order.
@@ -102,12 +111,13 @@ export function victimUnits(core: CoreState, preemptor: string, priority: number
       if (group !== undefined && disruptionModeOf(core, group) === 'All') {
         if (seen.has(group)) continue;
         seen.add(group);
-        const groupPriority = core.gangs.priority(group, core.cluster) ?? pod.priority;
+        const groupPriority = groupPriorityOf(core, group, pod);
         if (groupPriority < priority)
           units.push(unitOf(group, true, groupPriority, placedMembers(core, group), core.now));
-      } else if (pod.priority < priority && !seen.has(pod.uid)) {
+      } else if (!seen.has(pod.uid)) {
         seen.add(pod.uid);
-        units.push(unitOf(pod.key, false, pod.priority, [pod], core.now));
+        const own = group === undefined ? pod.priority : groupPriorityOf(core, group, pod);
+        if (own < priority) units.push(unitOf(pod.key, false, own, [pod], core.now));
       }
     }
   units.sort(moreImportantUnit);

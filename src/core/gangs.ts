@@ -1,6 +1,6 @@
 // The pod groups the core knows: members by group, each group's machine while it has members in flight, and their status reports.
 import type { GroupContext, GroupEvent, GroupStateName } from '../../machines/pod-group.machine.ts';
-import { groupKeyOf } from '../cluster/core-pod-groups.ts';
+import { corePodGroupKeyOfGroup, groupKeyOf } from '../cluster/core-pod-groups.ts';
 import type { ClusterState, PodInfo } from '../cluster/types.ts';
 import { isTerminal } from '../model/phase.ts';
 import { type GroupRunner, groupRunner } from './core-machines.ts';
@@ -169,12 +169,16 @@ export class Gangs {
   }
 
   /**
-   * Group `key`'s priority: the highest priority among its members not finished or
-   * terminating — the priority of its first member in gang order, which the fairness hold
-   * ranks groups by. Gang preemption evicts only what is strictly lower, and a group is a
-   * victim only at this priority. Undefined when no member is present.
+   * Group `key`'s priority: a core PodGroup's `spec.priority` (0 when unset; kube's
+   * PodGroupPriority, which its members must all have), else the highest priority among its
+   * members not finished or terminating — the priority of its first member in gang order,
+   * which the fairness hold ranks groups by. Gang preemption evicts only what is strictly
+   * lower, and a group is a victim only at this priority. Undefined when neither is known.
    */
   priority(key: string, cluster: ClusterState): number | undefined {
+    const core = corePodGroupKeyOfGroup(key);
+    const pg = core === undefined ? undefined : cluster.objects.CorePodGroup.get(core);
+    if (pg !== undefined) return pg.priority;
     let highest: number | undefined;
     for (const uid of this.members.get(key) ?? []) {
       const info = cluster.pods.get(uid)?.info;

@@ -16,7 +16,8 @@ import type { Envelope } from './types.ts';
  * `bindingConditions` in the header's config), and extended resources backed by DRA
  * (`extendedResourceClaims` in the header's config, a `PodReserved` claim's `extended`
  * spec of the special claim made at PreBind). 7: Kubernetes' own gangs (`CorePodGroup`
- * objects, scheduling.k8s.io/v1beta1 PodGroups; pods' `spec.schedulingGroup`), gang
+ * objects, scheduling.k8s.io/v1beta1 PodGroups with their topology, priority, preemption
+ * policy and disruption mode; pods' `spec.schedulingGroup`), gang
  * preemption (`gangs.preemption` in the header's config; a blocked group's members get
  * PodNominated, its victims VictimPreempted, as single-pod preemption's), and
  * topology-aware gangs (a PodGroup's `berth.dev/topology-key` annotation is kept by the

@@ -35,6 +35,8 @@ export interface Eviction {
   preemptor: AttemptRef;
   victim: PodRef;
   node: string;
+  /** The core PodGroup the preemptor's group preempts for, if it is one. */
+  group?: PodRef;
 }
 
 /** A pod timer armed by the core. */
@@ -75,7 +77,12 @@ export class GangCore {
     for (const c of step.commands) {
       if (c.kind === 'bind') this.binds.push({ attempt: { ...c.attempt }, node: c.node });
       else if (c.kind === 'preempt')
-        this.evictions.push({ preemptor: { ...c.preemptor }, victim: c.victim, node: c.node });
+        this.evictions.push({
+          preemptor: { ...c.preemptor },
+          victim: c.victim,
+          node: c.node,
+          ...(c.preemptorGroup === undefined ? {} : { group: c.preemptorGroup }),
+        });
       else if (c.kind === 'reportUnschedulable') this.messages.set(c.pod.key, c.message);
       else if (c.kind === 'armPodTimer')
         this.timers.set(`${c.timer} ${c.pod.uid}`, {

@@ -114,6 +114,42 @@ export const podGroup = (
   object: { metadata: { name, namespace: 'default' }, spec: { minMember, ...spec } },
 });
 
+/** A node named `name` with `cpu`, 8Gi, 110 pods and `labels`. */
+export const labelledNode = (
+  name: string,
+  cpu: string,
+  labels: Record<string, string>,
+): InputEvent => ({
+  type: 'NodeUpserted',
+  node: nodeObject(name, { allocatable: { cpu, memory: '8Gi', pods: '110' }, labels }),
+});
+
+/** Pod `name` (uid `<name>-uid`) of scheduler berth joining core PodGroup `group` by `spec.schedulingGroup`. */
+export function coreMember(
+  name: string,
+  group: string,
+  o: Pick<GangPodOptions, 'cpu' | 'priority' | 'created' | 'node' | 'never'> = {},
+): PodObject {
+  const p = gangPod(name, o);
+  p.spec.schedulingGroup = { podGroupName: group };
+  return p;
+}
+
+/** A core (scheduling.k8s.io/v1beta1) PodGroup `default/name`, generation 3, with `spec`. */
+export const corePodGroup = (
+  name: string,
+  spec: Record<string, unknown>,
+  status?: Record<string, unknown>,
+): InputEvent => ({
+  type: 'ObjectUpserted',
+  kind: 'CorePodGroup',
+  object: {
+    metadata: { name, namespace: 'default', uid: `${name}-pg-uid`, generation: 3 },
+    spec,
+    ...(status === undefined ? {} : { status }),
+  },
+});
+
 /** The watch event of pod `p`. */
 export const upsert = (p: PodObject): InputEvent => ({ type: 'PodUpserted', pod: p });
 

@@ -47,7 +47,7 @@ export interface KubeBinderOptions {
    */
   nodeExists?: (node: string) => boolean;
   /** Records the `Preempted` Event on `victim` (a report: KubeReports.recordPreempted). */
-  recordPreempted: (victim: PodRef, preemptor: PodRef, node: string) => void;
+  recordPreempted: (victim: PodRef, preemptor: PodRef, node: string, group?: PodRef) => void;
   /**
    * The Lease and identity this replica binds under (leader election on): each Binding is
    * annotated with them, for the chart's admission policy to refuse it once another holds
@@ -140,9 +140,10 @@ export class KubeBinder implements CommandHandler<BinderCommand> {
     const { preemptor, schedulerName, victim, node, observedGeneration } = command;
     const ref = { uid: preemptor.uid, key: preemptor.key, attempt: preemptor.attempt };
     const pod = { uid: victim.uid, key: victim.key };
+    const group = command.preemptorGroup;
     this.opts.writes.track(
       'preemption',
-      runPreempt(this.preemption, ref, schedulerName, pod, node, observedGeneration),
+      runPreempt(this.preemption, ref, schedulerName, pod, node, observedGeneration, group),
     );
   }
 

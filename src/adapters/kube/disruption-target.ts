@@ -25,18 +25,22 @@ export function generationField(generation: number | undefined): { observedGener
   return generation !== undefined && generation > 0 ? { observedGeneration: generation } : {};
 }
 
-/** DisruptionTarget=True, reason PreemptionByScheduler, with kube 1.34's message. */
+/**
+ * DisruptionTarget=True, reason PreemptionByScheduler, with kube's message: it names the
+ * preemptor's kind, `pod`, or `podgroup` for a core PodGroup's preemption (kube 1.37.2).
+ */
 export function disruptionTarget(
   schedulerName: string,
   now: Date,
   observedGeneration?: number,
+  preemptor: 'pod' | 'podgroup' = 'pod',
 ): PodConditionPatch {
   return {
     type: 'DisruptionTarget',
     ...generationField(observedGeneration),
     status: 'True',
     reason: preemptionByScheduler,
-    message: `${schedulerName}: preempting to accommodate a higher priority pod`,
+    message: `${schedulerName}: preempting to accommodate a higher priority ${preemptor}`,
     lastTransitionTime: now.toISOString(),
   };
 }

@@ -120,8 +120,14 @@ export function kubeEffects(opts: KubeEffectsOptions): KubeEffects {
     now,
     ...(opts.nodeExists === undefined ? {} : { nodeExists: opts.nodeExists }),
     ...(opts.bindFence === undefined ? {} : { bindFence: opts.bindFence }),
-    recordPreempted: (victim, preemptor, node) =>
-      reports.recordPreempted(victim, preemptor, node, opts.preemptedEventsNamePreemptor ?? true),
+    recordPreempted: (victim, preemptor, node, group) =>
+      reports.recordPreempted(
+        victim,
+        preemptor,
+        node,
+        opts.preemptedEventsNamePreemptor ?? true,
+        group,
+      ),
   });
   return { binder, reports };
 }

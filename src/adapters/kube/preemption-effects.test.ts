@@ -63,8 +63,22 @@ function victimStatusPatch(condition: Record<string, unknown>) {
   };
 }
 
-/** The binder's preempt command for victim batch/lo on node-a (preemptor prod/hi). */
-function preemptLo(t: ReturnType<typeof setup>, observedGeneration = 0): void {
+/** The DisruptionTarget=True condition berth writes for a preemptor of `kind`. */
+function preemptionCondition(kind: 'pod' | 'podgroup') {
+  return {
+    type: 'DisruptionTarget',
+    status: 'True',
+    reason: 'PreemptionByScheduler',
+    message: `my-scheduler: preempting to accommodate a higher priority ${kind}`,
+    lastTransitionTime: '2030-01-02T03:04:05.678Z',
+  };
+}
+
+/**
+ * The binder's preempt command for victim batch/lo on node-a (preemptor prod/hi, a member
+ * of core PodGroup `group` when given).
+ */
+function preemptLo(t: ReturnType<typeof setup>, observedGeneration = 0, group?: PodRef): void {
   t.binder.execute({
     kind: 'preempt',
     preemptor,
@@ -72,10 +86,25 @@ function preemptLo(t: ReturnType<typeof setup>, observedGeneration = 0): void {
     victim,
     node: 'node-a',
     observedGeneration,
+    ...(group === undefined ? {} : { preemptorGroup: group }),
   });
 }
 
 describe('KubeBinder preempt', () => {
+  it('names the core PodGroup a group preempts for, as kube 1.37.2: "podgroup" in the condition, the group in the Event', async () => {
+    const t = setup();
+    preemptLo(t, 0, { uid: 'pg-uid', key: 'prod/train' });
+    await t.reports.settled();
+    expect(t.calls.map((c) => c.kind)).toEqual(['patch', 'delete', 'event']);
+    expect(t.of('patch')[0]?.param).toEqual(victimStatusPatch(preemptionCondition('podgroup')));
+    const body = t.of('event')[0]?.param.body as Record<string, unknown>;
+    expect(body).toMatchObject({
+      reason: 'Preempted',
+      note: 'Preempted by podgroup pg-uid on node cluster',
+    });
+    expect(body.related).toBeUndefined();
+  });
+
   it('writes the Preempted Event without `related` when told to (kube-scheduler 1.37 names no preemptor)', async () => {
     const t = setup({ preemptedEventsNamePreemptor: false });
     preemptLo(t);
@@ -93,15 +122,7 @@ describe('KubeBinder preempt', () => {
     preemptLo(t);
     await t.reports.settled();
     expect(t.calls.map((c) => c.kind)).toEqual(['patch', 'delete', 'event']);
-    expect(t.of('patch')[0]?.param).toEqual(
-      victimStatusPatch({
-        type: 'DisruptionTarget',
-        status: 'True',
-        reason: 'PreemptionByScheduler',
-        message: 'my-scheduler: preempting to accommodate a higher priority pod',
-        lastTransitionTime: '2030-01-02T03:04:05.678Z',
-      }),
-    );
+    expect(t.of('patch')[0]?.param).toEqual(victimStatusPatch(preemptionCondition('pod')));
     const headers = await headersAfter(t.of('patch')[0]?.options);
     expect(headers['Content-Type']).toBe('application/strategic-merge-patch+json');
     expect(t.of('delete')[0]?.param).toEqual({

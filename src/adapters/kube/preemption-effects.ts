@@ -19,7 +19,7 @@ export interface PreemptionWriter {
   /** True once the adapter was stopped: nothing new may be sent. */
   stopped: () => boolean;
   /** Records the `Preempted` Event on `victim` (a report: through the report queue). */
-  recordPreempted: (victim: PodRef, preemptor: PodRef, node: string) => void;
+  recordPreempted: (victim: PodRef, preemptor: PodRef, node: string, group?: PodRef) => void;
 }
 
 export function splitKey(key: string): { namespace: string; name: string } {
@@ -90,6 +90,7 @@ export async function runPreempt(
   victim: PodRef,
   node: string,
   observedGeneration?: number,
+  group?: PodRef,
 ): Promise<void> {
   const { namespace, name } = splitKey(victim.key);
   const options = timeoutOptions(w.timeoutMs, PatchType.StrategicMerge);
@@ -101,7 +102,8 @@ export async function runPreempt(
     victimUid: victim.uid,
     node,
   };
-  const condition = disruptionTarget(schedulerName, w.now(), observedGeneration);
+  const by = group === undefined ? 'pod' : 'podgroup';
+  const condition = disruptionTarget(schedulerName, w.now(), observedGeneration, by);
   let answer: unknown;
   const patched = await write(w, async () => {
     answer = await w.clients.core.patchNamespacedPodStatus(
@@ -141,7 +143,7 @@ export async function runPreempt(
     return;
   }
   w.log.info(context, 'preempted a victim');
-  if (!w.stopped()) w.recordPreempted(victim, preemptor, node);
+  if (!w.stopped()) w.recordPreempted(victim, preemptor, node, group);
 }
 
 /** `metadata.resourceVersion` of a patch's answer (the pod as the patch left it), if any. */

@@ -128,12 +128,23 @@ export class KubeReports implements CommandHandler<ReportCommand> {
   /**
    * Records the `Preempted` Event on `victim` for `preemptor` (the binder's last step), with
    * the preemptor as its `related` object unless `namePreemptor` is false (kube 1.37's Event).
+   * For core PodGroup `group`'s preemption kube 1.37.2 names the group and its domain:
+   * "Preempted by podgroup <uid> on node cluster" (its `related` PodGroup is not named here).
    */
-  recordPreempted(victim: PodRef, preemptor: PodRef, node: string, namePreemptor = true): void {
-    const note = `Preempted by pod ${preemptor.uid} on node ${node}`;
+  recordPreempted(
+    victim: PodRef,
+    preemptor: PodRef,
+    node: string,
+    namePreemptor = true,
+    group?: PodRef,
+  ): void {
+    const note =
+      group === undefined
+        ? `Preempted by pod ${preemptor.uid} on node ${node}`
+        : `Preempted by podgroup ${group.uid} on node cluster`;
     this.recordEvent(
       { pod: victim, type: 'Normal', reason: 'Preempted', action: 'Preempting', note },
-      namePreemptor ? { related: preemptor } : {},
+      namePreemptor && group === undefined ? { related: preemptor } : {},
     );
   }
 

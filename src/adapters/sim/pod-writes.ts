@@ -61,7 +61,12 @@ export function bindRefusal(
  * (reason PreemptionByScheduler, replacing any earlier one) and a deletionTimestamp of `now`
  * unless it had one already.
  */
-export function terminatingPod(pod: PodObject, schedulerName: string, now: string): PodObject {
+export function terminatingPod(
+  pod: PodObject,
+  schedulerName: string,
+  now: string,
+  preemptor: 'pod' | 'podgroup' = 'pod',
+): PodObject {
   const conditions: unknown = pod.status?.conditions;
   const others = (Array.isArray(conditions) ? conditions : []).filter(
     (c: { type?: unknown } | null) => c?.type !== 'DisruptionTarget',
@@ -70,7 +75,7 @@ export function terminatingPod(pod: PodObject, schedulerName: string, now: strin
     type: 'DisruptionTarget',
     status: 'True',
     reason: 'PreemptionByScheduler',
-    message: `${schedulerName}: preempting to accommodate a higher priority pod`,
+    message: `${schedulerName}: preempting to accommodate a higher priority ${preemptor}`,
     lastTransitionTime: now,
   };
   return {

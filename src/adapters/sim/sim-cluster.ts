@@ -225,7 +225,8 @@ export class SimCluster implements CommandHandler<BinderCommand | ReportCommand>
         command.awaitBindingConditions,
       );
     else if (command.kind === 'completeBind') this.completeHeld(command);
-    else if (command.kind === 'preempt') this.preempt(command.schedulerName, command.victim);
+    else if (command.kind === 'preempt')
+      this.preempt(command.schedulerName, command.victim, command.preemptorGroup !== undefined);
     else if (command.kind === 'deallocateClaim') this.deallocate(command.claim, command.pod.uid);
     else if (command.kind === 'nominate') this.nominate(command.pod, command.node);
     else if (command.kind === 'reportGroup') this.reportGroup(command.report);
@@ -272,10 +273,10 @@ export class SimCluster implements CommandHandler<BinderCommand | ReportCommand>
    * then its deletion. A victim already gone (or replaced under its name) is success: nothing
    * is emitted. Never fails.
    */
-  private preempt(schedulerName: string, victim: PodRef): void {
+  private preempt(schedulerName: string, victim: PodRef, byGroup: boolean): void {
     const { timers, bindLatencyMs } = this.opts;
     const ref = { uid: victim.uid, key: victim.key };
-    timers.schedule(timers.now() + bindLatencyMs, () => this.evict(ref, schedulerName));
+    timers.schedule(timers.now() + bindLatencyMs, () => this.evict(ref, schedulerName, byGroup));
   }
 
   /** Deallocates `claim` after the bind latency (see SimClaims.deallocate); never fails. */
@@ -324,10 +325,11 @@ export class SimCluster implements CommandHandler<BinderCommand | ReportCommand>
     return this.groupReports.events();
   }
 
-  private evict(victim: PodRef, schedulerName: string): void {
+  private evict(victim: PodRef, schedulerName: string, byGroup = false): void {
     const pod = this.pods.get(victim.key);
     if (pod === undefined || pod.metadata.uid !== victim.uid) return;
-    const terminating = terminatingPod(pod, schedulerName, this.timestamp());
+    const by = byGroup ? 'podgroup' : 'pod';
+    const terminating = terminatingPod(pod, schedulerName, this.timestamp(), by);
     this.pods.delete(victim.key);
     this.subject.next({ type: 'PodUpserted', pod: trimPod(terminating) });
     this.subject.next({ type: 'PodDeleted', uid: victim.uid, key: victim.key });
