@@ -146,19 +146,22 @@ function readConditions(value: unknown): unknown {
   return kept.length === 0 ? undefined : kept;
 }
 
+/** An owner reference: who controls the object, with the owner's API group (a pod's, a claim's). */
+const ownerReference = {
+  apiVersion: true,
+  kind: true,
+  name: true,
+  uid: true,
+  controller: true,
+} as const satisfies Shape;
+
 /** What trimPod keeps (also read by the protobuf list decoder). */
 export const podShape = {
   metadata: {
     ...meta,
     /** kube writes it as the observedGeneration of the conditions it sets. */
     generation: true,
-    ownerReferences: each({
-      apiVersion: true,
-      kind: true,
-      name: true,
-      uid: true,
-      controller: true,
-    }),
+    ownerReferences: each(ownerReference),
   },
   spec: {
     nodeName: true,
@@ -232,6 +235,13 @@ const objectMeta = {
   uid: true,
   resourceVersion: true,
   labels: true,
+} as const satisfies Shape;
+
+/** A PodGroup's `spec.resourceClaims` entry: its name and the claim or template it names. */
+const podGroupClaimShape = {
+  name: true,
+  resourceClaimName: true,
+  resourceClaimTemplateName: true,
 } as const satisfies Shape;
 
 /** Workloads: PodTopologySpread's default constraints read only their pod selector. */
@@ -331,13 +341,20 @@ const objectShapes: { readonly [K in ObjectKind]: Shape } = {
    * minCount) and the group's age. Of the status only whether PodGroupInitiallyScheduled is
    * True (kube never sets it back to False) and the generation its condition names: the
    * condition's message, berth's own output, would otherwise come back as a new input.
-   * schedulingConstraints, resourceClaims, disruptionMode and the priority fields are not
-   * read (docs/scheduling.md says what berth does without them).
+   * schedulingConstraints, disruptionMode and the priority fields are not read
+   * (docs/scheduling.md says what berth does without them). resourceClaims and the claim
+   * names the status records for templates: berth refuses a group whose members share one.
    */
   CorePodGroup: {
     metadata: { ...objectMeta, creationTimestamp: true, generation: true },
-    spec: { schedulingPolicy: { basic: true, gang: { minCount: true } } },
-    status: { conditions: each({ type: true, status: true }) },
+    spec: {
+      schedulingPolicy: { basic: true, gang: { minCount: true } },
+      resourceClaims: each(podGroupClaimShape),
+    },
+    status: {
+      conditions: each({ type: true, status: true }),
+      resourceClaimStatuses: each({ name: true, resourceClaimName: true }),
+    },
   },
   /**
    * DynamicResources: what the claim asks for, what it was given and for whom; the claim's
@@ -355,7 +372,8 @@ const objectShapes: { readonly [K in ObjectKind]: Shape } = {
       },
       deletionTimestamp: true,
       finalizers: true,
-      ownerReferences: each({ kind: true, name: true, uid: true, controller: true }),
+      /** apiVersion too: a claim a core PodGroup's template made is owned by a scheduling.k8s.io PodGroup. */
+      ownerReferences: each(ownerReference),
     },
     spec: true,
     status: {

@@ -1,5 +1,6 @@
 // Kubernetes' own PodGroups (scheduling.k8s.io/v1beta1, KEP-4671) as berth's group model reads them, and which group a pod joins.
 import { isRecord, nonEmptyString } from './fields.ts';
+import { noPodGroupClaims, type PodGroupClaims, parsePodGroupClaims } from './pod-group-claims.ts';
 import { podGroupLabel } from './pod-groups.ts';
 import { parseTimestampMs } from './timestamps.ts';
 
@@ -35,6 +36,8 @@ export interface CorePodGroupInfo {
   initiallyScheduled: boolean;
   /** Why the spec cannot be honoured as written (named field), or undefined. */
   invalid: string | undefined;
+  /** `spec.resourceClaims` shared by the members (see pod-group-claims.ts); absent when none. */
+  resourceClaims?: PodGroupClaims;
 }
 
 function readPolicy(
@@ -90,6 +93,8 @@ export function parseCorePodGroup(
   const spec = isRecord(obj.spec) ? obj.spec : {};
   const problems: string[] = [];
   const policy = readPolicy(spec, problems);
+  const resourceClaims = parsePodGroupClaims(spec, obj.status);
+  problems.push(...resourceClaims.problems);
   const generation = meta.generation;
   return {
     value: {
@@ -102,6 +107,7 @@ export function parseCorePodGroup(
         typeof generation === 'number' && Number.isSafeInteger(generation) ? generation : 0,
       initiallyScheduled: initiallyScheduled(obj.status),
       invalid: problems.length === 0 ? undefined : problems.join('; '),
+      ...(resourceClaims === noPodGroupClaims ? {} : { resourceClaims }),
     },
   };
 }

@@ -1,5 +1,6 @@
 // The core's state between envelopes and the step being built: what every planner reads and the loop writes.
 import { corePodGroupKeyOfGroup, groupKeyOf } from '../cluster/core-pod-groups.ts';
+import { podGroupClaimsRefusal } from '../cluster/pod-group-claims.ts';
 import { initialState } from '../cluster/reducer.ts';
 import type { ClusterChange, ClusterState, PodInfo } from '../cluster/types.ts';
 import type {
@@ -189,7 +190,8 @@ export class CoreState {
   /** Group `key`'s minMember and timeout, or why the group cannot be read. */
   groupSpec(key: string): GroupSpecOrMissing {
     const core = corePodGroupKeyOfGroup(key);
-    if (core !== undefined) return this.corePodGroupSpec(core);
+    if (core !== undefined)
+      return this.groupClaimsRefusal(key, core) ?? this.corePodGroupSpec(core);
     const unavailable = this.cluster.unavailable.PodGroup;
     if (unavailable !== undefined)
       return {
@@ -219,6 +221,16 @@ export class CoreState {
       return { missing: `PodGroup ${key} (scheduling.k8s.io/v1beta1) not found` };
     // schedulingConstraints.topology is not read yet: no domain constraint (README says so).
     return { minMember: pg.minCount, timeoutMs: corePermitTimeoutMs, topologyKeys: [] };
+  }
+
+  /** Core group `key` (PodGroup `pgKey`) refused for its shared claims (see podGroupClaimsRefusal). */
+  private groupClaimsRefusal(key: string, pgKey: string): { missing: string } | undefined {
+    const claims = this.cluster.objects.CorePodGroup.get(pgKey)?.resourceClaims;
+    if (claims === undefined) return undefined;
+    const pods = this.cluster.pods;
+    const members = this.gangs.memberUids(key).flatMap((uid) => pods.get(uid)?.info ?? []);
+    const refusal = podGroupClaimsRefusal(pgKey, claims, members);
+    return refusal === undefined ? undefined : { missing: refusal };
   }
 
   /** When the group of pod `uid` took its first step (its place in the queue), if it did. */

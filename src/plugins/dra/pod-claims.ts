@@ -46,11 +46,24 @@ export function podClaims(
       return { message: `could not find ResourceClaim "${pod.namespace}/${name}"` };
     if (claim.deletionTimestamp !== undefined)
       return { message: `resourceclaim "${name}" is being deleted` };
-    if (mustBeOwner && claim.ownerPodUid !== pod.uid)
+    if (mustBeOwner && !isForPod(pod, claim)) {
+      const group = pod.schedulingGroup;
+      const why =
+        group === undefined ? 'Pod is not owner' : `neither Pod nor PodGroup ${group} is the owner`;
       return {
-        message: `ResourceClaim ${pod.namespace}/${name} was not created for Pod ${pod.key} (Pod is not owner)`,
+        message: `ResourceClaim ${pod.namespace}/${name} was not created for Pod ${pod.key} (${why})`,
       };
+    }
     out.push({ podClaimName: entry.name, claim });
   }
   return { claims: out };
+}
+
+/**
+ * kube's resourceclaim.IsForPod with DRAWorkloadResourceClaims on: a template's claim is the
+ * pod's own, or its core PodGroup's (made from the group's `spec.resourceClaims`).
+ */
+function isForPod(pod: PodInfo, claim: ResourceClaimInfo): boolean {
+  if (claim.ownerPodUid === pod.uid) return true;
+  return pod.schedulingGroup !== undefined && claim.ownerPodGroup === pod.schedulingGroup;
 }
