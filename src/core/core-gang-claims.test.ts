@@ -124,3 +124,47 @@ describe('claims shared by a core PodGroup', () => {
     );
   });
 });
+
+describe('a claim the members of a gang share (kube 1.37’s pending allocations of a PodGroup cycle)', () => {
+  /** A member whose entry `gpu` names the claim `shared` (its own entry: the PodGroup lists none). */
+  const sharing = (n: number) => gangOf(n, () => ({ resourceClaimName: 'shared' }));
+  const allocations = (h: ReturnType<typeof given>) =>
+    h.decisions.flatMap((d) =>
+      d.type === 'PodReserved'
+        ? (d.claims ?? []).map((c) => ({
+            pod: d.key,
+            node: d.node,
+            devices: c.allocation?.devices.results.map((r) => r.device),
+          }))
+        : [],
+    );
+
+  it('places a gang of 4 sharing one claim on the node of its one allocation', () => {
+    const h = given().events(
+      node('n1', '8'),
+      node('n2', '8'),
+      ...devices,
+      ...gpuDevices('n2', 4).slice(1),
+    );
+    h.events(claim('shared'), group(4, []));
+    h.pods(...sharing(4)).drain();
+    expect(h.reserved()).toEqual(['default/w0', 'default/w1', 'default/w2', 'default/w3']);
+    const got = allocations(h);
+    expect(new Set(got.map((a) => a.node)).size).toBe(1);
+    expect(new Set(got.map((a) => JSON.stringify(a.devices))).size).toBe(1);
+    expect(got[0]?.devices).toHaveLength(1);
+    expect(h.broken).toEqual([]);
+  });
+
+  it('places none when the allocation’s node cannot hold every member, with kube’s reason on the others', () => {
+    // n1 has the GPUs but room for 2 members; n2 has room and no GPU.
+    const h = given().events(node('n1', '2'), node('n2', '8'), ...devices);
+    h.events(claim('shared'), group(4, []));
+    h.pods(...sharing(4)).drain();
+    expect(h.reserved()).toEqual([]);
+    expect(h.effects.unschedulable.get('default/w0')).toBe(
+      `pod group ${key}: 2 of 4 members fit; 0/2 nodes are available for default/w2: 1 Insufficient cpu, 1 resourceclaim not available on the node.`,
+    );
+    expect(h.broken).toEqual([]);
+  });
+});

@@ -205,6 +205,12 @@ export interface ReservedClaim {
   uid: string;
   allocation?: AllocationResult;
   /**
+   * The pod group of the reserving pod, with an allocation: while it is in flight, other
+   * members of the group share it (kube 1.37's pending allocations of a PodGroup cycle)
+   * instead of waiting for it to be written.
+   */
+  group?: string;
+  /**
    * The special claim for the pod's DRA-backed extended resources (format 6), made at PreBind:
    * its device requests and which request serves each container's resource. Its key names
    * the namespace and `<extended-resources>`, its uid is berth's stand-in until it exists.

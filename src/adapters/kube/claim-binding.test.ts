@@ -12,6 +12,12 @@ const allocation: AllocationResult = {
     results: [{ request: 'gpu', driver: 'gpu.example.com', pool: 'n1', device: 'gpu-0' }],
   },
 };
+/** Another device than `allocation`'s: a claim allocated so was allocated elsewhere. */
+const otherDevices: AllocationResult = {
+  devices: {
+    results: [{ request: 'gpu', driver: 'gpu.example.com', pool: 'n1', device: 'gpu-1' }],
+  },
+};
 /** The fake clock of testEffects, as metav1.Time writes it. */
 const stamp = '2030-01-02T03:04:05Z';
 const podRef = { resource: 'pods', name: 'p', uid: 'uid-p' };
@@ -113,6 +119,27 @@ describe('KubeBinder DRA PreBind', () => {
     expect(t.ingested.map((e) => e.type)).toEqual(['BindSucceeded']);
   });
 
+  it('only reserves a claim another member of its group allocated with the same devices (a shared pending allocation)', async () => {
+    const t = setup();
+    const member = { resource: 'pods', name: 'w0', uid: 'uid-w0' };
+    const written = { ...allocation, allocationTimestamp: '2030-01-01T00:00:00Z' };
+    t.api.put('ns/c1', 'uid-c1', {
+      finalizers: ['resource.kubernetes.io/delete-protection'],
+      status: { allocation: written, reservedFor: [member] },
+    });
+    await t.bind([{ name: 'c1', uid: 'uid-c1' }]);
+    expect(t.api.lines()).toEqual([
+      'GET c1',
+      'PUT c1/status',
+      'POST /api/v1/namespaces/ns/pods/p/binding',
+    ]);
+    expect(t.api.claims.get('ns/c1')?.status).toEqual({
+      allocation: written,
+      reservedFor: [member, podRef],
+    });
+    expect(t.ingested.map((e) => e.type)).toEqual(['BindSucceeded']);
+  });
+
   it('on a conflict refetches the claim and tries again, as retry.RetryOnConflict does', async () => {
     const t = setup();
     t.api.put('ns/c1', 'uid-c1');
@@ -156,8 +183,8 @@ describe('KubeBinder DRA PreBind', () => {
 
   it.each([
     [
-      'got allocated elsewhere',
-      (api: FakeClaimApi) => api.put('ns/c1', 'uid-c1', { status: { allocation } }),
+      'got allocated elsewhere (other devices)',
+      (api: FakeClaimApi) => api.put('ns/c1', 'uid-c1', { status: { allocation: otherDevices } }),
       'claim ns/c1 got allocated elsewhere in the meantime',
     ],
     [

@@ -6,7 +6,9 @@
 // Where berth differs from kube, and why: berth keeps no claim cache, so the first try reads
 // the claim too; a claim whose uid changed counts as deleted (kube would write to the new
 // one); a claim already reserved for the pod is skipped on every read, not only before the
-// first (after a conflict, appending the pod again would be refused as a duplicate); and an
+// first (after a conflict, appending the pod again would be refused as a duplicate); a claim
+// another member of the pod's group allocated with the same devices (a shared pending
+// allocation) is only reserved, where kube fails "allocated elsewhere"; and an
 // allocation already on the claim is never stamped with `allocationTimestamp` (kube 1.37
 // stamps one that lacks it, a change the API server refuses: the allocation is immutable).
 import type { Logger } from 'pino';
@@ -152,10 +154,14 @@ async function tryClaim(
   if (reservedFor(claim, pod.uid)) return { kind: 'done' };
   if (claim.metadata.deletionTimestamp !== undefined)
     return checkFailed(`claim ${ref} got deleted in the meantime`);
-  const { allocation } = binding;
-  if (allocation !== undefined) {
-    if (claim.status?.allocation != null)
+  let { allocation } = binding;
+  if (allocation !== undefined && claim.status?.allocation != null) {
+    // Another member of the pod's group wrote the allocation they share: only reserve.
+    if (!sameDevices(claim.status.allocation, allocation))
       return checkFailed(`claim ${ref} got allocated elsewhere in the meantime`);
+    allocation = undefined;
+  }
+  if (allocation !== undefined) {
     // The finalizer goes on by a normal update, before the allocation is written.
     const finalizers = claim.metadata.finalizers ?? [];
     if (!finalizers.includes(claimFinalizer)) {
@@ -182,6 +188,25 @@ async function tryClaim(
     return failed(`${step} ${ref}`, written.failure);
   }
   return { kind: 'done' };
+}
+
+/** The devices an allocation gives, each as `request driver/pool/device`, sorted. */
+function devicesOf(allocation: unknown): string[] {
+  const devices = (allocation as { devices?: { results?: unknown } } | null)?.devices;
+  const results = Array.isArray(devices?.results) ? devices.results : [];
+  return results
+    .map((r: Record<string, unknown>) => `${r.request} ${r.driver}/${r.pool}/${r.device}`)
+    .sort();
+}
+
+/** True when the claim's allocation gives the devices `allocation` gives (a shared one). */
+function sameDevices(
+  onClaim: unknown,
+  allocation: NonNullable<ClaimBinding['allocation']>,
+): boolean {
+  const a = devicesOf(onClaim);
+  const b = devicesOf(allocation);
+  return a.length === b.length && a.every((d, i) => d === b[i]);
 }
 
 /**
