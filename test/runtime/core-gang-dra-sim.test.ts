@@ -1,4 +1,4 @@
-// Acceptance: claims shared by a core PodGroup (test/fixtures/core-gang-dra.yaml) simulated end to end: the sharing group refused, the one whose members keep their own claims placed.
+// Acceptance: claims in core gangs (test/fixtures/core-gang-dra.yaml) simulated end to end: a PodGroup's shared claim refused, members' own claims placed, one claim two members share placed together.
 import { describe, expect, it } from 'vitest';
 import { simulateFixture } from '../support/simulate-fixture.ts';
 
@@ -19,6 +19,14 @@ describe('the core-gang-dra fixture on the simulated cluster', () => {
   it('binds the gang whose members’ claims match none of its PodGroup’s, each with its own claim', () => {
     expect(summary.placements['ml/eval-0']).toBeDefined();
     expect(summary.placements['ml/eval-1']).toBeDefined();
+  });
+
+  it('binds both members sharing one claim, on the node of its one allocation', () => {
+    const [a, b] = [summary.placements['ml/pair-0'], summary.placements['ml/pair-1']];
+    expect(a).toBeDefined();
+    expect(b).toBe(a);
+    expect(summary.devices['ml/pair-0']).toHaveLength(1);
+    expect(summary.devices['ml/pair-1']).toEqual(summary.devices['ml/pair-0']);
   });
 
   it('decides the same on every run', () => {
