@@ -1,5 +1,5 @@
 // DRA allocations decided and not yet on their claims (kube's pending allocations), and the claims each reserved pod's bind writes.
-import type { ExtendedClaimSpec, ReservedClaim } from '../events/types.ts';
+import type { ExtendedClaimSpec, PodGroupRef, ReservedClaim } from '../events/types.ts';
 import type { AllocationResult, ResourceClaimInfo } from '../model/dra-types.ts';
 import { type AllocatedDevices, countAllocations } from './allocated-devices.ts';
 
@@ -188,6 +188,12 @@ function isExtendedSpec(v: unknown): v is ExtendedClaimSpec {
   return Array.isArray(requests) && Array.isArray(mappings);
 }
 
+function isPodGroupRef(v: unknown): v is PodGroupRef {
+  if (typeof v !== 'object' || v === null) return false;
+  const { name, uid } = v as Record<string, unknown>;
+  return typeof name === 'string' && typeof uid === 'string';
+}
+
 function isAllocation(v: unknown): v is AllocationResult {
   if (typeof v !== 'object' || v === null) return false;
   const devices = (v as { devices?: unknown }).devices;
@@ -207,7 +213,7 @@ export function reservedClaimsOf(v: unknown): ReservedClaim[] {
   const out: ReservedClaim[] = [];
   for (const c of v) {
     if (typeof c !== 'object' || c === null) continue;
-    const { key, uid, allocation, extended, group } = c as Record<string, unknown>;
+    const { key, uid, allocation, extended, group, podGroup } = c as Record<string, unknown>;
     if (typeof key !== 'string' || typeof uid !== 'string') continue;
     if (allocation !== undefined && !isAllocation(allocation)) continue;
     if (extended !== undefined && (!isExtendedSpec(extended) || allocation === undefined)) continue;
@@ -216,6 +222,7 @@ export function reservedClaimsOf(v: unknown): ReservedClaim[] {
       uid,
       ...(allocation === undefined ? {} : { allocation }),
       ...(typeof group === 'string' && allocation !== undefined ? { group } : {}),
+      ...(isPodGroupRef(podGroup) ? { podGroup: { name: podGroup.name, uid: podGroup.uid } } : {}),
       ...(extended === undefined ? {} : { extended }),
     });
   }

@@ -93,7 +93,7 @@ export function parseCorePodGroup(
   const spec = isRecord(obj.spec) ? obj.spec : {};
   const problems: string[] = [];
   const policy = readPolicy(spec, problems);
-  const resourceClaims = parsePodGroupClaims(spec, obj.status);
+  const resourceClaims = parsePodGroupClaims(spec, obj.status, meta.uid);
   problems.push(...resourceClaims.problems);
   const generation = meta.generation;
   return {

@@ -124,12 +124,16 @@ describe('sharedGroupClaim (kube’s BindTo)', () => {
     expect(sharedGroupClaim(group, podClaim)?.name).toBe(want);
   });
 
-  it('refuses a group only when a member uses one of its claims', () => {
-    const own = { key: 'ml/w0', resourceClaims: [{ name: 'gpu', claimName: 'own' }] };
-    const sharing = { key: 'ml/w1', resourceClaims: [{ name: 'gpu', claimName: 'shared' }] };
-    expect(podGroupClaimsRefusal('ml/train', group, [own])).toBeUndefined();
-    expect(podGroupClaimsRefusal('ml/train', group, [own, sharing])).toBe(
-      'claims shared by a PodGroup are not supported yet: pod ml/w1 uses spec.resourceClaims "gpu" of PodGroup ml/train',
+  it('refuses a group only for claims the API server’s validation would refuse', () => {
+    expect(podGroupClaimsRefusal('ml/train', group)).toBeUndefined();
+    expect(podGroupClaimsRefusal('ml/train', parse([{ name: 'gpu' }]))).toBe(
+      'PodGroup ml/train (scheduling.k8s.io/v1beta1) is invalid: spec.resourceClaims[0]: Invalid value: "": must specify one of: resourceClaimName, resourceClaimTemplateName',
     );
+  });
+
+  it('keeps the PodGroup’s uid, which the group’s reservations carry', () => {
+    expect(
+      parsePodGroupClaims({ resourceClaims: [{ name: 'a', resourceClaimName: 'a' }] }, {}, 'pg-1'),
+    ).toMatchObject({ podGroupUid: 'pg-1' });
   });
 });

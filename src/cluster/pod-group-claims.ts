@@ -21,6 +21,8 @@ export interface PodGroupClaim {
 
 /** What berth reads of a PodGroup's claims: the well-formed entries and the validation errors. */
 export interface PodGroupClaims {
+  /** The PodGroup's uid, which a claim's `reservedFor` entry for the group carries. */
+  podGroupUid?: string;
   /** The entries in spec order (those with a name; the rest are named in `problems`). */
   entries: PodGroupClaim[];
   /** The API server's validation errors, each as `field: ...` (empty: valid). */
@@ -132,7 +134,7 @@ function readStatuses(
  * a DNS subdomain, a status naming no entry) is in `problems`, worded as its validation words
  * it; entries with a name are kept either way.
  */
-export function parsePodGroupClaims(spec: unknown, status: unknown): PodGroupClaims {
+export function parsePodGroupClaims(spec: unknown, status: unknown, uid?: unknown): PodGroupClaims {
   const list = isRecord(spec) ? spec.resourceClaims : undefined;
   if (list === undefined || list === null) return noPodGroupClaims;
   const problems: string[] = [];
@@ -157,7 +159,9 @@ export function parsePodGroupClaims(spec: unknown, status: unknown): PodGroupCla
     const name = e.templateName === undefined ? undefined : generated.get(e.name);
     if (name !== undefined) e.generatedName = name;
   }
-  return { entries, problems };
+  return typeof uid === 'string' && uid !== ''
+    ? { podGroupUid: uid, entries, problems }
+    : { entries, problems };
 }
 
 /**
@@ -177,29 +181,14 @@ export function sharedGroupClaim(
   );
 }
 
-/** The words berth refuses a group with whose members share a PodGroup's claim. */
-export const sharedClaimsNotSupported = 'claims shared by a PodGroup are not supported yet';
-
 /**
- * Why berth will not schedule core PodGroup `groupName`'s members (`members`: their pod key
- * and claims): its `spec.resourceClaims` break the API's validation, or a member's claim
- * entry matches one of them exactly (kube would reserve that claim for the PodGroup and let
- * the members share one allocation, which berth does not do yet). Undefined when neither:
- * members whose claims match none keep them as their own, as kube does.
+ * Why berth will not schedule core PodGroup `groupName`'s members: its `spec.resourceClaims`
+ * break the API's validation (worded as the API server words it). Undefined when they do not.
  */
 export function podGroupClaimsRefusal(
   groupName: string,
   group: PodGroupClaims,
-  members: Iterable<{ key: string; resourceClaims?: readonly PodResourceClaim[] | undefined }>,
 ): string | undefined {
-  if (group.entries.length === 0 && group.problems.length === 0) return undefined;
-  if (group.problems.length > 0)
-    return `PodGroup ${groupName} (scheduling.k8s.io/v1beta1) is invalid: ${group.problems.join('; ')}`;
-  for (const pod of members)
-    for (const claim of pod.resourceClaims ?? []) {
-      const shared = sharedGroupClaim(group, claim);
-      if (shared !== undefined)
-        return `${sharedClaimsNotSupported}: pod ${pod.key} uses spec.resourceClaims "${shared.name}" of PodGroup ${groupName}`;
-    }
-  return undefined;
+  if (group.problems.length === 0) return undefined;
+  return `PodGroup ${groupName} (scheduling.k8s.io/v1beta1) is invalid: ${group.problems.join('; ')}`;
 }

@@ -1,9 +1,8 @@
-// Claims a core PodGroup shares (spec.resourceClaims, DRAWorkloadResourceClaims): berth refuses a group whose members use one, and leaves members' own claims as kube does.
+// Claims a core PodGroup shares (spec.resourceClaims, DRAWorkloadResourceClaims) and claims gang members share: one allocation, reserved for the PodGroup, members where it is usable.
 import { describe, expect, it } from 'vitest';
 import { gpuDevices, objectEvent } from '../../test/support/dra-core-events.ts';
 import { given, node } from '../../test/support/gang-harness.ts';
 import { podObject } from '../../test/support/objects.ts';
-import { sharedClaimsNotSupported } from '../cluster/pod-group-claims.ts';
 import type { InputEvent } from '../events/types.ts';
 
 const object = objectEvent;
@@ -54,22 +53,64 @@ function member(name: string, entry: Record<string, string>, created: number) {
   return p;
 }
 
+const pgRef = { name: 'train', uid: 'train-uid' };
+const reservations = (h: ReturnType<typeof given>) =>
+  h.decisions.flatMap((d) =>
+    d.type === 'PodReserved' ? (d.claims ?? []).map((c) => ({ node: d.node, ...c })) : [],
+  );
+
 const key = 'default/train (scheduling.k8s.io)';
+/** n1 and n2, room for 8 members each, four GPUs each. */
+const twoGpuNodes = [node('n1', '8'), node('n2', '8'), ...devices, ...gpuDevices('n2', 4).slice(1)];
 const gangOf = (n: number, entry: (i: number) => Record<string, string>) =>
   Array.from({ length: n }, (_, i) => member(`w${i}`, entry(i), i));
 
 describe('claims shared by a core PodGroup', () => {
-  it('refuses a gang of 4 whose members share the PodGroup’s claim, placing none and saying why', () => {
-    const h = given().events(node('n1', '8'), ...devices, claim('shared'));
-    h.events(group(4, [{ name: 'gpu', resourceClaimName: 'shared' }]));
+  it('places a gang of 4 sharing the PodGroup’s claim on one node, with one allocation reserved for the PodGroup', () => {
+    const h = given().events(...twoGpuNodes);
+    h.events(claim('shared'), group(4, [{ name: 'gpu', resourceClaimName: 'shared' }]));
     h.pods(...gangOf(4, () => ({ resourceClaimName: 'shared' }))).drain();
-    expect(h.reserved()).toEqual([]);
-    const said = `pod group ${key}: ${sharedClaimsNotSupported}: pod default/w0 uses spec.resourceClaims "gpu" of PodGroup default/train`;
-    for (let i = 0; i < 4; i++) expect(h.effects.unschedulable.get(`default/w${i}`)).toBe(said);
+    expect(h.reserved()).toEqual(['default/w0', 'default/w1', 'default/w2', 'default/w3']);
+    const got = reservations(h);
+    expect(got).toHaveLength(4);
+    expect(new Set(got.map((r) => r.node)).size).toBe(1);
+    expect(new Set(got.map((r) => JSON.stringify(r.allocation))).size).toBe(1);
+    expect(got.every((r) => r.key === 'default/shared' && r.podGroup?.uid === pgRef.uid)).toBe(
+      true,
+    );
+    // The binds write the claim for the PodGroup.
+    const written = h.effects.binds.flatMap((b) => b.claims ?? []).map((c) => c.podGroup);
+    expect(written).toEqual([pgRef, pgRef, pgRef, pgRef]);
     expect(h.broken).toEqual([]);
   });
 
-  it('lets members sharing a template claim wait for the controller, as kube does, then refuses the group', () => {
+  it('places none when the PodGroup claim’s allocation is not usable on a member’s node', () => {
+    // The claim was allocated on n1 (room for 2 members); n2 has room and no GPU.
+    const h = given().events(node('n1', '2'), node('n2', '8'), ...devices);
+    const onN1 = { key: 'metadata.name', operator: 'In', values: ['n1'] };
+    const result = { request: 'gpu', driver: 'gpu.example.com', pool: 'n1', device: 'gpu-0' };
+    h.events(
+      object('ResourceClaim', {
+        metadata: { name: 'shared', namespace: 'default', uid: 'claim-shared' },
+        spec: { devices: { requests: [{ name: 'gpu', exactly: { deviceClassName: 'gpu' } }] } },
+        status: {
+          allocation: {
+            devices: { results: [result] },
+            nodeSelector: { nodeSelectorTerms: [{ matchFields: [onN1] }] },
+          },
+          reservedFor: [{ apiGroup: 'scheduling.k8s.io', resource: 'podgroups', ...pgRef }],
+        },
+      }),
+      group(4, [{ name: 'gpu', resourceClaimName: 'shared' }]),
+    );
+    h.pods(...gangOf(4, () => ({ resourceClaimName: 'shared' }))).drain();
+    expect(h.reserved()).toEqual([]);
+    expect(h.effects.unschedulable.get('default/w0')).toBe(
+      `pod group ${key}: 2 of 4 members fit; 0/2 nodes are available for default/w2: 1 Insufficient cpu, 1 resourceclaim not available on the node.`,
+    );
+  });
+
+  it('lets members sharing a template claim wait for the controller, as kube does, then places them', () => {
     const h = given().events(node('n1', '8'), ...devices);
     h.events(group(2, [{ name: 'gpu', resourceClaimTemplateName: 'gpu-template' }]));
     const members = gangOf(2, () => ({ resourceClaimTemplateName: 'gpu-template' }));
@@ -83,10 +124,8 @@ describe('claims shared by a core PodGroup', () => {
         resourceClaimStatuses: [{ name: 'gpu', resourceClaimName: 'train-gpu-x7k2p' }],
       };
     h.pods(...members).drain();
-    expect(h.reserved()).toEqual([]);
-    expect(h.effects.unschedulable.get('default/w1')).toBe(
-      `pod group ${key}: ${sharedClaimsNotSupported}: pod default/w0 uses spec.resourceClaims "gpu" of PodGroup default/train`,
-    );
+    expect(h.reserved()).toEqual(['default/w0', 'default/w1']);
+    expect(reservations(h).map((r) => r.podGroup)).toEqual([pgRef, pgRef]);
   });
 
   it('leaves a member’s claim that does not match the PodGroup’s exactly its own, as kube does, and places the gang', () => {
@@ -96,9 +135,11 @@ describe('claims shared by a core PodGroup', () => {
     h.events(group(2, [{ name: 'gpu', resourceClaimName: 'shared' }]));
     h.pods(...gangOf(2, (i) => ({ resourceClaimName: `own-${i}` }))).drain();
     expect(h.reserved()).toEqual(['default/w0', 'default/w1']);
-    const reserved = h.decisions.flatMap((d) => (d.type === 'PodReserved' ? (d.claims ?? []) : []));
+    const reserved = reservations(h);
     expect(reserved.map((c) => c.key).sort()).toEqual(['default/own-0', 'default/own-1']);
-    expect(reserved.every((c) => c.allocation !== undefined)).toBe(true);
+    expect(reserved.every((c) => c.allocation !== undefined && c.podGroup === undefined)).toBe(
+      true,
+    );
     expect(h.broken).toEqual([]);
   });
 
@@ -128,31 +169,16 @@ describe('claims shared by a core PodGroup', () => {
 describe('a claim the members of a gang share (kube 1.37’s pending allocations of a PodGroup cycle)', () => {
   /** A member whose entry `gpu` names the claim `shared` (its own entry: the PodGroup lists none). */
   const sharing = (n: number) => gangOf(n, () => ({ resourceClaimName: 'shared' }));
-  const allocations = (h: ReturnType<typeof given>) =>
-    h.decisions.flatMap((d) =>
-      d.type === 'PodReserved'
-        ? (d.claims ?? []).map((c) => ({
-            pod: d.key,
-            node: d.node,
-            devices: c.allocation?.devices.results.map((r) => r.device),
-          }))
-        : [],
-    );
-
   it('places a gang of 4 sharing one claim on the node of its one allocation', () => {
-    const h = given().events(
-      node('n1', '8'),
-      node('n2', '8'),
-      ...devices,
-      ...gpuDevices('n2', 4).slice(1),
-    );
+    const h = given().events(...twoGpuNodes);
     h.events(claim('shared'), group(4, []));
     h.pods(...sharing(4)).drain();
     expect(h.reserved()).toEqual(['default/w0', 'default/w1', 'default/w2', 'default/w3']);
-    const got = allocations(h);
+    const got = reservations(h);
     expect(new Set(got.map((a) => a.node)).size).toBe(1);
-    expect(new Set(got.map((a) => JSON.stringify(a.devices))).size).toBe(1);
-    expect(got[0]?.devices).toHaveLength(1);
+    expect(new Set(got.map((a) => JSON.stringify(a.allocation))).size).toBe(1);
+    expect(got[0]?.allocation?.devices.results).toHaveLength(1);
+    expect(got.every((a) => a.podGroup === undefined)).toBe(true);
     expect(h.broken).toEqual([]);
   });
 

@@ -190,8 +190,7 @@ export class CoreState {
   /** Group `key`'s minMember and timeout, or why the group cannot be read. */
   groupSpec(key: string): GroupSpecOrMissing {
     const core = corePodGroupKeyOfGroup(key);
-    if (core !== undefined)
-      return this.groupClaimsRefusal(key, core) ?? this.corePodGroupSpec(core);
+    if (core !== undefined) return this.groupClaimsRefusal(core) ?? this.corePodGroupSpec(core);
     const unavailable = this.cluster.unavailable.PodGroup;
     if (unavailable !== undefined)
       return {
@@ -223,13 +222,10 @@ export class CoreState {
     return { minMember: pg.minCount, timeoutMs: corePermitTimeoutMs, topologyKeys: [] };
   }
 
-  /** Core group `key` (PodGroup `pgKey`) refused for its shared claims (see podGroupClaimsRefusal). */
-  private groupClaimsRefusal(key: string, pgKey: string): { missing: string } | undefined {
+  /** Core group `key`'s PodGroup `pgKey` refused for its invalid claims (see podGroupClaimsRefusal). */
+  private groupClaimsRefusal(pgKey: string): { missing: string } | undefined {
     const claims = this.cluster.objects.CorePodGroup.get(pgKey)?.resourceClaims;
-    if (claims === undefined) return undefined;
-    const pods = this.cluster.pods;
-    const members = this.gangs.memberUids(key).flatMap((uid) => pods.get(uid)?.info ?? []);
-    const refusal = podGroupClaimsRefusal(pgKey, claims, members);
+    const refusal = claims === undefined ? undefined : podGroupClaimsRefusal(pgKey, claims);
     return refusal === undefined ? undefined : { missing: refusal };
   }
 

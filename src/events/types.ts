@@ -211,11 +211,22 @@ export interface ReservedClaim {
    */
   group?: string;
   /**
+   * The core PodGroup to reserve the claim for instead of the pod (kube's BindTo: the pod's
+   * entry matches one of the PodGroup's `spec.resourceClaims` exactly).
+   */
+  podGroup?: PodGroupRef;
+  /**
    * The special claim for the pod's DRA-backed extended resources (format 6), made at PreBind:
    * its device requests and which request serves each container's resource. Its key names
    * the namespace and `<extended-resources>`, its uid is berth's stand-in until it exists.
    */
   extended?: ExtendedClaimSpec;
+}
+
+/** A core PodGroup (scheduling.k8s.io) as a claim's `reservedFor` names it. */
+export interface PodGroupRef {
+  name: string;
+  uid: string;
 }
 
 /** What the special claim of a pod's DRA-backed extended resources is created with. */

@@ -1,4 +1,4 @@
-// Acceptance: claims in core gangs (test/fixtures/core-gang-dra.yaml) simulated end to end: a PodGroup's shared claim refused, members' own claims placed, one claim two members share placed together.
+// Acceptance: claims in core gangs (test/fixtures/core-gang-dra.yaml) simulated end to end: a PodGroup's shared claim, members' own claims, one claim two members name.
 import { describe, expect, it } from 'vitest';
 import { simulateFixture } from '../support/simulate-fixture.ts';
 
@@ -7,13 +7,12 @@ const run = () => simulateFixture('core-gang-dra.yaml');
 describe('the core-gang-dra fixture on the simulated cluster', () => {
   const summary = run();
 
-  it('binds no member of the group whose members share its claim, each saying why', () => {
-    for (let i = 0; i < 4; i++) {
-      expect(summary.placements[`ml/train-${i}`]).toBeUndefined();
-      expect(summary.pending[`ml/train-${i}`]).toBe(
-        'pod group ml/train (scheduling.k8s.io): claims shared by a PodGroup are not supported yet: pod ml/train-0 uses spec.resourceClaims "fabric" of PodGroup ml/train',
-      );
-    }
+  it('binds the gang whose members share its PodGroup’s claim, on the node of its one allocation', () => {
+    const nodes = [0, 1, 2, 3].map((i) => summary.placements[`ml/train-${i}`]);
+    expect(nodes[0]).toBeDefined();
+    expect(new Set(nodes).size).toBe(1);
+    const devices = [0, 1, 2, 3].map((i) => JSON.stringify(summary.devices[`ml/train-${i}`]));
+    expect(new Set(devices).size).toBe(1);
   });
 
   it('binds the gang whose members’ claims match none of its PodGroup’s, each with its own claim', () => {

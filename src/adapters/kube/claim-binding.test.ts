@@ -119,27 +119,6 @@ describe('KubeBinder DRA PreBind', () => {
     expect(t.ingested.map((e) => e.type)).toEqual(['BindSucceeded']);
   });
 
-  it('only reserves a claim another member of its group allocated with the same devices (a shared pending allocation)', async () => {
-    const t = setup();
-    const member = { resource: 'pods', name: 'w0', uid: 'uid-w0' };
-    const written = { ...allocation, allocationTimestamp: '2030-01-01T00:00:00Z' };
-    t.api.put('ns/c1', 'uid-c1', {
-      finalizers: ['resource.kubernetes.io/delete-protection'],
-      status: { allocation: written, reservedFor: [member] },
-    });
-    await t.bind([{ name: 'c1', uid: 'uid-c1' }]);
-    expect(t.api.lines()).toEqual([
-      'GET c1',
-      'PUT c1/status',
-      'POST /api/v1/namespaces/ns/pods/p/binding',
-    ]);
-    expect(t.api.claims.get('ns/c1')?.status).toEqual({
-      allocation: written,
-      reservedFor: [member, podRef],
-    });
-    expect(t.ingested.map((e) => e.type)).toEqual(['BindSucceeded']);
-  });
-
   it('on a conflict refetches the claim and tries again, as retry.RetryOnConflict does', async () => {
     const t = setup();
     t.api.put('ns/c1', 'uid-c1');

@@ -2,7 +2,7 @@
 
 import { groupKeyOf } from '../../cluster/core-pod-groups.ts';
 import type { ClusterSnapshot, NodeInfo, PodInfo } from '../../cluster/types.ts';
-import type { ReservedClaim } from '../../events/types.ts';
+import type { PodGroupRef, ReservedClaim } from '../../events/types.ts';
 import {
   type CycleState,
   cycleNowKey,
@@ -18,7 +18,7 @@ import { matchesAnyTerm } from '../node-selector.ts';
 import { allocatedState } from './allocated-state.ts';
 import { type NodeAllocator, rememberingAllocator } from './allocation-memo.ts';
 import { type AllocateInput, timedOutMessage } from './allocator/types.ts';
-import { claimBindingState, claimTimedOut } from './binding-conditions.ts';
+import { bindingFailed } from './binding-conditions.ts';
 import {
   type ExtendedClaim,
   extendedFilter,
@@ -26,7 +26,7 @@ import {
   type NodeExtendedClaim,
 } from './extended-claim.ts';
 import { deviceClassFor, draBackedKey } from './extended-resources.ts';
-import { type PodClaim, podClaims } from './pod-claims.ts';
+import { claimBindings, type PodClaim, podClaims } from './pod-claims.ts';
 import { celSelectorMatcher } from './selector-matcher.ts';
 import { sliceIndexOf } from './slice-index-cache.ts';
 
@@ -99,6 +99,8 @@ interface ClaimsState {
   readonly pending: ReadonlyMap<number, AllocationResult>;
   /** The pod's group (its claims' allocations are shared with its other members). */
   readonly group: string | undefined;
+  /** By index into `claims`: the core PodGroup to reserve it for instead of the pod. */
+  readonly bindTo: readonly (PodGroupRef | undefined)[] | undefined;
   readonly allocator: ClaimsAllocator | undefined;
   /** Filter's allocations by node name, for Reserve. */
   readonly nodeAllocations: Map<string, NodeAllocation>;
@@ -207,6 +209,7 @@ export function claimsPreFilter(
     toAllocate,
     pending,
     group,
+    bindTo: claimBindings(pod, found.claims, snapshot.objects.CorePodGroup),
     allocator,
     nodeAllocations: new Map(),
     unavailable: new Set(),
@@ -215,21 +218,6 @@ export function claimsPreFilter(
   };
   state.set(stateKey, s);
   return success;
-}
-
-/**
- * kube's Filter check of an allocated claim: a binding-failure condition True, or binding
- * conditions still pending past the binding timeout (from `allocationTimestamp`, at the
- * cycle's logical time `now`; without one, no timeout is seen).
- */
-function bindingFailed(claim: ResourceClaimInfo, now: unknown, timeoutMs: number): boolean {
-  const state = claimBindingState(claim);
-  if (state.kind === 'failed') return true;
-  return (
-    state.kind === 'pending' &&
-    typeof now === 'number' &&
-    claimTimedOut(claim.status?.allocation, now, timeoutMs)
-  );
 }
 
 /** True when the pod has no claim state this cycle: its Filter passes every node. */
@@ -304,9 +292,11 @@ export function claimsReserve(
   const group = s.group === undefined ? {} : { group: s.group };
   const claims = s.claims.map(({ claim }, i): ReservedClaim => {
     const key = `${claim.namespace}/${claim.name}`;
-    if (claim.status?.allocation !== undefined) return { key, uid: claim.uid };
+    const podGroup = s.bindTo?.[i];
+    const to = podGroup === undefined ? {} : { podGroup };
+    if (claim.status?.allocation !== undefined) return { key, uid: claim.uid, ...to };
     const allocation = s.pending.get(i) ?? (results?.[next++] as AllocationResult);
-    return { key, uid: claim.uid, allocation, ...group };
+    return { key, uid: claim.uid, allocation, ...group, ...to };
   });
   if (extended !== undefined) {
     const { claim, mappings } = extended;
