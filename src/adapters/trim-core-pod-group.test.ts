@@ -115,3 +115,22 @@ describe('trimObject CorePodGroup', () => {
     });
   });
 });
+
+describe('trimObject CorePodGroup resourceClaims', () => {
+  it('keeps spec.resourceClaims and the claim names status.resourceClaimStatuses records', () => {
+    const pg = fullCorePodGroup('4');
+    const claims = [
+      { name: 'gpu', resourceClaimTemplateName: 'gpus' },
+      { name: 'nic', resourceClaimName: 'fabric' },
+    ];
+    const statuses = [{ name: 'gpu', resourceClaimName: 'train-gpu-x7k2p' }];
+    const raw = {
+      ...pg,
+      spec: { ...pg.spec, resourceClaims: claims },
+      status: { resourceClaimStatuses: statuses },
+    };
+    const trimmed = trimObject('CorePodGroup', raw) as Record<string, Record<string, unknown>>;
+    expect(trimmed.spec?.resourceClaims).toStrictEqual(claims);
+    expect(trimmed.status?.resourceClaimStatuses).toStrictEqual(statuses);
+  });
+});

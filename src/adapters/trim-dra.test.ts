@@ -54,7 +54,9 @@ describe('trimObject DRA kinds', () => {
         resourceVersion: '9',
         annotations: { 'resource.kubernetes.io/pod-claim-name': 'gpu' },
         finalizers: ['resource.kubernetes.io/delete-protection'],
-        ownerReferences: [{ kind: 'Pod', name: 'pod', uid: 'p1', controller: true }],
+        ownerReferences: [
+          { apiVersion: 'v1', kind: 'Pod', name: 'pod', uid: 'p1', controller: true },
+        ],
       },
       spec: claim.spec,
       status: {

@@ -146,19 +146,22 @@ function readConditions(value: unknown): unknown {
   return kept.length === 0 ? undefined : kept;
 }
 
+/** An owner reference: who controls the object, with the owner's API group (a pod's, a claim's). */
+const ownerReference = {
+  apiVersion: true,
+  kind: true,
+  name: true,
+  uid: true,
+  controller: true,
+} as const satisfies Shape;
+
 /** What trimPod keeps (also read by the protobuf list decoder). */
 export const podShape = {
   metadata: {
     ...meta,
     /** kube writes it as the observedGeneration of the conditions it sets. */
     generation: true,
-    ownerReferences: each({
-      apiVersion: true,
-      kind: true,
-      name: true,
-      uid: true,
-      controller: true,
-    }),
+    ownerReferences: each(ownerReference),
   },
   spec: {
     nodeName: true,
@@ -232,6 +235,13 @@ const objectMeta = {
   uid: true,
   resourceVersion: true,
   labels: true,
+} as const satisfies Shape;
+
+/** A PodGroup's `spec.resourceClaims` entry: its name and the claim or template it names. */
+const podGroupClaimShape = {
+  name: true,
+  resourceClaimName: true,
+  resourceClaimTemplateName: true,
 } as const satisfies Shape;
 
 /** Workloads: PodTopologySpread's default constraints read only their pod selector. */
@@ -332,8 +342,8 @@ const objectShapes: { readonly [K in ObjectKind]: Shape } = {
    * True (kube never sets it back to False) and the generation its condition names: the
    * condition's message, berth's own output, would otherwise come back as a new input.
    * The topology constraint, the priority and preemption policy (kube-scheduler reads
-   * `priority`, never `priorityClassName`) and the disruption mode are kept; resourceClaims
-   * are not read (docs/scheduling.md says what berth does without them).
+   * `priority`, never `priorityClassName`), the disruption mode, and the resourceClaims
+   * with the claim names the status records for templates (claims the members share).
    */
   CorePodGroup: {
     metadata: { ...objectMeta, creationTimestamp: true, generation: true },
@@ -343,8 +353,12 @@ const objectShapes: { readonly [K in ObjectKind]: Shape } = {
       priority: true,
       preemptionPolicy: true,
       disruptionMode: { single: true, all: true },
+      resourceClaims: each(podGroupClaimShape),
     },
-    status: { conditions: each({ type: true, status: true }) },
+    status: {
+      conditions: each({ type: true, status: true }),
+      resourceClaimStatuses: each({ name: true, resourceClaimName: true }),
+    },
   },
   /**
    * DynamicResources: what the claim asks for, what it was given and for whom; the claim's
@@ -362,7 +376,8 @@ const objectShapes: { readonly [K in ObjectKind]: Shape } = {
       },
       deletionTimestamp: true,
       finalizers: true,
-      ownerReferences: each({ kind: true, name: true, uid: true, controller: true }),
+      /** apiVersion too: a claim a core PodGroup's template made is owned by a scheduling.k8s.io PodGroup. */
+      ownerReferences: each(ownerReference),
     },
     spec: true,
     status: {

@@ -1,5 +1,5 @@
 // DRA allocations decided and not yet on their claims (kube's pending allocations), and the claims each reserved pod's bind writes.
-import type { ExtendedClaimSpec, ReservedClaim } from '../events/types.ts';
+import type { ExtendedClaimSpec, PodGroupRef, ReservedClaim } from '../events/types.ts';
 import type { AllocationResult, ResourceClaimInfo } from '../model/dra-types.ts';
 import { type AllocatedDevices, countAllocations } from './allocated-devices.ts';
 
@@ -14,6 +14,10 @@ export interface ClaimInFlight {
   podUid: string;
   attempt: number;
   allocation: AllocationResult;
+  /** The reserving pod's group: its other members share the allocation (see ReservedClaim). */
+  group?: string;
+  /** The other pods of `group` reserved with this allocation; it is held while any is. */
+  sharers?: string[];
 }
 
 /** The claims a reserved pod's bind writes (kube's PreBind), for its attempt. */
@@ -53,10 +57,42 @@ export function reserveClaims(
   for (const c of claims) {
     if (c.allocation === undefined) continue;
     state.claimsInFlight ??= new Map();
-    state.allocatedDevices?.remove(state.claimsInFlight.get(c.uid)?.allocation);
-    state.claimsInFlight.set(c.uid, { key: c.key, podUid, attempt, allocation: c.allocation });
+    const held = state.claimsInFlight.get(c.uid);
+    if (held !== undefined && held.group !== undefined && held.group === c.group) {
+      // Another member of the group shares the pending allocation: it is held once.
+      held.sharers = [...(held.sharers ?? []), podUid];
+      continue;
+    }
+    state.allocatedDevices?.remove(held?.allocation);
+    const group = c.group === undefined ? {} : { group: c.group };
+    state.claimsInFlight.set(c.uid, {
+      key: c.key,
+      podUid,
+      attempt,
+      allocation: c.allocation,
+      ...group,
+    });
     state.allocatedDevices?.add(c.allocation);
   }
+}
+
+/** Takes pod `podUid` off claim `uid`'s in-flight allocation; it ends with its last holder. */
+function letGo(state: ClaimsInFlightState, uid: string, podUid: string): void {
+  const held = state.claimsInFlight?.get(uid);
+  if (held === undefined) return;
+  const sharers = held.sharers ?? [];
+  let rest = sharers.filter((u) => u !== podUid);
+  if (held.podUid === podUid) {
+    const [next, ...others] = rest;
+    if (next === undefined) {
+      dropInFlight(state, uid);
+      return;
+    }
+    held.podUid = next;
+    rest = others;
+  }
+  if (rest.length > 0) held.sharers = rest;
+  else delete held.sharers;
 }
 
 /**
@@ -68,10 +104,7 @@ export function releaseClaims(state: ClaimsInFlightState, podUid: string, attemp
   if (reservation === undefined) return;
   if (attempt !== undefined && reservation.attempt !== attempt) return;
   state.claimReservations?.delete(podUid);
-  for (const c of reservation.claims) {
-    const held = state.claimsInFlight?.get(c.uid);
-    if (held?.podUid === podUid) dropInFlight(state, c.uid);
-  }
+  for (const c of reservation.claims) letGo(state, c.uid, podUid);
 }
 
 /**
@@ -155,6 +188,12 @@ function isExtendedSpec(v: unknown): v is ExtendedClaimSpec {
   return Array.isArray(requests) && Array.isArray(mappings);
 }
 
+function isPodGroupRef(v: unknown): v is PodGroupRef {
+  if (typeof v !== 'object' || v === null) return false;
+  const { name, uid } = v as Record<string, unknown>;
+  return typeof name === 'string' && typeof uid === 'string';
+}
+
 function isAllocation(v: unknown): v is AllocationResult {
   if (typeof v !== 'object' || v === null) return false;
   const devices = (v as { devices?: unknown }).devices;
@@ -174,7 +213,7 @@ export function reservedClaimsOf(v: unknown): ReservedClaim[] {
   const out: ReservedClaim[] = [];
   for (const c of v) {
     if (typeof c !== 'object' || c === null) continue;
-    const { key, uid, allocation, extended } = c as Record<string, unknown>;
+    const { key, uid, allocation, extended, group, podGroup } = c as Record<string, unknown>;
     if (typeof key !== 'string' || typeof uid !== 'string') continue;
     if (allocation !== undefined && !isAllocation(allocation)) continue;
     if (extended !== undefined && (!isExtendedSpec(extended) || allocation === undefined)) continue;
@@ -182,6 +221,8 @@ export function reservedClaimsOf(v: unknown): ReservedClaim[] {
       key,
       uid,
       ...(allocation === undefined ? {} : { allocation }),
+      ...(typeof group === 'string' && allocation !== undefined ? { group } : {}),
+      ...(isPodGroupRef(podGroup) ? { podGroup: { name: podGroup.name, uid: podGroup.uid } } : {}),
       ...(extended === undefined ? {} : { extended }),
     });
   }

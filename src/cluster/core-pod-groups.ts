@@ -1,6 +1,7 @@
 // Kubernetes' own PodGroups (scheduling.k8s.io/v1beta1, KEP-4671) as berth's group model reads them, and which group a pod joins.
 import { type CorePodGroupFields, readCorePodGroupFields } from './core-pod-group-fields.ts';
 import { isRecord, nonEmptyString } from './fields.ts';
+import { noPodGroupClaims, type PodGroupClaims, parsePodGroupClaims } from './pod-group-claims.ts';
 import { podGroupLabel } from './pod-groups.ts';
 import { parseTimestampMs } from './timestamps.ts';
 
@@ -38,6 +39,8 @@ export interface CorePodGroupInfo extends CorePodGroupFields {
   initiallyScheduled: boolean;
   /** Why the spec cannot be honoured as written (named fields, `unusable`'s among them), or undefined. */
   invalid: string | undefined;
+  /** `spec.resourceClaims` shared by the members (see pod-group-claims.ts); absent when none. */
+  resourceClaims?: PodGroupClaims;
 }
 
 function readPolicy(
@@ -96,6 +99,8 @@ export function parseCorePodGroup(
   const policy = readPolicy(spec, problems);
   const fields = readCorePodGroupFields(spec);
   if (fields.unusable !== undefined) problems.push(fields.unusable);
+  const resourceClaims = parsePodGroupClaims(spec, obj.status, meta.uid);
+  problems.push(...resourceClaims.problems);
   const generation = meta.generation;
   return {
     value: {
@@ -110,6 +115,7 @@ export function parseCorePodGroup(
         typeof generation === 'number' && Number.isSafeInteger(generation) ? generation : 0,
       initiallyScheduled: initiallyScheduled(obj.status),
       invalid: problems.length === 0 ? undefined : problems.join('; '),
+      ...(resourceClaims === noPodGroupClaims ? {} : { resourceClaims }),
     },
   };
 }

@@ -16,6 +16,7 @@ import type {
   ResourceClaimConsumerReference,
   ResourceClaimInfo,
 } from '../model/dra-types.ts';
+import { ownerPodGroup, ownerPodUid } from './claim-owners.ts';
 import {
   defined,
   list,
@@ -276,19 +277,6 @@ function deviceStatus(v: unknown, path: string, p: Problems): AllocatedDeviceSta
   });
 }
 
-function ownerPodUid(meta: JsonRecord): string | undefined {
-  if (!Array.isArray(meta.ownerReferences)) return undefined;
-  for (const ref of meta.ownerReferences)
-    if (
-      isRecord(ref) &&
-      ref.controller === true &&
-      ref.kind === 'Pod' &&
-      typeof ref.uid === 'string'
-    )
-      return ref.uid;
-  return undefined;
-}
-
 /** Parses a ResourceClaim. Never throws; rejects only a nameless object. */
 export function parseResourceClaim(raw: unknown): Parse<ResourceClaimInfo> {
   const m = metadataOf(raw, 'ResourceClaim');
@@ -328,6 +316,7 @@ export function parseResourceClaim(raw: unknown): Parse<ResourceClaimInfo> {
       typeof meta.deletionTimestamp === 'string' ? meta.deletionTimestamp : undefined,
     finalizers: finalizers.length > 0 ? finalizers : undefined,
     ownerPodUid: ownerPodUid(meta),
+    ownerPodGroup: ownerPodGroup(meta),
     podClaimName:
       typeof annotations[podClaimNameAnnotation] === 'string'
         ? annotations[podClaimNameAnnotation]

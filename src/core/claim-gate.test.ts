@@ -1,5 +1,6 @@
 // DynamicResources in the core: pods wait, gated, for their claims; claims are allocated on reserve, for gangs too; old logs refuse.
 import { describe, expect, it } from 'vitest';
+import { gpuDevices, objectEvent } from '../../test/support/dra-core-events.ts';
 import { nodeObject, podObject } from '../../test/support/objects.ts';
 import { checkClusterInvariants } from '../cluster/invariants.ts';
 import type { DecisionEvent, InputEvent } from '../events/types.ts';
@@ -7,31 +8,14 @@ import type { PodObject } from '../model/objects.ts';
 import { type BerthConfig, defaultConfig } from './config.ts';
 import { Scheduler } from './scheduler.ts';
 
-const driver = 'gpu.example.com';
-
 const node = (name: string): InputEvent => ({
   type: 'NodeUpserted',
   node: nodeObject(name, { allocatable: { cpu: '4', memory: '8Gi', pods: '110' } }),
 });
-const object = (kind: string, o: unknown): InputEvent =>
-  ({ type: 'ObjectUpserted', kind, object: o }) as InputEvent;
+const object = objectEvent;
 
 /** Class `gpu` and `n1`'s pool of two GPUs. */
-const devices: InputEvent[] = [
-  object('DeviceClass', {
-    metadata: { name: 'gpu' },
-    spec: { selectors: [{ cel: { expression: `device.driver == "${driver}"` } }] },
-  }),
-  object('ResourceSlice', {
-    metadata: { name: 'n1-gpus' },
-    spec: {
-      driver,
-      nodeName: 'n1',
-      pool: { name: 'n1', generation: 1, resourceSliceCount: 1 },
-      devices: [{ name: 'gpu-0' }, { name: 'gpu-1' }],
-    },
-  }),
-];
+const devices: InputEvent[] = gpuDevices('n1', 2);
 
 const claim = (name: string, owner?: string): InputEvent =>
   object('ResourceClaim', {

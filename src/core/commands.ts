@@ -4,6 +4,7 @@ import type {
   AttemptRef,
   ClaimToDeallocate,
   ExtendedClaimSpec,
+  PodGroupRef,
   PodRef,
   PodTimerId,
 } from '../events/types.ts';
@@ -21,6 +22,8 @@ export interface ClaimBinding {
   uid: string;
   /** The allocation to write; absent when the claim was allocated already (only reserved). */
   allocation?: AllocationResult;
+  /** Reserve the claim for this core PodGroup instead of the pod (kube's BindTo). */
+  podGroup?: PodGroupRef;
   /**
    * Set for the special claim of the pod's DRA-backed extended resources: PreBind creates it
    * (kube's generateName `<pod>-extended-resources-`, annotation, the pod as controller), then

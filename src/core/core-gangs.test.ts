@@ -9,7 +9,6 @@ import {
   podGroup,
 } from '../../test/support/gang-harness.ts';
 import { podObject } from '../../test/support/objects.ts';
-import type { InputEvent } from '../events/types.ts';
 
 describe("gang scheduling with Kubernetes' own PodGroups (scheduling.k8s.io/v1beta1)", () => {
   const gang = (minCount: number) => ({ gang: { minCount } });

@@ -1,5 +1,6 @@
 // The core's state between envelopes and the step being built: what every planner reads and the loop writes.
 import { corePodGroupKeyOfGroup, groupKeyOf } from '../cluster/core-pod-groups.ts';
+import { podGroupClaimsRefusal } from '../cluster/pod-group-claims.ts';
 import { initialState } from '../cluster/reducer.ts';
 import type { ClusterChange, ClusterState, PodInfo } from '../cluster/types.ts';
 import type {
@@ -189,7 +190,7 @@ export class CoreState {
   /** Group `key`'s minMember and timeout, or why the group cannot be read. */
   groupSpec(key: string): GroupSpecOrMissing {
     const core = corePodGroupKeyOfGroup(key);
-    if (core !== undefined) return this.corePodGroupSpec(core);
+    if (core !== undefined) return this.groupClaimsRefusal(core) ?? this.corePodGroupSpec(core);
     const unavailable = this.cluster.unavailable.PodGroup;
     if (unavailable !== undefined)
       return {
@@ -224,6 +225,13 @@ export class CoreState {
       timeoutMs: corePermitTimeoutMs,
       topologyKeys: pg.topologyKeys,
     };
+  }
+
+  /** Core group `key`'s PodGroup `pgKey` refused for its invalid claims (see podGroupClaimsRefusal). */
+  private groupClaimsRefusal(pgKey: string): { missing: string } | undefined {
+    const claims = this.cluster.objects.CorePodGroup.get(pgKey)?.resourceClaims;
+    const refusal = claims === undefined ? undefined : podGroupClaimsRefusal(pgKey, claims);
+    return refusal === undefined ? undefined : { missing: refusal };
   }
 
   /** When the group of pod `uid` took its first step (its place in the queue), if it did. */

@@ -32,6 +32,7 @@ function claimBindingsOf(
       name,
       uid: c.uid,
       ...(c.allocation ? { allocation: c.allocation } : {}),
+      ...(c.podGroup ? { podGroup: c.podGroup } : {}),
       ...(c.extended ? { extended: c.extended } : {}),
     };
   });

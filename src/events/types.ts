@@ -205,11 +205,28 @@ export interface ReservedClaim {
   uid: string;
   allocation?: AllocationResult;
   /**
+   * The pod group of the reserving pod, with an allocation: while it is in flight, other
+   * members of the group share it (kube 1.37's pending allocations of a PodGroup cycle)
+   * instead of waiting for it to be written.
+   */
+  group?: string;
+  /**
+   * The core PodGroup to reserve the claim for instead of the pod (kube's BindTo: the pod's
+   * entry matches one of the PodGroup's `spec.resourceClaims` exactly).
+   */
+  podGroup?: PodGroupRef;
+  /**
    * The special claim for the pod's DRA-backed extended resources (format 6), made at PreBind:
    * its device requests and which request serves each container's resource. Its key names
    * the namespace and `<extended-resources>`, its uid is berth's stand-in until it exists.
    */
   extended?: ExtendedClaimSpec;
+}
+
+/** A core PodGroup (scheduling.k8s.io) as a claim's `reservedFor` names it. */
+export interface PodGroupRef {
+  name: string;
+  uid: string;
 }
 
 /** What the special claim of a pod's DRA-backed extended resources is created with. */

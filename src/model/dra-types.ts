@@ -198,6 +198,11 @@ export interface ResourceClaimInfo {
   finalizers?: string[];
   /** The owning pod, when the claim was made from a template for it. */
   ownerPodUid?: string;
+  /**
+   * The name of the owning core PodGroup (a scheduling.k8s.io controller), when the claim was
+   * made from the template of the group's `spec.resourceClaims`.
+   */
+  ownerPodGroup?: string;
   /** The pod it was made for (`resource.kubernetes.io/pod-claim-name` annotation). */
   podClaimName?: string;
   /**

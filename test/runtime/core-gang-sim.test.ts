@@ -1,27 +1,8 @@
 // Acceptance: Kubernetes' own PodGroups (test/fixtures/core-gang.yaml) simulated end to end, and the run replayed.
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { admit, manifestInput } from '../../src/adapters/sim/admission.ts';
-import { parseManifests } from '../../src/adapters/sim/manifests.ts';
-import { defaultConfig } from '../../src/core/config.ts';
-import { simulate } from '../../src/runtime/simulate.ts';
+import { simulateFixture } from '../support/simulate-fixture.ts';
 
-const fixture = new URL('../fixtures/core-gang.yaml', import.meta.url);
-
-function run() {
-  const { nodes, pods, objects } = admit([
-    manifestInput(parseManifests(readFileSync(fixture, 'utf8'), 'core-gang.yaml')),
-  ]);
-  return simulate({
-    nodes,
-    pods,
-    objects,
-    seed: 1,
-    config: defaultConfig,
-    bindLatencyMs: 5,
-    bindFailureRate: 0,
-  });
-}
+const run = () => simulateFixture('core-gang.yaml');
 
 describe('the core-gang fixture on the simulated cluster', () => {
   const summary = run();

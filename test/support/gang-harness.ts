@@ -1,7 +1,12 @@
 // The gang tests' harness: a Scheduler fed events, its timers fired as time passes, its binds and reports recorded.
 
 import { checkClusterInvariants } from '../../src/cluster/invariants.ts';
-import type { BinderCommand, Command, ReportCommand } from '../../src/core/commands.ts';
+import type {
+  BinderCommand,
+  ClaimBinding,
+  Command,
+  ReportCommand,
+} from '../../src/core/commands.ts';
 import { type BerthConfig, defaultConfig } from '../../src/core/config.ts';
 import type { GroupReport } from '../../src/core/ports.ts';
 import { Scheduler, type Step } from '../../src/core/scheduler.ts';
@@ -43,11 +48,16 @@ class Timers {
 
 /** Records binds, unschedulable reports and group reports. */
 class Effects {
-  readonly binds: { attempt: AttemptRef; node: string }[] = [];
+  readonly binds: { attempt: AttemptRef; node: string; claims?: ClaimBinding[] }[] = [];
   readonly unschedulable = new Map<string, string>();
   readonly groups: GroupReport[] = [];
   execute(c: BinderCommand | ReportCommand): void {
-    if (c.kind === 'bind') this.binds.push({ attempt: { ...c.attempt }, node: c.node });
+    if (c.kind === 'bind')
+      this.binds.push({
+        attempt: { ...c.attempt },
+        node: c.node,
+        ...(c.claims === undefined ? {} : { claims: c.claims }),
+      });
     else if (c.kind === 'reportUnschedulable') this.unschedulable.set(c.pod.key, c.message);
     else if (c.kind === 'reportGroup') this.groups.push(c.report);
   }

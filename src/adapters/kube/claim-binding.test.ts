@@ -12,6 +12,12 @@ const allocation: AllocationResult = {
     results: [{ request: 'gpu', driver: 'gpu.example.com', pool: 'n1', device: 'gpu-0' }],
   },
 };
+/** Another device than `allocation`'s: a claim allocated so was allocated elsewhere. */
+const otherDevices: AllocationResult = {
+  devices: {
+    results: [{ request: 'gpu', driver: 'gpu.example.com', pool: 'n1', device: 'gpu-1' }],
+  },
+};
 /** The fake clock of testEffects, as metav1.Time writes it. */
 const stamp = '2030-01-02T03:04:05Z';
 const podRef = { resource: 'pods', name: 'p', uid: 'uid-p' };
@@ -156,8 +162,8 @@ describe('KubeBinder DRA PreBind', () => {
 
   it.each([
     [
-      'got allocated elsewhere',
-      (api: FakeClaimApi) => api.put('ns/c1', 'uid-c1', { status: { allocation } }),
+      'got allocated elsewhere (other devices)',
+      (api: FakeClaimApi) => api.put('ns/c1', 'uid-c1', { status: { allocation: otherDevices } }),
       'claim ns/c1 got allocated elsewhere in the meantime',
     ],
     [

@@ -6,7 +6,9 @@
 // Where berth differs from kube, and why: berth keeps no claim cache, so the first try reads
 // the claim too; a claim whose uid changed counts as deleted (kube would write to the new
 // one); a claim already reserved for the pod is skipped on every read, not only before the
-// first (after a conflict, appending the pod again would be refused as a duplicate); and an
+// first (after a conflict, appending the pod again would be refused as a duplicate); a claim
+// another member of the pod's group allocated with the same devices (a shared pending
+// allocation) is only reserved, where kube fails "allocated elsewhere"; and an
 // allocation already on the claim is never stamped with `allocationTimestamp` (kube 1.37
 // stamps one that lacks it, a change the API server refuses: the allocation is immutable).
 import type { Logger } from 'pino';
@@ -73,10 +75,10 @@ const retryDelayMs = 10;
 const retryJitter = 0.1;
 
 /**
- * Kube's PreBind for `claims`, in order: each claim not yet reserved for `pod` gets (with an
- * allocation) the delete-protection finalizer by an update, then `status.allocation` (with
- * `allocationTimestamp`) and the pod in `status.reservedFor` by one status update; (without)
- * the pod in `reservedFor`. A conflict refetches and tries again, 5 tries in all. Stops at
+ * Kube's PreBind for `claims`, in order: each claim not yet reserved for `pod` (or for the
+ * PodGroup the binding names) gets (with an allocation) the delete-protection finalizer by an
+ * update, then `status.allocation` (with `allocationTimestamp`) and the pod (or its PodGroup)
+ * in `status.reservedFor` by one status update; (without) only that entry. A conflict refetches and tries again, 5 tries in all. Stops at
  * the first claim that fails. Never rejects.
  */
 export async function reserveClaims(
@@ -148,14 +150,20 @@ async function tryClaim(
   if (claim === undefined) return checkFailed(`${what}: the answer is not a ResourceClaim`);
   if (claim.metadata.uid !== binding.uid)
     return checkFailed(`claim ${ref} got deleted in the meantime`);
-  // kube's PreBind skips a claim already reserved for the pod (an earlier attempt got this far).
-  if (reservedFor(claim, pod.uid)) return { kind: 'done' };
+  const consumer = consumerOf(pod, binding);
+  // kube's PreBind skips a claim already reserved for the pod, or for its PodGroup (an earlier
+  // attempt, or another member, got this far).
+  if (reservedFor(claim, consumer.uid)) return { kind: 'done' };
   if (claim.metadata.deletionTimestamp !== undefined)
     return checkFailed(`claim ${ref} got deleted in the meantime`);
-  const { allocation } = binding;
-  if (allocation !== undefined) {
-    if (claim.status?.allocation != null)
+  let { allocation } = binding;
+  if (allocation !== undefined && claim.status?.allocation != null) {
+    // Another member of the pod's group wrote the allocation they share: only reserve.
+    if (!sameDevices(claim.status.allocation, allocation))
       return checkFailed(`claim ${ref} got allocated elsewhere in the meantime`);
+    allocation = undefined;
+  }
+  if (allocation !== undefined) {
     // The finalizer goes on by a normal update, before the allocation is written.
     const finalizers = claim.metadata.finalizers ?? [];
     if (!finalizers.includes(claimFinalizer)) {
@@ -171,7 +179,7 @@ async function tryClaim(
     }
   } else if (claim.status?.allocation == null)
     return checkFailed(`claim ${ref} got deallocated elsewhere in the meantime`);
-  const body = withReservation(claim, pod, allocation, w.now());
+  const body = withReservation(claim, consumer, allocation, w.now());
   const written = await send(w, 'PUT', claimPath(binding, true), body);
   if (written.kind === 'ended') return ended(written);
   if (written.kind === 'failed') {
@@ -184,15 +192,34 @@ async function tryClaim(
   return { kind: 'done' };
 }
 
+/** The devices an allocation gives, each as `request driver/pool/device`, sorted. */
+function devicesOf(allocation: unknown): string[] {
+  const devices = (allocation as { devices?: { results?: unknown } } | null)?.devices;
+  const results = Array.isArray(devices?.results) ? devices.results : [];
+  return results
+    .map((r: Record<string, unknown>) => `${r.request} ${r.driver}/${r.pool}/${r.device}`)
+    .sort();
+}
+
+/** True when the claim's allocation gives the devices `allocation` gives (a shared one). */
+function sameDevices(
+  onClaim: unknown,
+  allocation: NonNullable<ClaimBinding['allocation']>,
+): boolean {
+  const a = devicesOf(onClaim);
+  const b = devicesOf(allocation);
+  return a.length === b.length && a.every((d, i) => d === b[i]);
+}
+
 /**
- * `claim` with the pod appended to `status.reservedFor` and, when given, `allocation` as
+ * `claim` with `consumer` appended to `status.reservedFor` and, when given, `allocation` as
  * `status.allocation`, stamped now (RFC 3339 seconds, as metav1.Time) unless it has a
  * timestamp. An allocation already on the claim is left as it is: the API server refuses any
  * change to it.
  */
 function withReservation(
   claim: ClaimJson,
-  pod: ClaimPod,
+  consumer: Consumer,
   allocation: ClaimBinding['allocation'],
   now: Date,
 ): ClaimJson {
@@ -202,11 +229,19 @@ function withReservation(
       ...allocation,
       allocationTimestamp: allocation.allocationTimestamp ?? rfc3339(now),
     };
-  status.reservedFor = [
-    ...(status.reservedFor ?? []),
-    { resource: 'pods', name: pod.name, uid: pod.uid },
-  ];
+  status.reservedFor = [...(status.reservedFor ?? []), consumer];
   return { ...claim, status };
+}
+
+/** A `reservedFor` entry: the pod, or its core PodGroup (apiGroup scheduling.k8s.io). */
+type Consumer = { apiGroup?: string; resource: string; name: string; uid: string };
+
+/** Who the claim is reserved for (kube's BindTo): the binding's PodGroup, else the pod. */
+function consumerOf(pod: ClaimPod, binding: ClaimBinding): Consumer {
+  const group = binding.podGroup;
+  return group === undefined
+    ? { resource: 'pods', name: pod.name, uid: pod.uid }
+    : { apiGroup: 'scheduling.k8s.io', resource: 'podgroups', name: group.name, uid: group.uid };
 }
 
 /**

@@ -43,7 +43,7 @@ export interface ClaimJson {
   } & Record<string, unknown>;
   status?: {
     allocation?: unknown;
-    reservedFor?: { resource?: string; name?: string; uid?: string }[];
+    reservedFor?: { apiGroup?: string; resource?: string; name?: string; uid?: string }[];
   } & Record<string, unknown>;
 }
 

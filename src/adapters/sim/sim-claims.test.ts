@@ -193,6 +193,22 @@ describe('SimCluster bind with claims', () => {
     expect(t.sim.podObjects()[0]?.spec.nodeName).toBeUndefined();
   });
 
+  it('reserves a PodGroup’s claim for the PodGroup, once for all its members (kube’s BindTo)', () => {
+    const podGroup = { name: 'train', uid: 'uid-train' };
+    const groupRef = { apiGroup: 'scheduling.k8s.io', resource: 'podgroups', ...podGroup };
+    const t = bindWith([claim('c')], [{ ...binding('c', allocation), podGroup }]);
+    expect(t.stored('c')).toMatchObject({ status: { allocation, reservedFor: [groupRef] } });
+    // A second member's bind finds the claim reserved for its group: nothing more is written.
+    const q = podObject('q', { namespace: 'ns' });
+    const t2 = bindWith(
+      [claim('c', { status: { allocation, reservedFor: [groupRef] } })],
+      [{ ...binding('c', allocation), podGroup }],
+      [pending(), q],
+    );
+    expect(lines(t2.seen)).toEqual(['BindSucceeded', 'PodUpserted']);
+    expect((t2.stored('c').status as JsonRecord).reservedFor).toEqual([groupRef]);
+  });
+
   it('after a refusal, takes the pod out of the claims it reserved and keeps their allocation', () => {
     const t = bindWith([claim('a')], [binding('a', allocation), binding('gone', allocation)]);
     expect(lines(t.seen)).toEqual([

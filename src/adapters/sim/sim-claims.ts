@@ -284,7 +284,13 @@ export class SimClaims {
     const ref = `${b.namespace}/${b.name}`;
     if (claim === undefined || claimMeta(claim).uid !== b.uid)
       return { reason: 'NotFound', message: `claim ${ref} got deleted in the meantime` };
-    if (isReservedFor(claim, pod.uid)) return undefined;
+    // kube's BindTo: the claim is reserved for the member's PodGroup, once, or for the pod.
+    const group = b.podGroup;
+    const consumer =
+      group === undefined
+        ? { resource: 'pods', name: pod.name, uid: pod.uid }
+        : { apiGroup: 'scheduling.k8s.io', resource: 'podgroups', ...group };
+    if (reservedFor(claim).some((r) => r.uid === consumer.uid)) return undefined;
     if (claimMeta(claim).deletionTimestamp !== undefined)
       return { reason: 'NotFound', message: `claim ${ref} got deleted in the meantime` };
     const current = unstamped(claimStatus(claim).allocation);
@@ -307,7 +313,6 @@ export class SimClaims {
       claim =
         this.update(withFinalizers(claim, [...finalizersOf(claim), deleteProtectionFinalizer])) ??
         claim;
-    const consumer = { resource: 'pods', name: pod.name, uid: pod.uid };
     const status: JsonRecord = { ...claimStatus(claim), reservedFor: [...consumers, consumer] };
     if (b.allocation !== undefined)
       status.allocation =

@@ -4,6 +4,7 @@ import type {
   AllocatedDeviceStatus,
   AllocationResult,
   DeviceRequestAllocationResult,
+  ResourceClaimInfo,
 } from '../../model/dra-types.ts';
 
 /** kube's DynamicResourcesArgs.bindingTimeout default (DynamicResourcesBindingTimeoutDefault). */
@@ -123,4 +124,19 @@ export function podBindingState(
     }
   }
   return ready;
+}
+
+/**
+ * kube's Filter check of an allocated claim: a binding-failure condition True, or binding
+ * conditions still pending past the binding timeout (from `allocationTimestamp`, at the
+ * cycle's logical time `now`; without one, no timeout is seen).
+ */
+export function bindingFailed(claim: ResourceClaimInfo, now: unknown, timeoutMs: number): boolean {
+  const state = claimBindingState(claim);
+  if (state.kind === 'failed') return true;
+  return (
+    state.kind === 'pending' &&
+    typeof now === 'number' &&
+    claimTimedOut(claim.status?.allocation, now, timeoutMs)
+  );
 }

@@ -61,6 +61,34 @@ describe('DynamicResources PreFilter', () => {
     expect(s).toMatchObject({ code: 'UnschedulableAndUnresolvable', reasons: [message] });
   });
 
+  it('takes a template claim its core PodGroup owns as the member’s, as kube with DRAWorkloadResourceClaims', () => {
+    const member = podInfoFromObject({
+      metadata: { name: 'w0', namespace: 'ml', uid: 'pod-w0' },
+      spec: {
+        schedulerName: 'berth',
+        containers: [{ name: 'c' }],
+        schedulingGroup: { podGroupName: 'train' },
+        resourceClaims: [{ name: 'gpu', resourceClaimTemplateName: 't' }],
+      },
+      status: { resourceClaimStatuses: [{ name: 'gpu', resourceClaimName: 'g' }] },
+    }) as PodInfo;
+    const ownedBy = (apiVersion: string, kind: string, name: string) => {
+      const state = cluster();
+      const owner = { apiVersion, kind, name, uid: `${name}-uid`, controller: true };
+      upsert(state, 'ResourceClaim', {
+        ...gpuClaim('g'),
+        metadata: { ...gpuClaim('g').metadata, ownerReferences: [owner] },
+      });
+      return claimsPreFilter(member, new Map(), state);
+    };
+    expect(ownedBy('scheduling.k8s.io/v1beta1', 'PodGroup', 'train').code).toBe('Success');
+    const neither =
+      'ResourceClaim ml/g was not created for Pod ml/w0 (neither Pod nor PodGroup train is the owner)';
+    expect(ownedBy('scheduling.k8s.io/v1beta1', 'PodGroup', 'eval').reasons).toEqual([neither]);
+    expect(ownedBy('scheduling.x-k8s.io/v1alpha1', 'PodGroup', 'train').reasons).toEqual([neither]);
+    expect(ownedBy('v1', 'Pod', 'train').reasons).toEqual([neither]);
+  });
+
   it('names a device class that does not exist, and a claim being deleted', () => {
     const state = cluster();
     upsert(state, 'ResourceClaim', {

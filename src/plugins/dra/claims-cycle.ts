@@ -1,7 +1,8 @@
 // DynamicResources' PreFilter, Filter, Reserve, PostFilter and Score for pods with claims or DRA-backed extended resources, as kube-scheduler 1.37.2 runs them.
 
+import { groupKeyOf } from '../../cluster/core-pod-groups.ts';
 import type { ClusterSnapshot, NodeInfo, PodInfo } from '../../cluster/types.ts';
-import type { ReservedClaim } from '../../events/types.ts';
+import type { PodGroupRef, ReservedClaim } from '../../events/types.ts';
 import {
   type CycleState,
   cycleNowKey,
@@ -16,9 +17,8 @@ import type { NodeSelectorTerm } from '../../model/objects.ts';
 import { matchesAnyTerm } from '../node-selector.ts';
 import { allocatedState } from './allocated-state.ts';
 import { type NodeAllocator, rememberingAllocator } from './allocation-memo.ts';
-import { indexSlices } from './allocator/pools.ts';
-import { type AllocateInput, type SliceIndex, timedOutMessage } from './allocator/types.ts';
-import { claimBindingState, claimTimedOut } from './binding-conditions.ts';
+import { type AllocateInput, timedOutMessage } from './allocator/types.ts';
+import { bindingFailed } from './binding-conditions.ts';
 import {
   type ExtendedClaim,
   extendedFilter,
@@ -26,8 +26,9 @@ import {
   type NodeExtendedClaim,
 } from './extended-claim.ts';
 import { deviceClassFor, draBackedKey } from './extended-resources.ts';
-import { type PodClaim, podClaims } from './pod-claims.ts';
+import { claimBindings, type PodClaim, podClaims } from './pod-claims.ts';
 import { celSelectorMatcher } from './selector-matcher.ts';
+import { sliceIndexOf } from './slice-index-cache.ts';
 
 /** The plugin's name, as kube's. */
 export const name = 'DynamicResources';
@@ -94,6 +95,12 @@ interface ClaimsState {
   readonly bindingBlocked: readonly number[];
   /** The claims without an allocation, in the pod's order, and the allocator's inputs. */
   readonly toAllocate: readonly ResourceClaimInfo[];
+  /** By index into `claims`: the allocation another member of the pod's group holds in flight. */
+  readonly pending: ReadonlyMap<number, AllocationResult>;
+  /** The pod's group (its claims' allocations are shared with its other members). */
+  readonly group: string | undefined;
+  /** By index into `claims`: the core PodGroup to reserve it for instead of the pod. */
+  readonly bindTo: readonly (PodGroupRef | undefined)[] | undefined;
   readonly allocator: ClaimsAllocator | undefined;
   /** Filter's allocations by node name, for Reserve. */
   readonly nodeAllocations: Map<string, NodeAllocation>;
@@ -106,28 +113,6 @@ interface ClaimsState {
    * the cycle state is the cycle's scratch space, never the snapshot.
    */
   readonly unavailable: Set<number>;
-}
-
-/** The last slice index built, and what it was built from. */
-let lastIndex:
-  | { slices: unknown; rules: unknown; version: number | undefined; index: SliceIndex }
-  | undefined;
-
-/**
- * The snapshot's slices indexed for the allocator: built again only when a slice or taint
- * rule changed (`sliceVersion`) or the snapshot is another one, so the per-node pools it
- * memoizes last across cycles. Deterministic: the index depends on the slices alone.
- */
-function sliceIndexOf(snapshot: ClusterSnapshot): SliceIndex {
-  const slices = snapshot.objects.ResourceSlice;
-  const rules = snapshot.objects.DeviceTaintRule;
-  const version = snapshot.sliceVersion;
-  const last = lastIndex;
-  const same = last?.slices === slices && last.rules === rules && last.version === version;
-  if (same && last !== undefined) return last.index;
-  const index = indexSlices([...slices.values()], [...rules.values()]);
-  lastIndex = { slices, rules, version, index };
-  return index;
 }
 
 /** kube's statusUnschedulable: DRA's rejections are UnschedulableAndUnresolvable. */
@@ -169,6 +154,8 @@ export function claimsPreFilter(
   const availableOn: (readonly NodeSelectorTerm[] | undefined)[] = [];
   const bindingBlocked: number[] = [];
   const toAllocate: ResourceClaimInfo[] = [];
+  const pending = new Map<number, AllocationResult>();
+  const group = groupKeyOf(pod);
   const now = state.get(cycleNowKey);
   for (const [i, { claim }] of found.claims.entries()) {
     if (claim.invalid !== undefined)
@@ -181,6 +168,12 @@ export function claimsPreFilter(
       continue;
     }
     const held = snapshot.claimsInFlight?.get(claim.uid);
+    if (held !== undefined && group !== undefined && held.group === group) {
+      // kube's pendingAllocations: another member's allocation, usable where it is.
+      availableOn[i] = held.allocation.nodeSelector?.nodeSelectorTerms;
+      pending.set(i, held.allocation);
+      continue;
+    }
     if (held !== undefined)
       return unresolvable(
         `resource claim ${claim.namespace}/${claim.name} is in the process of being allocated`,
@@ -214,6 +207,9 @@ export function claimsPreFilter(
     availableOn,
     bindingBlocked,
     toAllocate,
+    pending,
+    group,
+    bindTo: claimBindings(pod, found.claims, snapshot.objects.CorePodGroup),
     allocator,
     nodeAllocations: new Map(),
     unavailable: new Set(),
@@ -222,21 +218,6 @@ export function claimsPreFilter(
   };
   state.set(stateKey, s);
   return success;
-}
-
-/**
- * kube's Filter check of an allocated claim: a binding-failure condition True, or binding
- * conditions still pending past the binding timeout (from `allocationTimestamp`, at the
- * cycle's logical time `now`; without one, no timeout is seen).
- */
-function bindingFailed(claim: ResourceClaimInfo, now: unknown, timeoutMs: number): boolean {
-  const state = claimBindingState(claim);
-  if (state.kind === 'failed') return true;
-  return (
-    state.kind === 'pending' &&
-    typeof now === 'number' &&
-    claimTimedOut(claim.status?.allocation, now, timeoutMs)
-  );
 }
 
 /** True when the pod has no claim state this cycle: its Filter passes every node. */
@@ -308,10 +289,14 @@ export function claimsReserve(
     return status('Error', name, 'claim allocation not found for node');
   const results = found?.results;
   let next = 0;
-  const claims = s.claims.map(({ claim }): ReservedClaim => {
+  const group = s.group === undefined ? {} : { group: s.group };
+  const claims = s.claims.map(({ claim }, i): ReservedClaim => {
     const key = `${claim.namespace}/${claim.name}`;
-    if (claim.status?.allocation !== undefined) return { key, uid: claim.uid };
-    return { key, uid: claim.uid, allocation: results?.[next++] as AllocationResult };
+    const podGroup = s.bindTo?.[i];
+    const to = podGroup === undefined ? {} : { podGroup };
+    if (claim.status?.allocation !== undefined) return { key, uid: claim.uid, ...to };
+    const allocation = s.pending.get(i) ?? (results?.[next++] as AllocationResult);
+    return { key, uid: claim.uid, allocation, ...group, ...to };
   });
   if (extended !== undefined) {
     const { claim, mappings } = extended;
@@ -348,6 +333,8 @@ export function claimsPostFilter(
   if (s === undefined) return undefined;
   for (const i of [...s.unavailable].sort((a, b) => a - b)) {
     const claim = (s.claims[i] as PodClaim).claim;
+    // A group member's allocation still in flight is not the claim's to deallocate.
+    if (claim.status?.allocation === undefined) continue;
     const holders = claim.status?.reservedFor ?? [];
     if (holders.length > 1 || (holders.length === 1 && holders[0]?.uid !== pod.uid)) continue;
     const deallocate = {
@@ -382,8 +369,8 @@ export function claimsScore(_pod: PodInfo, node: NodeInfo, state: CycleState): n
   if (s === undefined || results === undefined) return 0;
   let score = 0;
   let next = 0;
-  for (const { claim } of s.claims) {
-    const allocation = claim.status?.allocation ?? results[next++];
+  for (const [i, { claim }] of s.claims.entries()) {
+    const allocation = claim.status?.allocation ?? s.pending.get(i) ?? results[next++];
     if (allocation === undefined)
       throw new Error(
         `number of allocations ${results.length} is smaller than number of claims needing allocation`,

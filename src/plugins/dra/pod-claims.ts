@@ -1,6 +1,9 @@
 // The ResourceClaims a pod uses, found as kube's DynamicResources finds them, with its messages when one is missing or not the pod's.
 
+import type { CorePodGroupInfo } from '../../cluster/core-pod-groups.ts';
+import { sharedGroupClaim } from '../../cluster/pod-group-claims.ts';
 import type { PodInfo } from '../../cluster/types.ts';
+import type { PodGroupRef } from '../../events/types.ts';
 import type { ResourceClaimInfo } from '../../model/dra-types.ts';
 
 /** kube's error when a claim from a template has not been created yet. */
@@ -46,11 +49,46 @@ export function podClaims(
       return { message: `could not find ResourceClaim "${pod.namespace}/${name}"` };
     if (claim.deletionTimestamp !== undefined)
       return { message: `resourceclaim "${name}" is being deleted` };
-    if (mustBeOwner && claim.ownerPodUid !== pod.uid)
+    if (mustBeOwner && !isForPod(pod, claim)) {
+      const group = pod.schedulingGroup;
+      const why =
+        group === undefined ? 'Pod is not owner' : `neither Pod nor PodGroup ${group} is the owner`;
       return {
-        message: `ResourceClaim ${pod.namespace}/${name} was not created for Pod ${pod.key} (Pod is not owner)`,
+        message: `ResourceClaim ${pod.namespace}/${name} was not created for Pod ${pod.key} (${why})`,
       };
+    }
     out.push({ podClaimName: entry.name, claim });
   }
   return { claims: out };
+}
+
+/**
+ * kube's resourceclaim.IsForPod with DRAWorkloadResourceClaims on: a template's claim is the
+ * pod's own, or its core PodGroup's (made from the group's `spec.resourceClaims`).
+ */
+function isForPod(pod: PodInfo, claim: ResourceClaimInfo): boolean {
+  if (claim.ownerPodUid === pod.uid) return true;
+  return pod.schedulingGroup !== undefined && claim.ownerPodGroup === pod.schedulingGroup;
+}
+
+/**
+ * kube's BindTo for each of `claims` (the pod's, from podClaims): its core PodGroup when the
+ * pod's entry matches one of the group's `spec.resourceClaims` exactly (the claim is then
+ * reserved for the group), else undefined (the pod). Undefined for a pod in no such group.
+ * `groups` is the store of core PodGroups by `namespace/name`.
+ */
+export function claimBindings(
+  pod: PodInfo,
+  claims: readonly PodClaim[],
+  groups: ReadonlyMap<string, CorePodGroupInfo>,
+): (PodGroupRef | undefined)[] | undefined {
+  if (pod.schedulingGroup === undefined) return undefined;
+  const group = groups.get(`${pod.namespace}/${pod.schedulingGroup}`)?.resourceClaims;
+  const uid = group?.podGroupUid;
+  if (group === undefined || uid === undefined) return undefined;
+  const ref = { name: pod.schedulingGroup, uid };
+  return claims.map(({ podClaimName }) => {
+    const entry = pod.resourceClaims?.find((e) => e.name === podClaimName);
+    return entry !== undefined && sharedGroupClaim(group, entry) !== undefined ? ref : undefined;
+  });
 }
