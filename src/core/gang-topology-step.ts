@@ -2,6 +2,7 @@
 import type { PodInfo } from '../cluster/types.ts';
 import type { Profile } from '../framework/types.ts';
 import type { CoreState } from './core-state.ts';
+import { searchGroup } from './gang-search.ts';
 import {
   blockedMessage,
   type GangMember,
@@ -59,9 +60,10 @@ function outcomeOf(
 
 /**
  * Tries `chosen` members of group `key` against the current state: anywhere when
- * `topologyKeys` is empty, else all inside one domain of its first key (see
- * `tryGroupInDomain`), pinned to the domain of members already placed. `placed` members are
- * placed already; `minMember` is the group's quorum. The state is left unchanged.
+ * `topologyKeys` is empty (searching past kube's one pass, `searchGroup`), else all inside
+ * one domain of its first key (see `tryGroupInDomain`), pinned to the domain of members
+ * already placed. `placed` members are placed already; `minMember` is the group's quorum.
+ * The state is left unchanged.
  */
 export function tryGroupStep(
   core: CoreState,
@@ -73,8 +75,12 @@ export function tryGroupStep(
 ): StepOutcome {
   const schedule = (pod: PodInfo) => cycleFor(core, pod, false);
   const topologyKey = topologyKeys[0];
-  if (topologyKey === undefined)
-    return outcomeOf(key, tryGroup(core.cluster, chosen, core.now, schedule), placed, minMember);
+  if (topologyKey === undefined) {
+    const pass = (order: readonly GangMember[]) =>
+      tryGroup(core.cluster, order, core.now, schedule);
+    const trial = core.config.gangs?.search === true ? searchGroup(chosen, pass) : pass(chosen);
+    return outcomeOf(key, trial, placed, minMember);
+  }
   const pinned = pinnedDomain(core.cluster, placedNodes(core, key), topologyKey);
   if (typeof pinned === 'object') return notPlaced(`pod group ${key}: ${pinned.conflict}`);
   const search = tryGroupInDomain({
