@@ -116,10 +116,20 @@ export interface GangConfig {
    * blocked groups waited, and replay does the same; fresh runs record true.
    */
   preemption?: boolean;
+  /**
+   * A gang step whose first pass (members in gang order, kube's one pass) leaves an unlike
+   * member unplaced tries again with that member first (`searchGroup`). Absent in logs from
+   * before berth searched: one pass, and replay does the same; fresh runs record true.
+   */
+  search?: boolean;
 }
 
 /** berth's gang scheduling defaults. */
-export const defaultGangConfig: GangConfig = { scheduleTimeoutMs: 60_000, preemption: true };
+export const defaultGangConfig: GangConfig = {
+  scheduleTimeoutMs: 60_000,
+  preemption: true,
+  search: true,
+};
 
 /** kube-scheduler's defaults, with berth's scheduler name. */
 export const defaultConfig: BerthConfig = {
@@ -149,7 +159,13 @@ export function withFreshRunDefaults(config: BerthConfig): BerthConfig {
   const gangs =
     config.gangs === undefined
       ? { gangs: defaultGangConfig }
-      : { gangs: { ...config.gangs, preemption: config.gangs.preemption ?? true } };
+      : {
+          gangs: {
+            ...config.gangs,
+            preemption: config.gangs.preemption ?? true,
+            search: config.gangs.search ?? true,
+          },
+        };
   const emulatedVersion = config.emulatedVersion ?? latestKubeRelease;
   const resourceClaims = config.resourceClaims ?? true;
   const bindingConditions = config.bindingConditions ?? true;
@@ -374,6 +390,8 @@ function parseGangs(raw: unknown): GangConfig | undefined {
   if (!isRecord(raw)) throw new Error('config gangs must be an object');
   if (raw.preemption !== undefined && typeof raw.preemption !== 'boolean')
     throw new Error('config gangs.preemption must be true or false');
+  if (raw.search !== undefined && typeof raw.search !== 'boolean')
+    throw new Error('config gangs.search must be true or false');
   return {
     scheduleTimeoutMs: positive(
       raw.scheduleTimeoutMs,
@@ -381,5 +399,6 @@ function parseGangs(raw: unknown): GangConfig | undefined {
       'gangs.scheduleTimeoutMs',
     ),
     ...(raw.preemption === undefined ? {} : { preemption: raw.preemption }),
+    ...(raw.search === undefined ? {} : { search: raw.search }),
   };
 }

@@ -86,8 +86,25 @@ describe("gang scheduling with Kubernetes' own PodGroups (scheduling.k8s.io/v1be
       status: 'False',
       reason: 'Unschedulable',
       message:
-        'minCount (2) cannot be satisfied: 0 scheduled, 1 remaining, pod group preemption: preempting 2 lower-priority pod(s) so that the whole group fits',
+        'minCount (2) cannot be satisfied: 0 scheduled, 1 remaining, pod group preemption: found a placement for podgroup, preempting 2 victims',
     });
+  });
+
+  it("says GangScheduling's reason of the trial without victims when even that does not fit, as kube", () => {
+    // One node: a low pod there; even without it only 1 of the 2 members fits.
+    const h = given().events(node('n1'), corePodGroup('train', gang(2)));
+    const low = podObject('low-0', { schedulerName: 'berth', requests: { cpu: '1' } });
+    low.metadata.uid = 'low-0-uid';
+    h.pods(low).drain();
+    const urgent = (name: string, created: number) => {
+      const p = coreMember(name, 'train', { created });
+      p.spec.priority = 1000;
+      return p;
+    };
+    h.pods(urgent('w0', 1), urgent('w1', 2)).drain();
+    expect(h.effects.groups.at(-1)?.initiallyScheduled?.message).toBe(
+      'minCount (2) cannot be satisfied: 0 scheduled, 1 remaining, pod group preemption: minCount (2) cannot be satisfied: 1 scheduled, 0 remaining',
+    );
   });
 
   it('places the members of a basic PodGroup one by one, without a group constraint', () => {

@@ -149,9 +149,9 @@ describe('preemptionText (kube DefaultPreemption as a PodGroupPostFilter)', () =
 describe('gangPreemptionText (the condition once gang preemption ran)', () => {
   it.each([
     {
-      name: 'a plan: berth names the victims it evicts',
+      name: 'a plan: kube’s text, with the victim pods',
       answer: { kind: 'plan' as const, victims: 3 },
-      want: 'pod group preemption: preempting 3 lower-priority pod(s) so that the whole group fits',
+      want: 'pod group preemption: found a placement for podgroup, preempting 3 victims',
     },
     {
       name: 'no lower-priority unit: kube’s text',
@@ -164,12 +164,13 @@ describe('gangPreemptionText (the condition once gang preemption ran)', () => {
       want: 'pod group preemption: not eligible due to preemptionPolicy=Never.',
     },
     {
-      name: 'no room even with every victim gone',
+      name: 'no room even with every victim gone: GangScheduling’s reason for that trial, as kube',
       answer: {
         kind: 'refused' as const,
         message: 'the group does not fit even with all 2 lower-priority victim(s) gone',
+        fittedWithout: 1,
       },
-      want: 'pod group preemption: the group does not fit even with all 2 lower-priority victim(s) gone',
+      want: 'pod group preemption: minCount (2) cannot be satisfied: 1 scheduled, 0 remaining',
     },
     {
       name: 'off (an older log): left to preemptionText',
@@ -182,6 +183,6 @@ describe('gangPreemptionText (the condition once gang preemption ran)', () => {
       want: undefined,
     },
   ])('$name', ({ answer, want }) => {
-    expect(gangPreemptionText(answer)).toBe(want);
+    expect(gangPreemptionText(answer, { minCount: 2, scheduled: 0, waiting: 2 })).toBe(want);
   });
 });

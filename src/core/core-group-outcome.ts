@@ -95,26 +95,37 @@ export function preemptionText(
 }
 
 /**
- * The condition's PostFilter part from what gang preemption answered for the step: kube's
- * "No preemption victims found for incoming preemptor" when there were none, kube's
- * not-eligible text for preemptionPolicy Never, berth's own words for a plan or for a group
- * that would not fit even with every victim gone. Undefined when it did not run (off, not in
- * the profile, or a topology-constrained group): `preemptionText` then.
+ * The condition's PostFilter part from what gang preemption answered for the step, in kube
+ * 1.37.2's words: "found a placement for podgroup, preempting N victims" for a plan (N
+ * pods); "No preemption victims found for incoming preemptor" when there were none; the
+ * not-eligible text for preemptionPolicy Never; and, for a group that does not fit even with
+ * every victim gone, GangScheduling's reason for that trial (`counts`: the step's minCount,
+ * members placed before it and members it could try). Undefined when it did not run (off,
+ * not in the profile, or a topology-constrained group): `preemptionText` then.
  */
-export function gangPreemptionText(answer: GangPreemptionAnswer | undefined): string | undefined {
+export function gangPreemptionText(
+  answer: GangPreemptionAnswer | undefined,
+  counts: Pick<GangShortfall, 'minCount' | 'scheduled' | 'waiting'>,
+): string | undefined {
   if (answer === undefined) return undefined;
   if (answer.kind === 'plan')
-    return `pod group preemption: preempting ${answer.victims} lower-priority pod(s) so that the whole group fits`;
+    return `pod group preemption: found a placement for podgroup, preempting ${answer.victims} victims`;
   if (answer.message === noGroupVictimsMessage)
     return 'pod group preemption: No preemption victims found for incoming preemptor';
   if (!preemptionRefusalShown(answer.message)) return undefined;
-  return `pod group preemption: ${answer.message}`;
+  if (answer.fittedWithout === undefined) return `pod group preemption: ${answer.message}`;
+  const { minCount, scheduled, waiting } = counts;
+  const gang = gangUnschedulableMessage(minCount, scheduled, waiting, answer.fittedWithout);
+  return `pod group preemption: ${gang}`;
 }
 
-/** Gang preemption's answer for a step, as the condition needs it. */
+/**
+ * Gang preemption's answer for a step, as the condition needs it: a plan's victim pods, or
+ * the refusal with, when even every victim gone was not enough, how many members then fitted.
+ */
 export type GangPreemptionAnswer =
   | { kind: 'plan'; victims: number }
-  | { kind: 'refused'; message: string };
+  | { kind: 'refused'; message: string; fittedWithout?: number };
 
 /**
  * Notes the outcome of group `key`'s step for its status report when the group is a core

@@ -101,6 +101,7 @@ function stepGroup(
         : preemption.kind === 'plan'
           ? { kind: 'plan', victims }
           : preemption,
+      { minCount: minMember, scheduled: placed, waiting: waiting.length },
     );
     noteStepOutcome(core, key, {
       kind: 'unschedulable',

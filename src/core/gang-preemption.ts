@@ -6,7 +6,7 @@ import { neverPolicyMessage } from '../framework/preemption/evaluate.ts';
 import type { CoreState } from './core-state.ts';
 import { decide } from './evolve.ts';
 import { releaseHold } from './gang-hold.ts';
-import { type GangMember, type GangPlacement, tryGroup } from './gang-step.ts';
+import { type GangMember, type GangPlacement, type GangTrial, tryGroup } from './gang-step.ts';
 import { mayHaveVictims, moreImportantUnit, type VictimUnit, victimUnits } from './gang-victims.ts';
 import { settlePreemption } from './preemption-waits.ts';
 
@@ -28,7 +28,12 @@ export interface GangPreemptionPlan {
 /** The plan, or why the group may not or cannot preempt (kube-style "preemption: …" text). */
 export type GangPreemption =
   | { kind: 'plan'; plan: GangPreemptionPlan }
-  | { kind: 'refused'; message: string };
+  | {
+      kind: 'refused';
+      message: string;
+      /** When even every victim gone was not enough: how many members then fitted. */
+      fittedWithout?: number;
+    };
 
 /** Why group `key` may not preempt at all, or undefined when it may. */
 function ineligibility(core: CoreState, members: readonly GangMember[]): string | undefined {
@@ -87,22 +92,24 @@ export function planGangPreemption(
   if (units.length === 0) return { kind: 'refused', message: noGroupVictimsMessage };
   const { cluster } = core;
   let trials = 0;
-  const fitsWithout = (evicted: Iterable<VictimUnit>): GangPlacement[] | undefined => {
+  const trialWithout = (evicted: Iterable<VictimUnit>): GangTrial => {
     trials++;
     const uids = podsOf(evicted).map((p) => p.uid);
-    const trial = withoutCharges(cluster, uids, () =>
-      tryGroup(cluster, members, core.now, schedule),
-    );
+    return withoutCharges(cluster, uids, () => tryGroup(cluster, members, core.now, schedule));
+  };
+  const fitsWithout = (evicted: Iterable<VictimUnit>): GangPlacement[] | undefined => {
+    const trial = trialWithout(evicted);
     return trial.kind === 'placed' ? trial.placements : undefined;
   };
   const evicted = new Set(units);
-  const all = fitsWithout(evicted);
-  if (all === undefined)
+  const all = trialWithout(evicted);
+  if (all.kind === 'blocked')
     return {
       kind: 'refused',
       message: `${noRoomEvenSo} ${units.length} lower-priority victim(s) gone`,
+      fittedWithout: all.fitted,
     };
-  let placements = all;
+  let placements = all.placements;
   // Spare units in order, a run at a time: a run that fits back is spared whole (one trial);
   // one that does not is split, its first half decided before its second.
   const spare = (run: readonly VictimUnit[]): void => {

@@ -3,6 +3,7 @@ import type { PodInfo } from '../cluster/types.ts';
 import type { CycleResult } from '../framework/cycle.ts';
 import type { Profile } from '../framework/types.ts';
 import type { CoreState } from './core-state.ts';
+import { searchGroup } from './gang-search.ts';
 import {
   blockedMessage,
   type GangMember,
@@ -70,9 +71,10 @@ function outcomeOf(
 
 /**
  * Tries `chosen` members of group `key` against the current state: anywhere when
- * `topologyKeys` is empty, else all inside one domain of its first key (see
- * `tryGroupInDomain`), pinned to the domain of members already placed. `placed` members are
- * placed already; `minMember` is the group's quorum. The state is left unchanged.
+ * `topologyKeys` is empty (searching past kube's one pass, `searchGroup`), else all inside
+ * one domain of its first key (see `tryGroupInDomain`), pinned to the domain of members
+ * already placed. `placed` members are placed already; `minMember` is the group's quorum.
+ * The state is left unchanged.
  */
 export function tryGroupStep(
   core: CoreState,
@@ -88,13 +90,12 @@ export function tryGroupStep(
     return watch === undefined ? run() : watch.cycle(pod, run);
   };
   const topologyKey = topologyKeys[0];
-  if (topologyKey === undefined)
-    return outcomeOf(
-      key,
-      tryGroup(core.cluster, chosen, core.now, (pod) => schedule(pod)),
-      placed,
-      minMember,
-    );
+  if (topologyKey === undefined) {
+    const pass = (order: readonly GangMember[]) =>
+      tryGroup(core.cluster, order, core.now, (pod) => schedule(pod));
+    const trial = core.config.gangs?.search === true ? searchGroup(chosen, pass) : pass(chosen);
+    return outcomeOf(key, trial, placed, minMember);
+  }
   const pinned = pinnedDomain(core.cluster, placedNodes(core, key), topologyKey);
   if (typeof pinned === 'object') return notPlaced(`pod group ${key}: ${pinned.conflict}`);
   const search = tryGroupInDomain({

@@ -19,7 +19,8 @@ import type { Envelope } from './types.ts';
  * objects, scheduling.k8s.io/v1beta1 PodGroups with their topology, priority, preemption
  * policy and disruption mode; pods' `spec.schedulingGroup`), gang
  * preemption (`gangs.preemption` in the header's config; a blocked group's members get
- * PodNominated, its victims VictimPreempted, as single-pod preemption's), and
+ * PodNominated, its victims VictimPreempted, as single-pod preemption's), the gang step's
+ * search past one pass (`gangs.search`), and
  * topology-aware gangs (a PodGroup's `berth.dev/topology-key` annotation is kept by the
  * trim). Older logs hold none of these (the trim dropped `spec.schedulingGroup` and
  * PodGroup annotations) and replay as recorded.

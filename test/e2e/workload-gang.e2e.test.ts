@@ -16,6 +16,8 @@ import {
   corePodGroup,
   type GroupConditionJson,
   initiallyScheduled,
+  sideBySide,
+  type Who,
   workloadApiFlags,
 } from './support/scenario-workload.ts';
 import { delay, GiveUp, waitFor } from './support/wait.ts';
@@ -25,11 +27,7 @@ function log(line: string): void {
 }
 
 /** Each scheduler runs the same scenarios in its own namespace, on its own node pools. */
-const schedulers = [
-  { who: 'berth', schedulerName: 'berth', ns: 'wl-berth' },
-  { who: 'kube-scheduler', schedulerName: 'default-scheduler', ns: 'wl-kube' },
-] as const;
-type Who = (typeof schedulers)[number]['who'];
+const schedulers = sideBySide('wl');
 
 /** How long "nothing is bound" must hold (polled every 250 ms). */
 const holdMs = 3_000;

@@ -98,3 +98,17 @@ export function comparable(c: GroupConditionJson | undefined) {
   const { status, reason, message, observedGeneration } = c;
   return { status, reason, message, observedGeneration };
 }
+
+/** Who runs a side-by-side scenario: berth, or kube-scheduler as the oracle. */
+export type Who = 'berth' | 'kube-scheduler';
+
+/**
+ * The two schedulers of a side-by-side file, each with its scheduler name and its own
+ * namespace `${prefix}-berth` / `${prefix}-kube` (its scenarios run on their own node pools).
+ */
+export function sideBySide(prefix: string): { who: Who; schedulerName: string; ns: string }[] {
+  return [
+    { who: 'berth', schedulerName: 'berth', ns: `${prefix}-berth` },
+    { who: 'kube-scheduler', schedulerName: 'default-scheduler', ns: `${prefix}-kube` },
+  ];
+}
