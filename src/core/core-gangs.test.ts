@@ -92,7 +92,10 @@ describe("gang scheduling with Kubernetes' own PodGroups (scheduling.k8s.io/v1be
 
   it("says GangScheduling's reason of the trial without victims when even that does not fit, as kube", () => {
     // One node: a low pod there; even without it only 1 of the 2 members fits.
-    const h = given().events(node('n1'), corePodGroup('train', gang(2)));
+    const h = given().events(
+      node('n1'),
+      corePodGroup('train', { schedulingPolicy: gang(2), priority: 1000 }),
+    );
     const low = podObject('low-0', { schedulerName: 'berth', requests: { cpu: '1' } });
     low.metadata.uid = 'low-0-uid';
     h.pods(low).drain();

@@ -149,7 +149,8 @@ function build(s: Scenario) {
     ...s.others.map((g, i): [string, GroupModel] => [`other${i}`, g]),
   ];
   for (const [name, g] of groups) {
-    objects.push(podGroupObject(name, g));
+    // A core PodGroup carries its members' priority: kube refuses a group whose pods differ.
+    objects.push(podGroupObject(name, g, Math.min(g.priority, s.target.priority)));
     for (const [j, at] of g.arrivals.entries()) {
       const podName = `${name}-${j}`;
       groupOf.set(`default/${podName}`, name);
@@ -175,7 +176,7 @@ function build(s: Scenario) {
   return { nodes, pods, objects, script, groupOf, groups: new Map(groups) };
 }
 
-function podGroupObject(name: string, g: GroupModel): ManifestObject {
+function podGroupObject(name: string, g: GroupModel, priority: number): ManifestObject {
   const metadata = { name, namespace: 'default', creationTimestamp: new Date(epoch).toISOString() };
   if (g.api === 'plugins')
     return {
@@ -194,7 +195,7 @@ function podGroupObject(name: string, g: GroupModel): ManifestObject {
       apiVersion: 'scheduling.k8s.io/v1beta1',
       kind: 'PodGroup',
       metadata,
-      spec: { schedulingPolicy: { gang: { minCount: g.minMember } } },
+      spec: { schedulingPolicy: { gang: { minCount: g.minMember } }, priority },
     },
     origin: 'generated',
   };
