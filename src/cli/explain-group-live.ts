@@ -1,17 +1,10 @@
 // `berth explain group` against a live cluster: list once (GETs only) and feed a fresh core, which writes nothing.
-import {
-  checkConnection,
-  type KubeConfigOptions,
-  KubeSetupError,
-  loadKubeConfig,
-  makeClients,
-} from '../adapters/kube/config.ts';
-import { ListError, listClusterOnce } from '../adapters/kube/list-once.ts';
+import type { KubeConfigOptions } from '../adapters/kube/config.ts';
 import type { ClusterState } from '../cluster/types.ts';
 import type { BerthConfig } from '../core/config.ts';
 import { Scheduler } from '../core/scheduler.ts';
 import type { InputEvent } from '../events/types.ts';
-import { CliError } from './errors.ts';
+import { listLiveCluster } from './explain-live.ts';
 
 /** How the live cluster is reached, and the core's seed and config. */
 export interface GroupLiveOptions extends KubeConfigOptions {
@@ -28,18 +21,7 @@ export interface GroupLiveOptions extends KubeConfigOptions {
 export async function explainGroupLive(
   opts: GroupLiveOptions,
 ): Promise<{ state: ClusterState; server: string; scheduler: Scheduler }> {
-  let events: InputEvent[];
-  let server: string;
-  try {
-    const clients = makeClients(loadKubeConfig(opts));
-    server = clients.server;
-    await checkConnection(clients);
-    events = await listClusterOnce(clients);
-  } catch (error) {
-    if (error instanceof KubeSetupError || error instanceof ListError)
-      throw new CliError(error.message);
-    throw error;
-  }
+  const { events, server } = await listLiveCluster(opts);
   const scheduler = coreOfListing(events, opts);
   return { state: scheduler.state, server, scheduler };
 }

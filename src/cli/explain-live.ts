@@ -40,24 +40,32 @@ function unbound(pod: PodObject): PodObject {
 }
 
 /**
+ * Lists the cluster once through `opts`' kubeconfig: the listing as input events and the
+ * server's address. A bad kubeconfig, an unreachable server or a refused list is a one-line
+ * CliError.
+ */
+export async function listLiveCluster(
+  opts: KubeConfigOptions,
+): Promise<{ events: InputEvent[]; server: string }> {
+  try {
+    const clients = makeClients(loadKubeConfig(opts));
+    await checkConnection(clients);
+    return { events: await listClusterOnce(clients), server: clients.server };
+  } catch (error) {
+    if (error instanceof KubeSetupError || error instanceof ListError)
+      throw new CliError(error.message);
+    throw error;
+  }
+}
+
+/**
  * Lists the cluster once (GETs only), folds it and explains the cycle berth would run for
  * `key` now, with the cursor of a fresh scheduler (0). A bound pod is explained as if it
  * were pending, its own charge released. Writes nothing to the cluster. Every failure
  * (kubeconfig, unreachable server, refused list, unknown pod) is a one-line CliError.
  */
 export async function explainLive(key: string, opts: LiveOptions): Promise<ExplainDocument> {
-  let events: InputEvent[];
-  let server: string;
-  try {
-    const clients = makeClients(loadKubeConfig(opts));
-    server = clients.server;
-    await checkConnection(clients);
-    events = await listClusterOnce(clients);
-  } catch (error) {
-    if (error instanceof KubeSetupError || error instanceof ListError)
-      throw new CliError(error.message);
-    throw error;
-  }
+  const { events, server } = await listLiveCluster(opts);
   const state = fold(events, emulatedReleaseOf(opts.config));
   const record = getPodByKey(state, key);
   if (record === undefined)

@@ -10,7 +10,7 @@ import type {
 import { planGangPreemption } from './gang-preemption.ts';
 import type { GangMember, GangTrial } from './gang-step.ts';
 import { type DomainCandidate, pinnedDomain, rankDomains } from './gang-topology.ts';
-import type { StepOutcome } from './gang-topology-step.ts';
+import { placedNodes, type StepOutcome } from './gang-topology-step.ts';
 import { cycleFor } from './plan-cycle.ts';
 
 /** The domains a topology-constrained step ranks, before it runs (the state it sees). */
@@ -19,19 +19,6 @@ export interface RankedDomains {
   pinned: string | null;
   conflict: string | null;
   ranked: DomainCandidate[];
-}
-
-/** The nodes of group `key`'s members that are placed and not finished. */
-function placedNodes(core: CoreState, key: string): string[] {
-  const out: string[] = [];
-  for (const uid of core.gangs.memberUids(key)) {
-    const record = core.cluster.pods.get(uid);
-    if (record === undefined || record.charge.kind === 'none') continue;
-    const { phase, terminating } = record.info;
-    if (phase === 'Succeeded' || phase === 'Failed' || terminating) continue;
-    out.push(record.charge.node);
-  }
-  return out;
 }
 
 /**

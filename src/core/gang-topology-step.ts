@@ -147,7 +147,7 @@ function notPlaced(message: string): StepOutcome {
 }
 
 /** The nodes of group `key`'s members that are placed (bound or reserved) and not finished. */
-function placedNodes(core: CoreState, key: string): string[] {
+export function placedNodes(core: CoreState, key: string): string[] {
   const out: string[] = [];
   for (const uid of core.gangs.memberUids(key)) {
     const record = core.cluster.pods.get(uid);
