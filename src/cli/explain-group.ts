@@ -5,7 +5,6 @@ import { type BerthConfig, parseConfig } from '../core/config.ts';
 import type { GroupExplanation } from '../core/gang-explain-types.ts';
 import { Scheduler } from '../core/scheduler.ts';
 import type { CoreSnapshot } from '../core/snapshot.ts';
-import { LogError } from '../events/reader.ts';
 import type { SealKey } from '../events/seal.ts';
 import {
   type CoreAt,
@@ -16,12 +15,12 @@ import {
   podHistory,
   replayTo,
 } from '../runtime/explain-log.ts';
-import { LogFileError } from '../runtime/log-lines.ts';
 import { SegmentError } from '../runtime/replay-file.ts';
 import { simulate } from '../runtime/simulate.ts';
 import { CliError, FlagError } from './errors.ts';
 import { explainFlags } from './explain-flags.ts';
 import { type GroupExplainDocument, renderGroupExplanation } from './explain-group-render.ts';
+import { readingLog } from './explain-log-mode.ts';
 import { traceGroupPath } from './group-trace.ts';
 import { integrityNote } from './integrity.ts';
 import { loadCluster } from './simulate-command.ts';
@@ -131,18 +130,6 @@ function explainSimulated(
     explanation,
     trace: null,
   };
-}
-
-/** Runs `read`, turning a bad or unreadable log into a one-line CliError naming the file. */
-function readingLog<T>(name: string, read: () => T): T {
-  try {
-    return read();
-  } catch (error) {
-    if (error instanceof SegmentError) throw new CliError(error.message);
-    if (error instanceof LogError) throw new CliError(`${name}: ${error.message}`);
-    if (error instanceof LogFileError) throw new CliError(`cannot read ${name}: ${error.message}`);
-    throw error;
-  }
 }
 
 /**

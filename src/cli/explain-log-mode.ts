@@ -34,7 +34,7 @@ export function recordedText(d: CycleDecision): string {
 }
 
 /** Runs `read`, turning a bad or unreadable log into a one-line CliError naming the file. */
-function readingLog<T>(name: string, read: () => T): T {
+export function readingLog<T>(name: string, read: () => T): T {
   try {
     return read();
   } catch (error) {
