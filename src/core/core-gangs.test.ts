@@ -9,6 +9,7 @@ import {
   podGroup,
 } from '../../test/support/gang-harness.ts';
 import { podObject } from '../../test/support/objects.ts';
+import { defaultConfig } from './config.ts';
 
 describe("gang scheduling with Kubernetes' own PodGroups (scheduling.k8s.io/v1beta1)", () => {
   const gang = (minCount: number) => ({ gang: { minCount } });
@@ -106,8 +107,31 @@ describe("gang scheduling with Kubernetes' own PodGroups (scheduling.k8s.io/v1be
     };
     h.pods(urgent('w0', 1), urgent('w1', 2)).drain();
     expect(h.effects.groups.at(-1)?.initiallyScheduled?.message).toBe(
-      'minCount (2) cannot be satisfied: 0 scheduled, 1 remaining, pod group preemption: minCount (2) cannot be satisfied: 1 scheduled, 0 remaining',
+      'minCount (2) cannot be satisfied: 0 scheduled, 1 remaining, deallocation and deletion of ResourceClaims completed, pod group preemption: minCount (2) cannot be satisfied: 1 scheduled, 0 remaining',
     );
+  });
+
+  it("puts DynamicResources' PodGroupPostFilter reason before preemption's, as kube, only when the profile has it", () => {
+    const never = (postFilters?: string[]) => {
+      const config = postFilters === undefined ? defaultConfig : { ...defaultConfig, postFilters };
+      const h = given(config).events(
+        node('n1'),
+        corePodGroup('train', { schedulingPolicy: gang(2) }),
+      );
+      const w = (name: string, created: number) => {
+        const p = coreMember(name, 'train', { created });
+        p.spec.preemptionPolicy = 'Never';
+        return p;
+      };
+      h.pods(w('w0', 1), w('w1', 2)).drain();
+      return h.effects.groups.at(-1)?.initiallyScheduled?.message;
+    };
+    const gangPart = 'minCount (2) cannot be satisfied: 1 scheduled, 0 remaining';
+    const preemption = 'pod group preemption: not eligible due to preemptionPolicy=Never.';
+    expect(never()).toBe(
+      `${gangPart}, deallocation and deletion of ResourceClaims completed, ${preemption}`,
+    );
+    expect(never(['DefaultPreemption'])).toBe(`${gangPart}, ${preemption}`);
   });
 
   it('places the members of a basic PodGroup one by one, without a group constraint', () => {

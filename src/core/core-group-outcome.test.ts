@@ -8,6 +8,7 @@ import {
   gangUnschedulableMessage,
   initiallyScheduledCondition,
   preemptionText,
+  withClaimsPostFilter,
 } from './core-group-outcome.ts';
 import { noGroupVictimsMessage } from './gang-preemption.ts';
 
@@ -184,5 +185,43 @@ describe('gangPreemptionText (the condition once gang preemption ran)', () => {
     },
   ])('$name', ({ answer, want }) => {
     expect(gangPreemptionText(answer, { minCount: 2, scheduled: 0, waiting: 2 })).toBe(want);
+  });
+});
+
+describe('withClaimsPostFilter (kube DynamicResources as a PodGroupPostFilter, before DefaultPreemption)', () => {
+  const claims = 'deallocation and deletion of ResourceClaims completed, ';
+  it.each([
+    {
+      name: 'no room even with every victim gone (Unschedulable): both reasons, DRA first',
+      preemption:
+        'pod group preemption: minCount (2) cannot be satisfied: 1 scheduled, 0 remaining',
+      prefixed: true,
+    },
+    {
+      name: 'preemptionPolicy Never (Unschedulable): both reasons',
+      preemption: 'pod group preemption: not eligible due to preemptionPolicy=Never.',
+      prefixed: true,
+    },
+    {
+      name: 'a plan (Success) stands alone',
+      preemption: 'pod group preemption: found a placement for podgroup, preempting 2 victims',
+      prefixed: false,
+    },
+    {
+      name: 'no victims (UnschedulableAndUnresolvable) stands alone',
+      preemption: 'pod group preemption: No preemption victims found for incoming preemptor',
+      prefixed: false,
+    },
+    {
+      name: "berth's own words, for a group gang preemption did not run for, are left alone",
+      preemption:
+        'pod group preemption: berth does not preempt for a pod group (lower-priority pods run)',
+      prefixed: false,
+    },
+  ])('$name', ({ preemption, prefixed }) => {
+    expect(withClaimsPostFilter(preemption, true)).toBe(
+      prefixed ? `${claims}${preemption}` : preemption,
+    );
+    expect(withClaimsPostFilter(preemption, false)).toBe(preemption);
   });
 });

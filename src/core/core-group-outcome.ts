@@ -5,6 +5,9 @@ import type { CoreState } from './core-state.ts';
 import { noGroupVictimsMessage, preemptionRefusalShown } from './gang-preemption.ts';
 import type { GroupCondition } from './ports.ts';
 
+/** kube's DRA plugin, a PodGroupPostFilter before DefaultPreemption. */
+const claimsPluginName = 'DynamicResources';
+
 /** How a gang step of a group ended, as the condition reads it. */
 export type StepOutcome =
   | { kind: 'placed' }
@@ -140,9 +143,54 @@ export function noteStepOutcome(core: CoreState, key: string, step: StepResult):
   if (step.kind !== 'placed' && pg.initiallyScheduled) return;
   const outcome: StepOutcome =
     step.kind === 'unschedulable'
-      ? { ...step, preemption: step.preemption ?? preemptionText(core.cluster, step.members) }
+      ? {
+          ...step,
+          preemption: withClaimsPostFilter(
+            step.preemption ?? preemptionText(core.cluster, step.members),
+            claimsPostFilterRuns(core, key, step.members),
+          ),
+        }
       : step;
   core.gangs.setCondition(key, initiallyScheduledCondition(outcome, pg.generation));
+}
+
+/** What kube's DynamicResources PodGroupPostFilter says when it runs and finds nothing to free. */
+export const claimsPostFilterText = 'deallocation and deletion of ResourceClaims completed';
+
+/**
+ * The PostFilter part of the condition with DynamicResources' reason before DefaultPreemption's
+ * when `claimsRan` (see `claimsPostFilterRuns`). kube runs both as PodGroupPostFilters and
+ * joins their reasons only when preemption's status is Unschedulable: a plan (Success) or
+ * "No preemption victims found" (UnschedulableAndUnresolvable) stands alone. berth's own
+ * words (a group gang preemption did not run for) are left as they are.
+ */
+export function withClaimsPostFilter(preemption: string, claimsRan: boolean): string {
+  if (!claimsRan) return preemption;
+  const alone = [
+    'pod group preemption: found a placement for podgroup',
+    'pod group preemption: No preemption victims found',
+    'pod group preemption: berth does not preempt',
+  ];
+  if (alone.some((start) => preemption.startsWith(start))) return preemption;
+  return `${claimsPostFilterText}, ${preemption}`;
+}
+
+/**
+ * Whether kube 1.37.2's DynamicResources PodGroupPostFilter gives a reason for group `key`:
+ * DynamicResources is among the PostFilters of the members' profile and the group has no
+ * topology constraint (kube's plugin skips topology-aware groups, and composite groups).
+ */
+export function claimsPostFilterRuns(
+  core: CoreState,
+  key: string,
+  members: readonly Pick<PodInfo, 'schedulerName'>[],
+): boolean {
+  const first = members[0];
+  if (first === undefined) return false;
+  const spec = core.groupSpec(key);
+  if ('missing' in spec || spec.topologyKeys.length > 0) return false;
+  const profile = core.profiles.get(first.schedulerName)?.profile;
+  return (profile?.postFilter ?? []).some((p) => p.name === claimsPluginName);
 }
 
 /** A step's outcome as the gang step knows it: the members it tried instead of the PostFilter's text. */

@@ -1,6 +1,6 @@
 // One gang step: a group's missing members placed together against one snapshot, or parked with the group's reason.
 import type { PodInfo } from '../cluster/types.ts';
-import { gangPreemptionText, noteStepOutcome } from './core-group-outcome.ts';
+import { noteStepOutcome } from './core-group-outcome.ts';
 import { coreGroupMismatch } from './core-group-validation.ts';
 import type { CoreState } from './core-state.ts';
 import { decide } from './evolve.ts';
@@ -11,6 +11,7 @@ import {
   preemptionRefusalShown,
 } from './gang-preemption.ts';
 import { byGangOrder, missingMinResources } from './gang-step.ts';
+import { noteBlockedStep } from './gang-step-condition.ts';
 import { memberInDomain, tryGroupStep } from './gang-topology-step.ts';
 import type { GroupSpec } from './gangs.ts';
 import { cycleFor, decideCycle } from './plan-cycle.ts';
@@ -95,23 +96,7 @@ function stepGroup(
       preemption?.kind === 'plan'
         ? preemption.plan.victims.reduce((sum, u) => sum + u.pods.length, 0)
         : 0;
-    const said = gangPreemptionText(
-      preemption === undefined
-        ? undefined
-        : preemption.kind === 'plan'
-          ? { kind: 'plan', victims }
-          : preemption,
-      { minCount: minMember, scheduled: placed, waiting: waiting.length },
-    );
-    noteStepOutcome(core, key, {
-      kind: 'unschedulable',
-      minCount: minMember,
-      scheduled: placed,
-      waiting: waiting.length,
-      fitted: trial.fitted,
-      members: waiting,
-      ...(said === undefined ? {} : { preemption: said }),
-    });
+    noteBlockedStep(core, { key, chosen, spec, placed, minMember, waiting }, trial, preemption);
     if (preemption?.kind === 'plan') {
       const message = `${trial.message} preemption: found a placement for the pod group, preempting ${victims} victims`;
       decideGangPreemption(core, key, preemption.plan, waiting.slice(need), message, trial.plugins);

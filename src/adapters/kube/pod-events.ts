@@ -10,6 +10,18 @@ export function podReference(pod: PodRef) {
   return { apiVersion: 'v1', kind: 'Pod', name, namespace, uid: pod.uid };
 }
 
+/** A v1 ObjectReference to a core PodGroup (scheduling.k8s.io/v1beta1), keyed `namespace/name`. */
+export function podGroupReference(group: PodRef) {
+  const { namespace, name } = splitKey(group.key);
+  return {
+    apiVersion: 'scheduling.k8s.io/v1beta1',
+    kind: 'PodGroup',
+    name,
+    namespace,
+    uid: group.uid,
+  };
+}
+
 /** What a pod Event says. */
 export interface PodEvent {
   pod: PodRef;
@@ -19,6 +31,8 @@ export interface PodEvent {
   note: string;
   /** The Event's `related` pod (the preemptor of a Preempted Event). */
   related?: PodRef;
+  /** The Event's `related` PodGroup (the preemptor of a group's Preempted Event); wins over `related`. */
+  relatedGroup?: PodRef;
 }
 
 /** Who reports the Event, and when. */
@@ -48,6 +62,10 @@ export function podEventBody(event: PodEvent, source: EventSource) {
     type: event.type,
     note: eventNote(event.note),
     regarding: podReference(event.pod),
-    ...(event.related === undefined ? {} : { related: podReference(event.related) }),
+    ...(event.relatedGroup !== undefined
+      ? { related: podGroupReference(event.relatedGroup) }
+      : event.related === undefined
+        ? {}
+        : { related: podReference(event.related) }),
   };
 }

@@ -91,7 +91,7 @@ function preemptLo(t: ReturnType<typeof setup>, observedGeneration = 0, group?: 
 }
 
 describe('KubeBinder preempt', () => {
-  it('names the core PodGroup a group preempts for, as kube 1.37.2: "podgroup" in the condition, the group in the Event', async () => {
+  it('names the core PodGroup a group preempts for, as kube 1.37.2: "podgroup" in the condition, the group in the Event and as its related object', async () => {
     const t = setup();
     preemptLo(t, 0, { uid: 'pg-uid', key: 'prod/train' });
     await t.reports.settled();
@@ -102,7 +102,13 @@ describe('KubeBinder preempt', () => {
       reason: 'Preempted',
       note: 'Preempted by podgroup pg-uid on node cluster',
     });
-    expect(body.related).toBeUndefined();
+    expect(body.related).toEqual({
+      apiVersion: 'scheduling.k8s.io/v1beta1',
+      kind: 'PodGroup',
+      namespace: 'prod',
+      name: 'train',
+      uid: 'pg-uid',
+    });
   });
 
   it('writes the Preempted Event without `related` when told to (kube-scheduler 1.37 names no preemptor)', async () => {

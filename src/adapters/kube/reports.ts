@@ -129,7 +129,7 @@ export class KubeReports implements CommandHandler<ReportCommand> {
    * Records the `Preempted` Event on `victim` for `preemptor` (the binder's last step), with
    * the preemptor as its `related` object unless `namePreemptor` is false (kube 1.37's Event).
    * For core PodGroup `group`'s preemption kube 1.37.2 names the group and its domain:
-   * "Preempted by podgroup <uid> on node cluster" (its `related` PodGroup is not named here).
+   * "Preempted by podgroup <uid> on node cluster", with the PodGroup as `related`.
    */
   recordPreempted(
     victim: PodRef,
@@ -142,10 +142,9 @@ export class KubeReports implements CommandHandler<ReportCommand> {
       group === undefined
         ? `Preempted by pod ${preemptor.uid} on node ${node}`
         : `Preempted by podgroup ${group.uid} on node cluster`;
-    this.recordEvent(
-      { pod: victim, type: 'Normal', reason: 'Preempted', action: 'Preempting', note },
-      namePreemptor && group === undefined ? { related: preemptor } : {},
-    );
+    const event = { pod: victim, type: 'Normal', reason: 'Preempted', action: 'Preempting', note };
+    if (group !== undefined) this.recordEvent({ ...event, relatedGroup: group });
+    else this.recordEvent(event, namePreemptor ? { related: preemptor } : {});
   }
 
   /** Resolves when every write and report, queued or in flight, has settled (for tests). */

@@ -1,0 +1,76 @@
+// The PodGroupInitiallyScheduled condition of a core PodGroup's blocked gang step, in the counts kube-scheduler states.
+import type { PodInfo } from '../cluster/types.ts';
+import { gangPreemptionText, noteStepOutcome } from './core-group-outcome.ts';
+import type { CoreState } from './core-state.ts';
+import { asIfNoOtherHold } from './gang-hold-counts.ts';
+import { type GangPreemption, planGangPreemption } from './gang-preemption.ts';
+import type { GangMember } from './gang-step.ts';
+import { type StepOutcome, tryGroupStep } from './gang-topology-step.ts';
+import type { GroupSpec } from './gangs.ts';
+import { cycleFor } from './plan-cycle.ts';
+
+/** A blocked step of group `key`: the members tried, the group's spec and counts. */
+export interface BlockedStep {
+  key: string;
+  chosen: readonly GangMember[];
+  spec: Pick<GroupSpec, 'topologyKeys'>;
+  /** Members placed before the step. */
+  placed: number;
+  minMember: number;
+  /** Every member waiting to be placed (the step took the first `chosen.length`). */
+  waiting: readonly PodInfo[];
+}
+
+/** What the condition says of a blocked step: members that fitted and the PostFilter part. */
+interface ConditionView {
+  fitted: number;
+  preemption: string | undefined;
+}
+
+/**
+ * Notes the condition of `step`, blocked as `trial` with gang preemption's answer
+ * `preemption` (undefined when it did not run). Behind another group's fairness hold, the
+ * counts and preemption's part are those of the same step with the hold lifted — kube holds
+ * nothing — as long as the group is blocked there too and would not preempt; otherwise (it
+ * is the hold that stops the group, or a plan is carried out) the step's own.
+ */
+export function noteBlockedStep(
+  core: CoreState,
+  step: BlockedStep,
+  trial: Extract<StepOutcome, { kind: 'blocked' }>,
+  preemption: GangPreemption | undefined,
+): void {
+  const { key, chosen, spec, placed, minMember, waiting } = step;
+  const counts = { minCount: minMember, scheduled: placed, waiting: waiting.length };
+  const viewOf = (fitted: number, answer: GangPreemption | undefined): ConditionView => ({
+    fitted,
+    preemption: gangPreemptionText(answerOf(answer), counts),
+  });
+  const unheld =
+    preemption?.kind === 'plan'
+      ? undefined
+      : asIfNoOtherHold(core, key, () => {
+          const again = tryGroupStep(core, key, chosen, spec.topologyKeys, placed, minMember);
+          if (again.kind !== 'blocked' || again.error !== undefined) return undefined;
+          const answer =
+            preemption === undefined
+              ? undefined
+              : planGangPreemption(core, key, chosen, (pod) => cycleFor(core, pod, false));
+          return answer?.kind === 'plan' ? undefined : viewOf(again.fitted, answer);
+        });
+  const view = unheld ?? viewOf(trial.fitted, preemption);
+  noteStepOutcome(core, key, {
+    kind: 'unschedulable',
+    ...counts,
+    fitted: view.fitted,
+    members: waiting,
+    ...(view.preemption === undefined ? {} : { preemption: view.preemption }),
+  });
+}
+
+/** Gang preemption's answer as the condition reads it: a plan's victim pods, or the refusal. */
+function answerOf(preemption: GangPreemption | undefined) {
+  if (preemption === undefined || preemption.kind === 'refused') return preemption;
+  const victims = preemption.plan.victims.reduce((sum, u) => sum + u.pods.length, 0);
+  return { kind: 'plan' as const, victims };
+}
