@@ -10,6 +10,8 @@ import {
 } from '../model/kube-release.ts';
 import { isRecord } from '../model/record.ts';
 import { defaultPostFilters, profileFromConfig, type ScoreConfig } from '../plugins/registry.ts';
+import { positive } from './config-checks.ts';
+import { defaultGangConfig, type GangConfig, parseGangs } from './config-gangs.ts';
 
 /**
  * One scheduling profile (a KubeSchedulerConfiguration profile, resolved): the pods whose
@@ -101,36 +103,6 @@ export function emulatedReleaseOf(config: BerthConfig): KubeRelease {
   return config.emulatedVersion ?? unrecordedKubeRelease;
 }
 
-/** How berth schedules pod groups. */
-export interface GangConfig {
-  /**
-   * How long a group may stay partially placed (some members reserved and waiting) before
-   * its reservations are released, when its PodGroup sets no `scheduleTimeoutSeconds`
-   * (Coscheduling's default: 60 s).
-   */
-  scheduleTimeoutMs: number;
-  /**
-   * A group that cannot be placed whole preempts lower-priority pods and groups (taken
-   * whole) across nodes when that makes the whole group fit (format 7), if its members'
-   * profile has DefaultPreemption. Absent in logs from before berth's groups preempted:
-   * blocked groups waited, and replay does the same; fresh runs record true.
-   */
-  preemption?: boolean;
-  /**
-   * A gang step whose first pass (members in gang order, kube's one pass) leaves an unlike
-   * member unplaced tries again with that member first (`searchGroup`). Absent in logs from
-   * before berth searched: one pass, and replay does the same; fresh runs record true.
-   */
-  search?: boolean;
-}
-
-/** berth's gang scheduling defaults. */
-export const defaultGangConfig: GangConfig = {
-  scheduleTimeoutMs: 60_000,
-  preemption: true,
-  search: true,
-};
-
 /** kube-scheduler's defaults, with berth's scheduler name. */
 export const defaultConfig: BerthConfig = {
   schedulerName: 'berth',
@@ -164,6 +136,7 @@ export function withFreshRunDefaults(config: BerthConfig): BerthConfig {
             ...config.gangs,
             preemption: config.gangs.preemption ?? true,
             search: config.gangs.search ?? true,
+            kubeMemberMessages: config.gangs.kubeMemberMessages ?? true,
           },
         };
   const emulatedVersion = config.emulatedVersion ?? latestKubeRelease;
@@ -181,14 +154,6 @@ export function withFreshRunDefaults(config: BerthConfig): BerthConfig {
     extendedResourceClaims,
     draFilterTimeout,
   };
-}
-
-function positive(value: unknown, fallback: number, field: string): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
-    throw new Error(`config ${field} must be a positive number, got ${JSON.stringify(value)}`);
-  }
-  return value;
 }
 
 function stringList(value: unknown, field: string): string[] {
@@ -383,22 +348,4 @@ function parseEmulatedVersion(raw: unknown): KubeRelease | undefined {
   } catch (error) {
     throw new Error(`config emulatedVersion: ${(error as Error).message}`);
   }
-}
-
-function parseGangs(raw: unknown): GangConfig | undefined {
-  if (raw === undefined) return undefined;
-  if (!isRecord(raw)) throw new Error('config gangs must be an object');
-  if (raw.preemption !== undefined && typeof raw.preemption !== 'boolean')
-    throw new Error('config gangs.preemption must be true or false');
-  if (raw.search !== undefined && typeof raw.search !== 'boolean')
-    throw new Error('config gangs.search must be true or false');
-  return {
-    scheduleTimeoutMs: positive(
-      raw.scheduleTimeoutMs,
-      defaultGangConfig.scheduleTimeoutMs,
-      'gangs.scheduleTimeoutMs',
-    ),
-    ...(raw.preemption === undefined ? {} : { preemption: raw.preemption }),
-    ...(raw.search === undefined ? {} : { search: raw.search }),
-  };
 }

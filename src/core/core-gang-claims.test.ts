@@ -105,8 +105,12 @@ describe('claims shared by a core PodGroup', () => {
     );
     h.pods(...gangOf(4, () => ({ resourceClaimName: 'shared' }))).drain();
     expect(h.reserved()).toEqual([]);
+    // kube's words: the members that fitted carry the condition, the others their own reason.
     expect(h.effects.unschedulable.get('default/w0')).toBe(
-      `pod group ${key}: 2 of 4 members fit; 0/2 nodes are available for default/w2: 1 Insufficient cpu, 1 resourceclaim not available on the node.`,
+      'pod group is unschedulable, minCount (4) cannot be satisfied: 2 scheduled, 1 remaining, pod group preemption: No preemption victims found for incoming preemptor',
+    );
+    expect(h.effects.unschedulable.get('default/w2')).toBe(
+      '0/2 nodes are available: 1 Insufficient cpu, 1 resourceclaim not available on the node.',
     );
   });
 
@@ -188,8 +192,12 @@ describe('a claim the members of a gang share (kube 1.37’s pending allocations
     h.events(claim('shared'), group(4, []));
     h.pods(...sharing(4)).drain();
     expect(h.reserved()).toEqual([]);
+    // kube's words: the members that fitted carry the condition, the others their own reason.
     expect(h.effects.unschedulable.get('default/w0')).toBe(
-      `pod group ${key}: 2 of 4 members fit; 0/2 nodes are available for default/w2: 1 Insufficient cpu, 1 resourceclaim not available on the node.`,
+      'pod group is unschedulable, minCount (4) cannot be satisfied: 2 scheduled, 1 remaining, pod group preemption: No preemption victims found for incoming preemptor',
+    );
+    expect(h.effects.unschedulable.get('default/w2')).toBe(
+      '0/2 nodes are available: 1 Insufficient cpu, 1 resourceclaim not available on the node.',
     );
     expect(h.broken).toEqual([]);
   });

@@ -50,8 +50,13 @@ describe("gang scheduling with Kubernetes' own PodGroups (scheduling.k8s.io/v1be
     for (let i = 0; i < 4; i++) h.pods(coreMember(`w${i}`, 'train', { created: i }));
     h.drain();
     expect(h.reserved()).toEqual([]);
+    // kube's words (workload-gang.e2e): the members that fitted carry the condition's message,
+    // the one that did not its own.
     expect(h.effects.unschedulable.get('default/w0')).toBe(
-      `pod group ${key}: 3 of 4 members fit; 0/3 nodes are available for default/w3: 3 Insufficient cpu.`,
+      'pod group is unschedulable, minCount (4) cannot be satisfied: 3 scheduled, 0 remaining, pod group preemption: No preemption victims found for incoming preemptor',
+    );
+    expect(h.effects.unschedulable.get('default/w3')).toBe(
+      '0/3 nodes are available: 3 Insufficient cpu.',
     );
     expect(h.effects.groups.at(-1)?.initiallyScheduled).toEqual({
       status: 'False',
@@ -63,6 +68,19 @@ describe("gang scheduling with Kubernetes' own PodGroups (scheduling.k8s.io/v1be
     h.later(20_000).events(node('n4')).drain();
     expect(h.reserved()).toEqual(['default/w0', 'default/w1', 'default/w2', 'default/w3']);
     expect(h.effects.groups.at(-1)?.initiallyScheduled?.status).toBe('True');
+  });
+
+  it("gives every member berth's group message when gangs.kubeMemberMessages is off (a log from before it)", () => {
+    const gangs = { ...defaultConfig.gangs, scheduleTimeoutMs: 60_000, kubeMemberMessages: false };
+    const h = given({ ...defaultConfig, gangs }).events(
+      node('n1'),
+      corePodGroup('train', { schedulingPolicy: gang(2) }),
+    );
+    h.pods(coreMember('w0', 'train', { created: 0 }), coreMember('w1', 'train', { created: 1 }));
+    h.drain();
+    const berths = `pod group ${key}: 1 of 2 members fit; 0/1 nodes are available for default/w1: 1 Insufficient cpu.`;
+    expect(h.effects.unschedulable.get('default/w0')).toBe(berths);
+    expect(h.effects.unschedulable.get('default/w1')).toBe(berths);
   });
 
   it('says in the condition that lower-priority pods are preempted for the gang', () => {

@@ -132,15 +132,18 @@ export type GangPreemptionAnswer =
 
 /**
  * Notes the outcome of group `key`'s step for its status report when the group is a core
- * PodGroup; a scheduler-plugins group's status is its phase, reported as before.
+ * PodGroup, and returns the condition's message (kube's members that fitted carry it); a
+ * scheduler-plugins group's status is its phase, reported as before (undefined).
  */
-export function noteStepOutcome(core: CoreState, key: string, step: StepResult): void {
+export function noteStepOutcome(
+  core: CoreState,
+  key: string,
+  step: StepResult,
+): string | undefined {
   const objectKey = corePodGroupKeyOfGroup(key);
-  if (objectKey === undefined) return;
+  if (objectKey === undefined) return undefined;
   const pg = core.cluster.objects.CorePodGroup.get(objectKey);
-  if (pg === undefined) return;
-  // kube never sets a True condition back to False, including one it read from the object.
-  if (step.kind !== 'placed' && pg.initiallyScheduled) return;
+  if (pg === undefined) return undefined;
   const outcome: StepOutcome =
     step.kind === 'unschedulable'
       ? {
@@ -151,7 +154,10 @@ export function noteStepOutcome(core: CoreState, key: string, step: StepResult):
           ),
         }
       : step;
-  core.gangs.setCondition(key, initiallyScheduledCondition(outcome, pg.generation));
+  const condition = initiallyScheduledCondition(outcome, pg.generation);
+  // kube never sets a True condition back to False, including one it read from the object.
+  if (step.kind === 'placed' || !pg.initiallyScheduled) core.gangs.setCondition(key, condition);
+  return condition.message;
 }
 
 /** What kube's DynamicResources PodGroupPostFilter says when it runs and finds nothing to free. */

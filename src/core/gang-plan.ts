@@ -11,7 +11,7 @@ import {
   preemptionRefusalShown,
 } from './gang-preemption.ts';
 import { byGangOrder, missingMinResources } from './gang-step.ts';
-import { noteBlockedStep } from './gang-step-condition.ts';
+import { kubeMemberMessages, noteBlockedStep } from './gang-step-condition.ts';
 import { memberInDomain, tryGroupStep } from './gang-topology-step.ts';
 import type { GroupSpec } from './gangs.ts';
 import { cycleFor, decideCycle } from './plan-cycle.ts';
@@ -96,7 +96,8 @@ function stepGroup(
       preemption?.kind === 'plan'
         ? preemption.plan.victims.reduce((sum, u) => sum + u.pods.length, 0)
         : 0;
-    noteBlockedStep(core, { key, chosen, spec, placed, minMember, waiting }, trial, preemption);
+    const step = { key, chosen, spec, placed, minMember, waiting };
+    const conditionMessage = noteBlockedStep(core, step, trial, preemption);
     if (preemption?.kind === 'plan') {
       const message = `${trial.message} preemption: found a placement for the pod group, preempting ${victims} victims`;
       decideGangPreemption(core, key, preemption.plan, waiting.slice(need), message, trial.plugins);
@@ -107,7 +108,8 @@ function stepGroup(
       preemption === undefined
         ? trial.message
         : withPreemptionRefusal(trial.message, preemption.message);
-    groupBlocked(core, key, waiting, message, trial.plugins);
+    const perMember = kubeMemberMessages(core, step, trial, conditionMessage);
+    groupBlocked(core, key, waiting, message, trial.plugins, perMember);
     return;
   }
   if (core.gangs.hold?.key === key) releaseHold(core);
@@ -166,17 +168,23 @@ function parkGroup(core: CoreState, key: string, popped: PodInfo, message: strin
   }
 }
 
-/** Group `key`'s step placed nothing: every member it took gets `message`. */
+/**
+ * Group `key`'s step placed nothing: the group's reason is `message`, and so is every member's
+ * it took unless `perMember` gives the member its own (kube's words for a core PodGroup).
+ */
 function groupBlocked(
   core: CoreState,
   key: string,
   members: readonly PodInfo[],
   message: string,
   plugins: readonly string[],
+  perMember?: ReadonlyMap<string, string>,
 ): void {
   core.gangs.send(key, { type: 'NOT_PLACED', reason: message });
-  for (const info of members)
-    decide(core, { type: 'PodUnschedulable', ...core.refOf(info), message }, plugins);
+  for (const info of members) {
+    const own = perMember?.get(info.uid) ?? message;
+    decide(core, { type: 'PodUnschedulable', ...core.refOf(info), message: own }, plugins);
+  }
 }
 
 /**

@@ -32,14 +32,15 @@ interface ConditionView {
  * `preemption` (undefined when it did not run). Behind another group's fairness hold, the
  * counts and preemption's part are those of the same step with the hold lifted — kube holds
  * nothing — as long as the group is blocked there too and would not preempt; otherwise (it
- * is the hold that stops the group, or a plan is carried out) the step's own.
+ * is the hold that stops the group, or a plan is carried out) the step's own. Returns the
+ * condition's message (undefined for a scheduler-plugins group).
  */
 export function noteBlockedStep(
   core: CoreState,
   step: BlockedStep,
   trial: Extract<StepOutcome, { kind: 'blocked' }>,
   preemption: GangPreemption | undefined,
-): void {
+): string | undefined {
   const { key, chosen, spec, placed, minMember, waiting } = step;
   const counts = { minCount: minMember, scheduled: placed, waiting: waiting.length };
   const viewOf = (fitted: number, answer: GangPreemption | undefined): ConditionView => ({
@@ -59,7 +60,7 @@ export function noteBlockedStep(
           return answer?.kind === 'plan' ? undefined : viewOf(again.fitted, answer);
         });
   const view = unheld ?? viewOf(trial.fitted, preemption);
-  noteStepOutcome(core, key, {
+  return noteStepOutcome(core, key, {
     kind: 'unschedulable',
     ...counts,
     fitted: view.fitted,
@@ -73,4 +74,33 @@ function answerOf(preemption: GangPreemption | undefined) {
   if (preemption === undefined || preemption.kind === 'refused') return preemption;
   const victims = preemption.plan.victims.reduce((sum, u) => sum + u.pods.length, 0);
   return { kind: 'plan' as const, victims };
+}
+
+/**
+ * kube-scheduler 1.37.2's PodScheduled messages for the members of core PodGroup `step.key`
+ * left unplaced by `trial` (seen in workload-gang.e2e): `pod group is unschedulable, <the
+ * condition's message>` on those that fitted, the first unplaced member's own `0/N nodes are
+ * available: …` on it and on the members after it (kube tries each; berth's step stops at the
+ * first, so they are taken to fail alike, as members of a homogeneous group do). Undefined —
+ * berth's group message for every member — when `gangs.kubeMemberMessages` is off (older
+ * logs), for a topology-constrained group, or without a condition message.
+ */
+export function kubeMemberMessages(
+  core: CoreState,
+  step: Pick<BlockedStep, 'spec' | 'waiting'>,
+  trial: Extract<StepOutcome, { kind: 'blocked' }>,
+  conditionMessage: string | undefined,
+): Map<string, string> | undefined {
+  if (core.config.gangs?.kubeMemberMessages !== true) return undefined;
+  const own = trial.unplacedMessage;
+  if (conditionMessage === undefined || own === undefined || step.spec.topologyKeys.length > 0)
+    return undefined;
+  const fitted = new Set(trial.placements.map((p) => p.info.uid));
+  const messages = new Map<string, string>();
+  for (const m of step.waiting)
+    messages.set(
+      m.uid,
+      fitted.has(m.uid) ? `pod group is unschedulable, ${conditionMessage}` : own,
+    );
+  return messages;
 }

@@ -28,6 +28,8 @@ export type StepOutcome =
       holdable: boolean;
       /** Members that fitted before the first that did not. */
       fitted: number;
+      /** The first unplaced member's own cycle message (`0/N nodes are available: …`). */
+      unplacedMessage?: string;
       /** A plugin's Error (`plugin: message`) that stopped the trial, if that is what did. */
       error?: string;
     };
@@ -65,7 +67,7 @@ function outcomeOf(
     placements: trial.placements,
     holdable: r.kind === 'Unschedulable',
     fitted: trial.fitted,
-    ...(r.kind === 'Error' ? { error: why } : {}),
+    ...(r.kind === 'Error' ? { error: why } : { unplacedMessage: why }),
   };
 }
 
