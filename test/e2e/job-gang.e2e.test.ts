@@ -6,7 +6,7 @@ import { toYaml } from './support/manifests.ts';
 import { poolNode, poolNodes, scheduled } from './support/scenario-gang.ts';
 import {
   completionIndexLabel,
-  gangJob,
+  indexedJob,
   type JobPodGroupJson,
   type JobPodJson,
   jobGangApiserverFlags,
@@ -21,6 +21,7 @@ import {
   conditionWith,
   type GroupConditionJson,
   holdNoneBound,
+  initiallyScheduled,
   sideBySide,
   useSideBySide,
   type Who,
@@ -108,7 +109,7 @@ describe('a batch Job as a gang (Job controller, WorkloadWithJob) on a real 1.37
     who: Who,
     scenario: string,
     ns: string,
-    cond: GroupConditionJson,
+    cond: GroupConditionJson | undefined,
     ps?: JobPodJson[],
   ) {
     conditions.set(`${who} ${scenario}`, cond);
@@ -149,10 +150,11 @@ describe('a batch Job as a gang (Job controller, WorkloadWithJob) on a real 1.37
   });
 
   for (const s of schedulers) {
-    const job = (name: string, pool: string) =>
-      gangJob(s.ns, name, {
+    /** Job `name` on pool `pool`: a gang of `minCount`, or no spec.scheduling with null. */
+    const job = (name: string, pool: string, minCount: number | null = size) =>
+      indexedJob(s.ns, name, {
         size,
-        minCount: size,
+        ...(minCount === null ? {} : { minCount }),
         cpu,
         pool: `${s.ns}-${pool}`,
         schedulerName: s.schedulerName,
@@ -232,6 +234,33 @@ describe('a batch Job as a gang (Job controller, WorkloadWithJob) on a real 1.37
       expect(new Set(ps.map((p) => p.spec.nodeName)).size).toBe(3);
       keep(s.who, 'grow-after', s.ns, await conditionOf(s.ns, pg, 'True'), ps);
     });
+
+    it(`${s.who}: the Job without spec.scheduling gets a basic Workload and PodGroup — its pods bind one by one on a node with room for one, and the Job completes`, async () => {
+      const k = c().kubectl;
+      await k.apply(toYaml(poolNodes(`${s.ns}-plain`, 1, '2')));
+      await k.create(toYaml([job('plain', 'plain', null)]));
+      const uid = await jobUid(s.ns, 'plain');
+      const { workload, podGroup } = await madeFor(s.ns, 'plain', uid);
+      expect(workload.spec.podGroupTemplates).toMatchObject([
+        { name: 'plain-pgt-0', schedulingPolicy: { basic: {} } },
+      ]);
+      expect(podGroup.spec.schedulingPolicy).toEqual({ basic: {} });
+      // Room for one pod at a time: kwok completes a Job's pod once it runs, freeing it.
+      const succeeded = await waitFor(`${s.ns}/plain: the Job succeeded 3 times`, async () => {
+        alive();
+        const j = await api.ok<{ status?: { succeeded?: number; completedIndexes?: string } }>(
+          'GET',
+          `/apis/batch/v1/namespaces/${s.ns}/jobs/plain`,
+        );
+        return { ok: j.status?.succeeded === size, seen: j.status };
+      });
+      log(
+        `${s.who} plain: succeeded ${succeeded?.succeeded}, indexes ${succeeded?.completedIndexes}`,
+      );
+      const ps = await jobPods(api, s.ns, 'plain');
+      expectMembers(ps, podGroup, uid);
+      keep(s.who, 'plain', s.ns, await initiallyScheduled(api, s.ns, podGroup.metadata.name), ps);
+    });
   }
 
   it("berth binds the same pods on the same nodes as kube-scheduler, with kube's conditions", () => {
@@ -240,7 +269,13 @@ describe('a batch Job as a gang (Job controller, WorkloadWithJob) on a real 1.37
       expect(b, scenario).toEqual({ bound: ['0', '1', '2'], nodes: expect.any(Array) });
       expect(b, scenario).toEqual(k);
     }
-    for (const scenario of ['fits', 'grow-before', 'grow-after'])
+    // A basic group: one node with room for one pod took all three, one after the other.
+    for (const s of schedulers)
+      expect(outcomes.get(`${s.who} plain`), s.who).toEqual({
+        bound: ['0', '1', '2'],
+        nodes: ['plain-0', 'plain-0', 'plain-0'],
+      });
+    for (const scenario of ['fits', 'grow-before', 'grow-after', 'plain'])
       expect(comparable(conditions.get(`berth ${scenario}`)), scenario).toEqual(
         comparable(conditions.get(`kube-scheduler ${scenario}`)),
       );

@@ -45,13 +45,14 @@ export interface JobPodGroupJson {
 export type JobPodJson = PodJson & { metadata: { ownerReferences?: OwnerReferenceJson[] } };
 
 /**
- * An Indexed Job `name`: parallelism = completions = `size`, a gang of `minCount`, pods of
- * `cpu` for scheduler `schedulerName`, kept to pool `pool`'s nodes.
+ * An Indexed Job `name`: parallelism = completions = `size`, a gang of `minCount` (no
+ * `spec.scheduling` when undefined: the controller's default, a basic group), pods of `cpu`
+ * for scheduler `schedulerName`, kept to pool `pool`'s nodes.
  */
-export function gangJob(
+export function indexedJob(
   namespace: string,
   name: string,
-  opts: { size: number; minCount: number; cpu: string; pool: string; schedulerName: string },
+  opts: { size: number; minCount?: number; cpu: string; pool: string; schedulerName: string },
 ): Manifest {
   return {
     apiVersion: 'batch/v1',
@@ -61,7 +62,9 @@ export function gangJob(
       completionMode: 'Indexed',
       parallelism: opts.size,
       completions: opts.size,
-      scheduling: { schedulingPolicy: { gang: { minCount: opts.minCount } } },
+      ...(opts.minCount === undefined
+        ? {}
+        : { scheduling: { schedulingPolicy: { gang: { minCount: opts.minCount } } } }),
       template: {
         spec: {
           schedulerName: opts.schedulerName,
