@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Api } from './support/api.ts';
 import { useCluster } from './support/cluster.ts';
 import { startKubeScheduler } from './support/kube-scheduler.ts';
+import type { OwnerReferenceJson } from './support/kubectl.ts';
 import { kwokNode, type Manifest, namespace, pod } from './support/manifests.ts';
 import { waitFor } from './support/wait.ts';
 
@@ -14,22 +15,13 @@ const schedulerName = 'berth-test-none';
 /** The pod's name for its claim (spec.resourceClaims[].name). */
 const podClaimName = 'accel';
 
-interface OwnerReference {
-  apiVersion: string;
-  kind: string;
-  name: string;
-  uid: string;
-  controller?: boolean;
-  blockOwnerDeletion?: boolean;
-}
-
 interface ObjectMeta {
   name: string;
   generateName?: string;
   uid: string;
   labels?: Record<string, string>;
   annotations?: Record<string, string>;
-  ownerReferences?: OwnerReference[];
+  ownerReferences?: OwnerReferenceJson[];
   finalizers?: string[];
   deletionTimestamp?: string;
 }

@@ -5,22 +5,23 @@ import { Api } from './support/api.ts';
 import { type BerthRun, berthCommand, startBerth } from './support/berth.ts';
 import { useCluster } from './support/cluster.ts';
 import { readRecord, recordEvents } from './support/invariants.ts';
-import { type KubeScheduler, startKubeScheduler } from './support/kube-scheduler.ts';
 import type { PodJson } from './support/kubectl.ts';
 import { namespace, toYaml } from './support/manifests.ts';
 import { poolNode, poolNodes, scheduled } from './support/scenario-gang.ts';
 import {
   comparable,
+  conditionWith,
   coreGroupPods,
   coreMembers,
   corePodGroup,
   type GroupConditionJson,
-  initiallyScheduled,
+  holdNoneBound,
   sideBySide,
+  useSideBySide,
   type Who,
   workloadApiFlags,
 } from './support/scenario-workload.ts';
-import { delay, GiveUp, waitFor } from './support/wait.ts';
+import { delay, waitFor } from './support/wait.ts';
 
 function log(line: string): void {
   process.stderr.write(`[e2e] workload-gang: ${line}\n`);
@@ -47,29 +48,21 @@ function withoutPoolCounts(message: string | undefined): string | string[] | und
 
 describe("Kubernetes' own gangs (scheduling.k8s.io/v1beta1) on a real 1.37.2 control plane, berth and kube-scheduler side by side", () => {
   const c = useCluster('workload-gang', { apiserverFlags: workloadApiFlags });
+  let record = '';
+  const both = useSideBySide(c, schedulers, () => {
+    record = join(c().dir, 'workload-gang.record.jsonl');
+    return { name: 'berth-workload', args: ['--record', record] };
+  });
+  const conditions = new Map<string, GroupConditionJson | undefined>();
   let api: Api;
   let berth: BerthRun;
-  let kube: KubeScheduler;
-  let record: string;
-  const conditions = new Map<string, GroupConditionJson | undefined>();
   /** Each member's PodScheduled message while the gang of 4 waits, by `<who> <pod>`. */
   const memberMessages = new Map<string, string | undefined>();
-
-  beforeAll(async () => {
-    api = new Api(c().kubeconfig);
-    await c().kubectl.apply(toYaml(schedulers.map((s) => namespace(s.ns))));
-    record = join(c().dir, 'workload-gang.record.jsonl');
-    berth = await startBerth(c(), { name: 'berth-workload', args: ['--record', record] });
-    kube = startKubeScheduler(c(), { featureGates: ['GenericWorkload=true'] });
+  beforeAll(() => {
+    api = both.api();
+    berth = both.berth();
   });
-
-  afterAll(async () => {
-    await kube?.stop();
-    await berth?.stop('SIGKILL');
-    api?.close();
-  });
-
-  const alive = () => berth.checkAlive();
+  const alive = both.alive;
 
   /** Waits until all `count` members of `group` are bound; returns them. */
   async function allBound(ns: string, group: string, count: number): Promise<PodJson[]> {
@@ -82,34 +75,12 @@ describe("Kubernetes' own gangs (scheduling.k8s.io/v1beta1) on a real 1.37.2 con
   }
 
   /** Waits for `group`'s condition to have `status`; returns it. */
-  async function conditionOf(
-    ns: string,
-    group: string,
-    status: 'True' | 'False',
-  ): Promise<GroupConditionJson> {
-    const seen = await waitFor(`${ns}/${group}: PodGroupInitiallyScheduled=${status}`, async () => {
-      alive();
-      const cond = await initiallyScheduled(api, ns, group);
-      return { ok: cond?.status === status, seen: cond };
-    });
-    if (seen === undefined) throw new Error(`${ns}/${group}: no condition`);
-    return seen;
-  }
+  const conditionOf = (ns: string, group: string, status: 'True' | 'False') =>
+    conditionWith(api, ns, group, status, alive);
 
   /** Polls `group` for `holdMs`: fails at the first poll that sees a member bound. */
-  async function noneBound(ns: string, group: string): Promise<PodJson[]> {
-    const until = Date.now() + holdMs;
-    let ps: PodJson[] = [];
-    while (Date.now() < until) {
-      alive();
-      ps = await coreGroupPods(api, ns, group);
-      const bound = ps.filter((p) => p.spec.nodeName !== undefined);
-      if (bound.length > 0)
-        throw new GiveUp(`${ns}/${group}: ${bound.map((p) => p.metadata.name).join(', ')} bound`);
-      await delay(250);
-    }
-    return ps;
-  }
+  const noneBound = (ns: string, group: string) =>
+    holdNoneBound(`${ns}/${group}`, () => coreGroupPods(api, ns, group), alive, holdMs);
 
   /** Records scheduler `who`'s condition of `group` for the comparison. */
   function keep(who: Who, group: string, cond: GroupConditionJson | undefined): void {

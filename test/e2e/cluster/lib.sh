@@ -184,8 +184,15 @@ kube_controller_manager_healthy() {
 # kube-system with kube's bootstrap role for it (--use-service-account-credentials, as kubeadm runs it).
 # Waits for /healthz on KUBE_CONTROLLER_MANAGER_PORT and records its pid.
 # BERTH_E2E_KCM_QPS=N sets its client limit (--kube-api-qps N, --kube-api-burst 2N; kube's default 20/30).
+# BERTH_E2E_KCM_FLAGS="--a=b ..." adds flags (e.g. --feature-gates=GenericWorkload=true,WorkloadWithJob=true).
 start_controller_manager() {
-  local dir=$1 controllers=$2 logfile="$1/kube-controller-manager.log" limits=()
+  local dir=$1 controllers=$2 logfile="$1/kube-controller-manager.log" limits=() extra=()
+  if [[ -n "${BERTH_E2E_KCM_FLAGS:-}" ]]; then
+    read -r -a extra <<<"${BERTH_E2E_KCM_FLAGS}"
+    for flag in "${extra[@]}"; do
+      [[ "${flag}" == --?*=* ]] || die "BERTH_E2E_KCM_FLAGS: ${flag}: expected --name=value"
+    done
+  fi
   if [[ -n "${BERTH_E2E_KCM_QPS:-}" ]]; then
     [[ "${BERTH_E2E_KCM_QPS}" =~ ^[1-9][0-9]*$ ]] || die "BERTH_E2E_KCM_QPS=${BERTH_E2E_KCM_QPS}: expected a whole number"
     limits=(--kube-api-qps="${BERTH_E2E_KCM_QPS}" --kube-api-burst="$((2 * BERTH_E2E_KCM_QPS))")
@@ -199,7 +206,7 @@ start_controller_manager() {
     --leader-elect=false \
     --bind-address=127.0.0.1 \
     --secure-port="${KUBE_CONTROLLER_MANAGER_PORT}" \
-    "${limits[@]}"
+    "${limits[@]}" "${extra[@]}"
   record_pid "${dir}" kube-controller-manager "${STARTED_PID}"
   wait_until kube-controller-manager "${STARTED_PID}" "${logfile}" kube_controller_manager_healthy
   log "kube-controller-manager (${controllers}) healthy on https://127.0.0.1:${KUBE_CONTROLLER_MANAGER_PORT} (pid ${STARTED_PID})"

@@ -19,6 +19,7 @@ environment: BERTH_E2E_AUDIT_POLICY=FILE  audit what FILE selects to DIR/audit.l
                                           (e.g. resourceclaim-controller); K8S_VERSION only
              BERTH_E2E_APISERVER_FLAGS=.. more kube-apiserver flags (--name=value words)
              BERTH_E2E_KCM_QPS=N          its client limit: qps N, burst 2N (default kube's 20/30)
+             BERTH_E2E_KCM_FLAGS=..       more kube-controller-manager flags (--name=value words)
 EOF
   exit 2
 }

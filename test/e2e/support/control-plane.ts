@@ -71,6 +71,11 @@ export interface ClusterOptions {
   /** kube-controller-manager's client QPS (burst twice that); default kube's 20 (burst 30). */
   controllerManagerQps?: number;
   /**
+   * More kube-controller-manager flags (with `controllers`), e.g.
+   * `--feature-gates=GenericWorkload=true,WorkloadWithJob=true`. Each one `--name=value` word.
+   */
+  controllerManagerFlags?: string[];
+  /**
    * More kube-apiserver flags, e.g. `--feature-gates=GenericWorkload=true` (kept for restarts).
    * Each must be one `--name=value` word.
    */
@@ -168,6 +173,8 @@ export class Cluster {
       env.BERTH_E2E_CONTROLLERS = options.controllers.join(',');
     if (options.controllerManagerQps !== undefined)
       env.BERTH_E2E_KCM_QPS = String(options.controllerManagerQps);
+    if (options.controllerManagerFlags !== undefined)
+      env.BERTH_E2E_KCM_FLAGS = options.controllerManagerFlags.join(' ');
     if (options.apiserverFlags !== undefined)
       env.BERTH_E2E_APISERVER_FLAGS = options.apiserverFlags.join(' ');
     // A release not built yet is built first (build.sh --kube): allow for a cold build.

@@ -30,6 +30,16 @@ export interface PodJson {
   };
 }
 
+/** An owner reference as the API serves it. */
+export interface OwnerReferenceJson {
+  apiVersion: string;
+  kind: string;
+  name: string;
+  uid: string;
+  controller?: boolean;
+  blockOwnerDeletion?: boolean;
+}
+
 /** A container's name and resource requests. */
 export interface ContainerJson {
   name: string;
