@@ -55,3 +55,38 @@ describe('KubeReports report backlog', () => {
     expect(t.notes()).toEqual(['A']);
   });
 });
+
+describe('KubeReports status writes of one pod', () => {
+  it('sends them one at a time, in order, and skips one a newer report replaced while it waited', async () => {
+    const t = setup();
+    const pending: Array<() => void> = [];
+    t.behaviour.patch = () => new Promise((resolve) => pending.push(() => resolve({})));
+    const report = (message: string) =>
+      t.reports.execute({
+        kind: 'reportUnschedulable',
+        pod: pod('ns/a'),
+        message,
+        observedGeneration: 0,
+        reason: 'Unschedulable',
+      });
+    const sent = () =>
+      t.calls.patch.map((c) => {
+        const body = c.param.body as { status: { conditions: { message: string }[] } };
+        return body.status.conditions[0]?.message;
+      });
+    report('first');
+    await flush();
+    report('second');
+    report('third');
+    await flush();
+    // 'first' is in flight: nothing else for the pod may start before it is answered.
+    expect(sent()).toEqual(['first']);
+    pending.shift()?.();
+    await flush();
+    // 'second' was replaced by 'third' while it waited: only 'third' follows.
+    expect(sent()).toEqual(['first', 'third']);
+    pending.shift()?.();
+    await t.reports.settled();
+    expect(sent()).toEqual(['first', 'third']);
+  });
+});

@@ -54,6 +54,8 @@ export class PodReportQueue {
   private readonly queue: PacedQueue<PodReport>;
   /** Reports waiting to be tried again after a failure that may pass. */
   private readonly retries: RetryTimers<PodReport>;
+  /** Each pod's status write in flight (or waiting on the one before it), by uid. */
+  private readonly statusInFlight = new Map<string, Promise<void>>();
   private closed = false;
   private dropped = 0;
   private droppedSinceLog = 0;
@@ -127,11 +129,33 @@ export class PodReportQueue {
   }
 
   /**
-   * Sends one report. A failure that may pass (5xx, 429, no answer) is tried again after a
+   * Sends one report; a pod's status writes one at a time, in order. Writes run concurrently,
+   * so two patches of one pod's PodScheduled could otherwise reach the API server in the
+   * other order and leave the older message on the pod (seen on a real API server): a status
+   * write waits for the pod's write before it, and is not sent at all if a newer report
+   * replaced it meanwhile.
+   */
+  private send(report: PodReport): Promise<void> {
+    if (report.kind !== 'status') return this.write(report);
+    const uid = report.pod.uid;
+    const before = this.statusInFlight.get(uid);
+    const mine =
+      before === undefined
+        ? this.write(report)
+        : before.then(() => (this.stillCurrent(report) ? this.write(report) : undefined));
+    this.statusInFlight.set(uid, mine);
+    void mine.finally(() => {
+      if (this.statusInFlight.get(uid) === mine) this.statusInFlight.delete(uid);
+    });
+    return mine;
+  }
+
+  /**
+   * Writes one report. A failure that may pass (5xx, 429, no answer) is tried again after a
    * backoff, unless the policy's tries are spent or a status write was superseded (the pod was
    * forgotten, bound, or has a newer report); any other failure is logged and dropped.
    */
-  private async send(report: PodReport): Promise<void> {
+  private async write(report: PodReport): Promise<void> {
     if (this.closed) return;
     try {
       await report.call();
