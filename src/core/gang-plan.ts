@@ -5,15 +5,12 @@ import { coreGroupMismatch } from './core-group-validation.ts';
 import type { CoreState } from './core-state.ts';
 import { decide } from './evolve.ts';
 import { expireHold, holdFor, releaseHold, releaseHoldAndRequeue } from './gang-hold.ts';
-import {
-  decideGangPreemption,
-  planGangPreemption,
-  preemptionRefusalShown,
-} from './gang-preemption.ts';
+import { decideGangPreemption, preemptionRefusalShown } from './gang-preemption.ts';
 import { byGangOrder, missingMinResources } from './gang-step.ts';
+import { fittedInTightest, placementCount, planStepPreemption } from './gang-step-preemption.ts';
 import { memberInDomain, tryGroupStep } from './gang-topology-step.ts';
 import type { GroupSpec } from './gangs.ts';
-import { cycleFor, decideCycle } from './plan-cycle.ts';
+import { decideCycle } from './plan-cycle.ts';
 
 /**
  * A member of group `key` reached the head of the queue: one gang step. Too few members
@@ -86,11 +83,13 @@ function stepGroup(
       groupBlocked(core, key, waiting, trial.message, trial.plugins);
       return;
     }
-    // Gang preemption plans over the whole cluster: a topology-constrained group waits.
-    const preemption =
-      spec.topologyKeys.length === 0
-        ? planGangPreemption(core, key, chosen, (pod) => cycleFor(core, pod, false))
-        : undefined;
+    const preemption = planStepPreemption(core, key, chosen, spec.topologyKeys);
+    const placements = placementCount(core, key, spec.topologyKeys);
+    const topologyKey = spec.topologyKeys[0];
+    const fitted =
+      trial.untried === true && topologyKey !== undefined
+        ? fittedInTightest(core, key, chosen, topologyKey)
+        : trial.fitted;
     const victims =
       preemption?.kind === 'plan'
         ? preemption.plan.victims.reduce((sum, u) => sum + u.pods.length, 0)
@@ -101,16 +100,17 @@ function stepGroup(
         : preemption.kind === 'plan'
           ? { kind: 'plan', victims }
           : preemption,
-      { minCount: minMember, scheduled: placed, waiting: waiting.length },
+      { minCount: minMember, scheduled: placed, waiting: waiting.length, placements },
     );
     noteStepOutcome(core, key, {
       kind: 'unschedulable',
       minCount: minMember,
       scheduled: placed,
       waiting: waiting.length,
-      fitted: trial.fitted,
+      fitted,
       members: waiting,
       ...(said === undefined ? {} : { preemption: said }),
+      ...(placements === undefined ? {} : { placements }),
     });
     if (preemption?.kind === 'plan') {
       const message = `${trial.message} preemption: found a placement for the pod group, preempting ${victims} victims`;

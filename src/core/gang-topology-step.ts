@@ -11,7 +11,14 @@ import {
   type GangTrial,
   tryGroup,
 } from './gang-step.ts';
-import { domainPlugin, pinnedDomain, tryGroupInDomain, withPlugin } from './gang-topology.ts';
+import {
+  domainPlugin,
+  pinnedDomain,
+  type TopologySearch,
+  type TopologyTrial,
+  tryGroupInDomain,
+  withPlugin,
+} from './gang-topology.ts';
 import { cycleFor } from './plan-cycle.ts';
 
 /** What a gang step's trial decided: every member placed, or the group's reason. */
@@ -30,6 +37,8 @@ export type StepOutcome =
       fitted: number;
       /** A plugin's Error (`plugin: message`) that stopped the trial, if that is what did. */
       error?: string;
+      /** True when a topology-constrained step tried no domain (`fitted` is then 0). */
+      untried?: true;
     };
 
 /**
@@ -98,21 +107,40 @@ export function tryGroupStep(
   }
   const pinned = pinnedDomain(core.cluster, placedNodes(core, key), topologyKey);
   if (typeof pinned === 'object') return notPlaced(`pod group ${key}: ${pinned.conflict}`);
-  const search = tryGroupInDomain({
-    cluster: core.cluster,
-    members: chosen,
-    time: core.now,
-    key: topologyKey,
-    pinned,
-    schedule,
-    ...(watch === undefined ? {} : { onTrial: (domain, trial) => watch.domain(domain, trial) }),
-  });
+  const onTrial =
+    watch === undefined
+      ? undefined
+      : (domain: string, trial: GangTrial) => watch.domain(domain, trial);
+  const search = searchDomains(core, chosen, topologyKey, pinned, schedule, onTrial);
   if (search.kind === 'placed') return { kind: 'placed', placements: search.placements };
   const head = `pod group ${key}: ${search.message}`;
   if (search.closest === undefined) return notPlaced(head);
   const { domain, trial } = search.closest;
   const prefix = `${search.message}; closest ${topologyKey}=${domain}: `;
   return outcomeOf(key, trial, placed, minMember, prefix);
+}
+
+/**
+ * `tryGroupInDomain` for `chosen` members against the core's state: domains of
+ * `topologyKey` (only `pinned` when given), each member's cycle run by `schedule`.
+ */
+export function searchDomains(
+  core: CoreState,
+  chosen: readonly GangMember[],
+  topologyKey: string,
+  pinned: string | undefined,
+  schedule: TopologySearch['schedule'],
+  onTrial?: TopologySearch['onTrial'],
+): TopologyTrial {
+  return tryGroupInDomain({
+    cluster: core.cluster,
+    members: chosen,
+    time: core.now,
+    key: topologyKey,
+    pinned,
+    schedule,
+    ...(onTrial === undefined ? {} : { onTrial }),
+  });
 }
 
 /**
@@ -143,6 +171,7 @@ function notPlaced(message: string): StepOutcome {
     placements: [],
     holdable: false,
     fitted: 0,
+    untried: true,
   };
 }
 
