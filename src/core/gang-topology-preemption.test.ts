@@ -1,6 +1,6 @@
 // Gang preemption for a topology-constrained group: victims inside the one rack chosen with every victim gone, never spread, never in vain.
 import { describe, expect, it } from 'vitest';
-import { type GangCore, gangCore, gangPod } from '../../test/support/gang-core.ts';
+import { type GangCore, gangCore, gangGroup, gangPod } from '../../test/support/gang-core.ts';
 import { coreMember, corePodGroup, labelledNode } from '../../test/support/gang-harness.ts';
 
 const rack = 'topology.kubernetes.io/rack';
@@ -63,7 +63,7 @@ describe('gang preemption for a topology-constrained group', () => {
       status: 'False',
       reason: 'Unschedulable',
       message:
-        '0/2 placements are available, first placement status: minCount (2) cannot be satisfied: 1 scheduled, 0 remaining, pod group preemption: found a placement for podgroup, preempting 1 victims',
+        'pod group is unschedulable, 0/2 placements are available, first placement status: minCount (2) cannot be satisfied: 1 scheduled, 0 remaining, pod group preemption: found a placement for podgroup, preempting 1 victims',
       observedGeneration: 3,
     });
     h.evict().later(20_000).drain().confirmBinds();
@@ -100,6 +100,40 @@ describe('gang preemption for a topology-constrained group', () => {
     expect(h.broken).toEqual([]);
   });
 
+  it('binds the group in the rack its victims left, though the eviction of a group taken whole made another rack as tight', () => {
+    // Group `old` (priority 1, taken whole) has a member in each rack. With every victim gone
+    // rack-b (4 cpu) is tighter than rack-a (5): rack-b is planned, which needs one of b1's
+    // pods and `old` gone — and `old` going frees a slot in rack-a, which then holds the
+    // group exactly as tightly as rack-b does.
+    const h = gangCore().events(
+      rackNode('a0', 'rack-a', '2'),
+      rackNode('a1', 'rack-a', '2'),
+      rackNode('a2', 'rack-a'),
+      rackNode('b0', 'rack-b', '2'),
+      rackNode('b1', 'rack-b', '2'),
+      gangGroup('old', 2),
+    );
+    h.pods(
+      gangPod('old-1', { group: 'old', node: 'a0', priority: 1 }),
+      running('low-d', 'a0', 5),
+      running('low-c', 'a1', 5),
+      gangPod('old-0', { group: 'old', node: 'b0', priority: 1 }),
+      running('low-a', 'b1', 5),
+      running('low-b', 'b1', 5),
+    );
+    train(h, 3);
+    const victims = h.victims();
+    expect(victims.filter((v) => v.startsWith('default/old-'))).toEqual([
+      'default/old-0',
+      'default/old-1',
+    ]);
+    expect(victims.filter((v) => v.startsWith('default/low-'))).toHaveLength(1);
+    h.evict().later(20_000).drain().confirmBinds();
+    expect(trainNodes(h).every((n) => n.startsWith('b'))).toBe(true);
+    expect(trainNodes(h)).toHaveLength(3);
+    expect(h.broken).toEqual([]);
+  });
+
   it('evicts nothing when no rack holds the group even with every lower-priority pod gone', () => {
     // Evicting both low pods would make room for two members, one in each rack.
     const h = twoRacks();
@@ -117,7 +151,7 @@ describe('gang preemption for a topology-constrained group', () => {
     );
     // With the victims gone one member fits in either rack, not two: kube's words for that.
     expect(lastCondition(h)?.message).toBe(
-      '0/2 placements are available, first placement status: minCount (2) cannot be satisfied: 0 scheduled, 1 remaining, pod group preemption: 0/2 placements are available, first placement status: minCount (2) cannot be satisfied: 1 scheduled, 0 remaining',
+      'pod group is unschedulable, 0/2 placements are available, first placement status: minCount (2) cannot be satisfied: 0 scheduled, 1 remaining, pod group preemption: pod group is unschedulable, 0/2 placements are available, first placement status: minCount (2) cannot be satisfied: 1 scheduled, 0 remaining',
     );
     h.later(20_000).drain();
     expect(h.victims()).toEqual([]);
@@ -130,7 +164,7 @@ describe('gang preemption for a topology-constrained group', () => {
     train(h, 2);
     expect(h.victims()).toEqual([]);
     expect(lastCondition(h)?.message).toBe(
-      '0/1 placements are available, first placement status: minCount (2) cannot be satisfied: 0 scheduled, 1 remaining, pod group preemption: No preemption victims found for incoming preemptor',
+      'pod group is unschedulable, 0/1 placements are available, first placement status: minCount (2) cannot be satisfied: 0 scheduled, 1 remaining, pod group preemption: No preemption victims found for incoming preemptor',
     );
   });
 });

@@ -111,6 +111,12 @@ export function tryGroupStep(
     watch === undefined
       ? undefined
       : (domain: string, trial: GangTrial) => watch.domain(domain, trial);
+  // Where gang preemption made room for the group, it goes if it fits: no victim in vain.
+  const made = pinned === undefined ? preemptedDomain(core, key, chosen, topologyKey) : undefined;
+  if (made !== undefined) {
+    const there = searchDomains(core, chosen, topologyKey, made, schedule, onTrial);
+    if (there.kind === 'placed') return { kind: 'placed', placements: there.placements };
+  }
   const search = searchDomains(core, chosen, topologyKey, pinned, schedule, onTrial);
   if (search.kind === 'placed') return { kind: 'placed', placements: search.placements };
   const head = `pod group ${key}: ${search.message}`;
@@ -118,6 +124,29 @@ export function tryGroupStep(
   const { domain, trial } = search.closest;
   const prefix = `${search.message}; closest ${topologyKey}=${domain}: `;
   return outcomeOf(key, trial, placed, minMember, prefix);
+}
+
+/**
+ * The domain of `topologyKey` gang preemption nominated every one of `chosen` (members of
+ * group `key`) to, or undefined: some member is not nominated, the nominations span domains,
+ * or they are the fairness hold's (the group holding now is `key`).
+ */
+function preemptedDomain(
+  core: CoreState,
+  key: string,
+  chosen: readonly GangMember[],
+  topologyKey: string,
+): string | undefined {
+  if (core.gangs.hold?.key === key) return undefined;
+  let domain: string | undefined;
+  for (const { info } of chosen) {
+    const node = info.nominatedNodeName;
+    const value =
+      node === undefined ? undefined : core.cluster.nodes.get(node)?.labels[topologyKey];
+    if (value === undefined || (domain !== undefined && value !== domain)) return undefined;
+    domain = value;
+  }
+  return domain;
 }
 
 /**
