@@ -77,7 +77,8 @@ export function initiallyScheduledCondition(
     };
   const { minCount, scheduled, waiting, fitted, preemption } = outcome;
   // kube joins PlacementFeasible's reason and the PostFilter's (seen against kube-scheduler
-  // 1.37.2 in workload-gang.e2e: the condition does not carry "pod group is unschedulable").
+  // 1.37.2 in workload-gang.e2e: the condition does not carry "pod group is unschedulable";
+  // a topology-constrained group's does, its placement algorithm's status, `placementsStatus`).
   const gang = placementsStatus(
     gangUnschedulableMessage(minCount, scheduled, waiting, fitted),
     outcome.placements,

@@ -1,12 +1,17 @@
 // One gang step: a group's missing members placed together against one snapshot, or parked with the group's reason.
+import { corePodGroupKeyOfGroup } from '../cluster/core-pod-groups.ts';
 import type { PodInfo } from '../cluster/types.ts';
 import { gangPreemptionText, noteStepOutcome } from './core-group-outcome.ts';
 import { coreGroupMismatch } from './core-group-validation.ts';
 import type { CoreState } from './core-state.ts';
 import { decide } from './evolve.ts';
 import { expireHold, holdFor, releaseHold, releaseHoldAndRequeue } from './gang-hold.ts';
-import { decideGangPreemption, preemptionRefusalShown } from './gang-preemption.ts';
-import { byGangOrder, missingMinResources } from './gang-step.ts';
+import {
+  decideGangPreemption,
+  type GangPreemption,
+  preemptionRefusalShown,
+} from './gang-preemption.ts';
+import { byGangOrder, type GangMember, missingMinResources } from './gang-step.ts';
 import { fittedInTightest, placementCount, planStepPreemption } from './gang-step-preemption.ts';
 import { memberInDomain, tryGroupStep } from './gang-topology-step.ts';
 import type { GroupSpec } from './gangs.ts';
@@ -84,33 +89,9 @@ function stepGroup(
       return;
     }
     const preemption = planStepPreemption(core, key, chosen, spec.topologyKeys);
-    const placements = placementCount(core, key, spec.topologyKeys);
-    const topologyKey = spec.topologyKeys[0];
-    const fitted =
-      trial.untried === true && topologyKey !== undefined
-        ? fittedInTightest(core, key, chosen, topologyKey)
-        : trial.fitted;
-    const victims =
-      preemption?.kind === 'plan'
-        ? preemption.plan.victims.reduce((sum, u) => sum + u.pods.length, 0)
-        : 0;
-    const said = gangPreemptionText(
-      preemption === undefined
-        ? undefined
-        : preemption.kind === 'plan'
-          ? { kind: 'plan', victims }
-          : preemption,
-      { minCount: minMember, scheduled: placed, waiting: waiting.length, placements },
-    );
-    noteStepOutcome(core, key, {
-      kind: 'unschedulable',
-      minCount: minMember,
-      scheduled: placed,
-      waiting: waiting.length,
-      fitted,
-      members: waiting,
-      ...(said === undefined ? {} : { preemption: said }),
-      ...(placements === undefined ? {} : { placements }),
+    const victims = noteNotPlaced(core, key, { chosen, waiting, placed, minMember }, spec, {
+      trial,
+      preemption,
     });
     if (preemption?.kind === 'plan') {
       const message = `${trial.message} preemption: found a placement for the pod group, preempting ${victims} victims`;
@@ -143,6 +124,62 @@ function stepGroup(
   // Members beyond minMember, taken with the group, are scheduled one by one now.
   for (const info of waiting.slice(need))
     decideCycle(core, info, memberInDomain(core, key, spec.topologyKeys));
+}
+
+/** What a step that placed nothing had: its members, the trial's outcome, gang preemption's answer. */
+interface NotPlaced {
+  trial: Extract<ReturnType<typeof tryGroupStep>, { kind: 'blocked' }>;
+  preemption: GangPreemption | undefined;
+}
+
+/**
+ * Notes, for a core PodGroup's condition, the step of group `key` that placed nothing, in
+ * kube's words (with a topology key, its placement algorithm's: `placementCount` domains);
+ * returns the victim pods of gang preemption's plan (0 without one).
+ */
+function noteNotPlaced(
+  core: CoreState,
+  key: string,
+  step: {
+    chosen: readonly GangMember[];
+    waiting: readonly PodInfo[];
+    placed: number;
+    minMember: number;
+  },
+  spec: Pick<GroupSpec, 'topologyKeys'>,
+  { trial, preemption }: NotPlaced,
+): number {
+  const { chosen, waiting, placed, minMember } = step;
+  const placements = placementCount(core, key, spec.topologyKeys);
+  const topologyKey = spec.topologyKeys[0];
+  // Only a core PodGroup's condition reads the count: a trial for it then, none otherwise.
+  const fitted =
+    trial.untried === true && topologyKey !== undefined && corePodGroupKeyOfGroup(key) !== undefined
+      ? fittedInTightest(core, key, chosen, topologyKey)
+      : trial.fitted;
+  const victims =
+    preemption?.kind === 'plan'
+      ? preemption.plan.victims.reduce((sum, u) => sum + u.pods.length, 0)
+      : 0;
+  const said = gangPreemptionText(
+    preemption === undefined
+      ? undefined
+      : preemption.kind === 'plan'
+        ? { kind: 'plan', victims }
+        : preemption,
+    { minCount: minMember, scheduled: placed, waiting: waiting.length, placements },
+  );
+  noteStepOutcome(core, key, {
+    kind: 'unschedulable',
+    minCount: minMember,
+    scheduled: placed,
+    waiting: waiting.length,
+    fitted,
+    members: waiting,
+    ...(said === undefined ? {} : { preemption: said }),
+    ...(placements === undefined ? {} : { placements }),
+  });
+  return victims;
 }
 
 /**

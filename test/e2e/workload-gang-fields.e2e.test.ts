@@ -199,8 +199,9 @@ describe('core PodGroup fields on a real 1.37.2 control plane, berth and kube-sc
       const highOpts = { pool, schedulerName: s.schedulerName, priorityClass: 'wf-high' };
       await c().kubectl.create(toYaml(members(s.ns, 'tp', 2, highOpts)));
       const asked = Date.now();
-      // kube-scheduler 1.37.2 requeues the preempting group only at its periodic flush of
-      // groups unschedulable for 5 minutes (seen: its victims' deletions are all skipped).
+      // kube-scheduler 1.37.2 may requeue the preempting group only at its flush of groups
+      // unschedulable for 5 minutes: seen when the victims' deletions arrived while its
+      // asynchronous preemption still ran (its queueing hint skips them).
       const ps = await bound(s.ns, 'tp', 2, 420_000);
       log(`${s.who} tp bound after ${Math.round((Date.now() - asked) / 1000)} s`);
       const all = await api.ok<{ items: PodJson[] }>('GET', `/api/v1/namespaces/${s.ns}/pods`);
