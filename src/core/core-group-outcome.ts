@@ -25,6 +25,21 @@ export interface GangShortfall {
   fitted: number;
   /** What kube's PodGroupPostFilter (DefaultPreemption) would say; see `preemptionText`. */
   preemption: string;
+  /** For a topology-constrained group, the placements kube's placement algorithm tried. */
+  placements?: number;
+}
+
+/**
+ * GangScheduling's reason `gang` as kube's placement algorithm (TopologyAwareWorkloadScheduling)
+ * reports it for a group with a topology key, whose `placements` domains all failed: its
+ * status's error first, then the first placement's status (Go map order; berth's is the
+ * closest domain's), as seen against kube-scheduler 1.37.2 in workload-gang-fields.e2e.
+ */
+export function placementsStatus(gang: string, placements: number | undefined): string {
+  if (placements === undefined) return gang;
+  // A placement whose loop ended waiting is reported by its error, not its reason.
+  const first = gang.includes('is not yet satisfied') ? 'pod group is unschedulable' : gang;
+  return `pod group is unschedulable, 0/${placements} placements are available, first placement status: ${first}`;
 }
 
 /**
@@ -65,8 +80,12 @@ export function initiallyScheduledCondition(
     };
   const { minCount, scheduled, waiting, fitted, preemption } = outcome;
   // kube joins PlacementFeasible's reason and the PostFilter's (seen against kube-scheduler
-  // 1.37.2 in workload-gang.e2e: the condition does not carry "pod group is unschedulable").
-  const gang = gangUnschedulableMessage(minCount, scheduled, waiting, fitted);
+  // 1.37.2 in workload-gang.e2e: the condition does not carry "pod group is unschedulable";
+  // a topology-constrained group's does, its placement algorithm's status, `placementsStatus`).
+  const gang = placementsStatus(
+    gangUnschedulableMessage(minCount, scheduled, waiting, fitted),
+    outcome.placements,
+  );
   return {
     status: 'False',
     reason: 'Unschedulable',
@@ -108,7 +127,7 @@ export function preemptionText(
  */
 export function gangPreemptionText(
   answer: GangPreemptionAnswer | undefined,
-  counts: Pick<GangShortfall, 'minCount' | 'scheduled' | 'waiting'>,
+  counts: Pick<GangShortfall, 'minCount' | 'scheduled' | 'waiting' | 'placements'>,
 ): string | undefined {
   if (answer === undefined) return undefined;
   if (answer.kind === 'plan')
@@ -119,7 +138,7 @@ export function gangPreemptionText(
   if (answer.fittedWithout === undefined) return `pod group preemption: ${answer.message}`;
   const { minCount, scheduled, waiting } = counts;
   const gang = gangUnschedulableMessage(minCount, scheduled, waiting, answer.fittedWithout);
-  return `pod group preemption: ${gang}`;
+  return `pod group preemption: ${placementsStatus(gang, counts.placements)}`;
 }
 
 /**

@@ -1,5 +1,3 @@
-// `berth explain group`'s account of a gang step's topology search and of the gang preemption it would plan.
-import type { PodInfo } from '../cluster/types.ts';
 import type { CoreState } from './core-state.ts';
 import type {
   DomainRow,
@@ -7,11 +5,10 @@ import type {
   PreemptionExplanation,
   TopologyExplanation,
 } from './gang-explain-types.ts';
-import { planGangPreemption } from './gang-preemption.ts';
 import type { GangMember, GangTrial } from './gang-step.ts';
+import { planStepPreemption } from './gang-step-preemption.ts';
 import { type DomainCandidate, pinnedDomain, rankDomains } from './gang-topology.ts';
 import { placedNodes, type StepOutcome } from './gang-topology-step.ts';
-import { cycleFor } from './plan-cycle.ts';
 
 /** The domains a topology-constrained step ranks, before it runs (the state it sees). */
 export interface RankedDomains {
@@ -99,7 +96,8 @@ export function topologyRows(
 
 /**
  * What gang preemption would do after the step's `outcome`, as the step plans it: only for
- * a group without a topology key whose trial was blocked without a plugin error.
+ * a group whose trial was blocked without a plugin error (a topology-constrained one inside
+ * the domain chosen with every victim gone, `planStepPreemption`).
  */
 export function preemptionOf(
   core: CoreState,
@@ -112,12 +110,9 @@ export function preemptionOf(
     return { kind: 'notPlanned', why: 'the group fits: nothing to evict' };
   if (outcome.error !== undefined)
     return { kind: 'notPlanned', why: `a plugin error stopped the trial (${outcome.error})` };
-  if (topologyKeys.length > 0)
-    return {
-      kind: 'notPlanned',
-      why: 'a topology-constrained group does not preempt (gang preemption plans over the whole cluster)',
-    };
-  const p = planGangPreemption(core, key, chosen, (pod: PodInfo) => cycleFor(core, pod, false));
+  const p = planStepPreemption(core, key, chosen, topologyKeys);
+  if (p === undefined)
+    return { kind: 'notPlanned', why: 'members already placed span domains of the topology key' };
   if (p.kind === 'refused') return p;
   const nodeOf = (uid: string) => {
     const charge = core.cluster.pods.get(uid)?.charge;

@@ -134,7 +134,11 @@ describe('explainGroup', () => {
     ]);
     expect(t?.domains[1]?.blockedPod).toBe('default/ring-2');
     expect(t?.shown).toBe('rack-b');
-    expect(h.core.explainGroup('default/ring').step?.preemption.kind).toBe('notPlanned');
+    // Gang preemption is planned for it too: no pod runs, so none can be evicted.
+    expect(h.core.explainGroup('default/ring').step?.preemption).toMatchObject({
+      kind: 'refused',
+      message: 'No preemption victims found for incoming pod group',
+    });
   });
 
   it('shows the victims gang preemption would evict, and that the whole group then fits', () => {

@@ -5,16 +5,13 @@ import { coreGroupMismatch } from './core-group-validation.ts';
 import type { CoreState } from './core-state.ts';
 import { decide } from './evolve.ts';
 import { expireHold, holdFor, releaseHold, releaseHoldAndRequeue } from './gang-hold.ts';
-import {
-  decideGangPreemption,
-  planGangPreemption,
-  preemptionRefusalShown,
-} from './gang-preemption.ts';
+import { decideGangPreemption, preemptionRefusalShown } from './gang-preemption.ts';
 import { byGangOrder, missingMinResources } from './gang-step.ts';
 import { kubeMemberMessages, noteBlockedStep } from './gang-step-condition.ts';
+import { planStepPreemption } from './gang-step-preemption.ts';
 import { memberInDomain, tryGroupStep } from './gang-topology-step.ts';
 import type { GroupSpec } from './gangs.ts';
-import { cycleFor, decideCycle } from './plan-cycle.ts';
+import { decideCycle } from './plan-cycle.ts';
 
 /**
  * A member of group `key` reached the head of the queue: one gang step. Too few members
@@ -87,11 +84,7 @@ function stepGroup(
       groupBlocked(core, key, waiting, trial.message, trial.plugins);
       return;
     }
-    // Gang preemption plans over the whole cluster: a topology-constrained group waits.
-    const preemption =
-      spec.topologyKeys.length === 0
-        ? planGangPreemption(core, key, chosen, (pod) => cycleFor(core, pod, false))
-        : undefined;
+    const preemption = planStepPreemption(core, key, chosen, spec.topologyKeys);
     const victims =
       preemption?.kind === 'plan'
         ? preemption.plan.victims.reduce((sum, u) => sum + u.pods.length, 0)

@@ -9,6 +9,7 @@ import {
   gangNode,
   gangPod,
 } from '../../test/support/gang-core.ts';
+import { expectLowerAndWhole } from '../../test/support/gang-victim-checks.ts';
 import { propertySeed } from '../../test/support/property-seed.ts';
 import type { InputEvent } from '../events/types.ts';
 import type { CoreState } from './core-state.ts';
@@ -114,12 +115,8 @@ describe('gang preemption (property)', () => {
       fc.property(scenario, (s) => {
         const { h, before, priorityOf, trainPlaced } = run(s);
         const victims = h.victims();
-        // No victim of equal or higher priority than the group's.
-        for (const v of victims) expect(priorityOf.get(v), v).toBeLessThan(s.train.priority);
-        // A victim group is taken whole: every placed member of `old`, or none.
-        const oldBefore = [...before.keys()].filter((k) => k.startsWith('default/old-')).sort();
-        const oldEvicted = victims.filter((v) => v.startsWith('default/old-'));
-        if (oldEvicted.length > 0) expect(oldEvicted).toEqual(oldBefore);
+        // No victim of equal or higher priority than the group's; `old` taken whole or not at all.
+        expectLowerAndWhole(victims, priorityOf, before, s.train.priority);
         // Never a partial preemptor group, after any round.
         for (const n of trainPlaced)
           expect(n === 0 || n === s.train.size, `${trainPlaced}`).toBe(true);

@@ -1,12 +1,11 @@
 // Gang preemption (kube 1.37's PodGroupPostFilter for berth's group model): victims across nodes so that a whole blocked group fits.
 import { withoutCharges } from '../cluster/charges-what-if.ts';
 import type { PodInfo } from '../cluster/types.ts';
-import type { CycleResult } from '../framework/cycle.ts';
 import { neverPolicyMessage } from '../framework/preemption/evaluate.ts';
 import type { CoreState } from './core-state.ts';
 import { decide } from './evolve.ts';
 import { releaseHold } from './gang-hold.ts';
-import { type GangMember, type GangPlacement, type GangTrial, tryGroup } from './gang-step.ts';
+import type { GangMember, GangPlacement } from './gang-step.ts';
 import { mayHaveVictims, moreImportantUnit, type VictimUnit, victimUnits } from './gang-victims.ts';
 import { settlePreemption } from './preemption-waits.ts';
 
@@ -65,24 +64,39 @@ export function preemptionRefusalShown(message: string): boolean {
 /** Every pod of `units`. */
 const podsOf = (units: Iterable<VictimUnit>): PodInfo[] => [...units].flatMap((u) => u.pods);
 
+/** A trial of the whole group as a preemption plan needs it: placed, or how many members fitted. */
+export type PlanTrial =
+  | { kind: 'placed'; placements: GangPlacement[] }
+  | { kind: 'blocked'; fitted: number };
+
+/**
+ * How a plan tries the group against the state of the moment (victims taken off): `first`
+ * once, with every victim gone; `again` for each later trial, with some put back. A
+ * topology-constrained group's `first` chooses its domain and `again` stays inside it.
+ */
+export interface PlanTrials {
+  first(): PlanTrial;
+  again(): PlanTrial;
+}
+
 /**
  * Plans preemption for group `key`, whose members `members` (the ones its step needs, in
  * gang order) do not fit: kube 1.37's PodGroup preemption over the whole cluster. Every
  * unit of strictly lower priority (`victimUnits`: single pods, other groups whole) is
- * taken off; if the group still does not fit, there is no plan. Otherwise units are put
- * back in order, budget-violating ones first, each most important first, and a unit stays
- * (is spared) when the whole group still fits with it back — checked by a full gang trial
- * (members may move), so the plan's placements are what the group gets with exactly the
- * victims gone. Runs of units are tried back together and split only when they do not fit,
- * which decides the same as one at a time whenever putting a pod back never helps a member
- * fit (resources, ports, anti-affinity), in far fewer trials when most units are spared.
- * Nothing is decided and the state is unchanged; `schedule` runs one member's cycle.
+ * taken off; if the group still does not fit (`trials.first`), there is no plan. Otherwise
+ * units are put back in order, budget-violating ones first, each most important first, and
+ * a unit stays (is spared) when the whole group still fits with it back — checked by a full
+ * gang trial (`trials.again`: members may move), so the plan's placements are what the
+ * group gets with exactly the victims gone. Runs of units are tried back together and split
+ * only when they do not fit, which decides the same as one at a time whenever putting a pod
+ * back never helps a member fit (resources, ports, anti-affinity), in far fewer trials when
+ * most units are spared. Nothing is decided and the state is unchanged.
  */
 export function planGangPreemption(
   core: CoreState,
   key: string,
   members: readonly GangMember[],
-  schedule: (pod: PodInfo) => CycleResult,
+  trials: PlanTrials,
 ): GangPreemption {
   const why = ineligibility(core, members);
   if (why !== undefined) return { kind: 'refused', message: why };
@@ -91,18 +105,18 @@ export function planGangPreemption(
   const units = mayHaveVictims(core, priority) ? victimUnits(core, key, priority) : [];
   if (units.length === 0) return { kind: 'refused', message: noGroupVictimsMessage };
   const { cluster } = core;
-  let trials = 0;
-  const trialWithout = (evicted: Iterable<VictimUnit>): GangTrial => {
-    trials++;
+  let count = 0;
+  const trialWithout = (evicted: Iterable<VictimUnit>, trial: () => PlanTrial): PlanTrial => {
+    count++;
     const uids = podsOf(evicted).map((p) => p.uid);
-    return withoutCharges(cluster, uids, () => tryGroup(cluster, members, core.now, schedule));
+    return withoutCharges(cluster, uids, trial);
   };
   const fitsWithout = (evicted: Iterable<VictimUnit>): GangPlacement[] | undefined => {
-    const trial = trialWithout(evicted);
+    const trial = trialWithout(evicted, () => trials.again());
     return trial.kind === 'placed' ? trial.placements : undefined;
   };
   const evicted = new Set(units);
-  const all = trialWithout(evicted);
+  const all = trialWithout(evicted, () => trials.first());
   if (all.kind === 'blocked')
     return {
       kind: 'refused',
@@ -132,7 +146,7 @@ export function planGangPreemption(
   const victims = units.filter((u) => evicted.has(u));
   const sorted = [...victims].sort(moreImportantUnit);
   const budgetViolations = victims.filter((u) => u.violatesBudget).length;
-  return { kind: 'plan', plan: { placements, victims: sorted, budgetViolations, trials } };
+  return { kind: 'plan', plan: { placements, victims: sorted, budgetViolations, trials: count } };
 }
 
 /**

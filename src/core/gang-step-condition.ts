@@ -1,13 +1,14 @@
 // The PodGroupInitiallyScheduled condition of a core PodGroup's blocked gang step, in the counts kube-scheduler states.
+import { corePodGroupKeyOfGroup } from '../cluster/core-pod-groups.ts';
 import type { PodInfo } from '../cluster/types.ts';
 import { gangPreemptionText, noteStepOutcome } from './core-group-outcome.ts';
 import type { CoreState } from './core-state.ts';
 import { asIfNoOtherHold } from './gang-hold-counts.ts';
-import { type GangPreemption, planGangPreemption } from './gang-preemption.ts';
+import type { GangPreemption } from './gang-preemption.ts';
 import type { GangMember } from './gang-step.ts';
+import { fittedInTightest, placementCount, planStepPreemption } from './gang-step-preemption.ts';
 import { type StepOutcome, tryGroupStep } from './gang-topology-step.ts';
 import type { GroupSpec } from './gangs.ts';
-import { cycleFor } from './plan-cycle.ts';
 
 /** A blocked step of group `key`: the members tried, the group's spec and counts. */
 export interface BlockedStep {
@@ -42,9 +43,15 @@ export function noteBlockedStep(
   preemption: GangPreemption | undefined,
 ): string | undefined {
   const { key, chosen, spec, placed, minMember, waiting } = step;
-  const counts = { minCount: minMember, scheduled: placed, waiting: waiting.length };
-  const viewOf = (fitted: number, answer: GangPreemption | undefined): ConditionView => ({
-    fitted,
+  const placements = placementCount(core, key, spec.topologyKeys);
+  const counts = {
+    minCount: minMember,
+    scheduled: placed,
+    waiting: waiting.length,
+    ...(placements === undefined ? {} : { placements }),
+  };
+  const viewOf = (blocked: Blocked, answer: GangPreemption | undefined): ConditionView => ({
+    fitted: fittedOf(core, step, blocked),
     preemption: gangPreemptionText(answerOf(answer), counts),
   });
   const unheld =
@@ -56,10 +63,10 @@ export function noteBlockedStep(
           const answer =
             preemption === undefined
               ? undefined
-              : planGangPreemption(core, key, chosen, (pod) => cycleFor(core, pod, false));
-          return answer?.kind === 'plan' ? undefined : viewOf(again.fitted, answer);
+              : planStepPreemption(core, key, chosen, spec.topologyKeys);
+          return answer?.kind === 'plan' ? undefined : viewOf(again, answer);
         });
-  const view = unheld ?? viewOf(trial.fitted, preemption);
+  const view = unheld ?? viewOf(trial, preemption);
   return noteStepOutcome(core, key, {
     kind: 'unschedulable',
     ...counts,
@@ -67,6 +74,21 @@ export function noteBlockedStep(
     members: waiting,
     ...(view.preemption === undefined ? {} : { preemption: view.preemption }),
   });
+}
+
+/** A blocked trial's outcome. */
+type Blocked = Extract<StepOutcome, { kind: 'blocked' }>;
+
+/**
+ * Members of `step` that fitted, as the condition counts them: where a topology group's
+ * search tried no domain (none had room enough in sum), kube still names its first
+ * placement's status, so one trial in the tightest domain gives the count.
+ */
+function fittedOf(core: CoreState, step: BlockedStep, blocked: Blocked): number {
+  const topologyKey = step.spec.topologyKeys[0];
+  if (blocked.untried !== true || topologyKey === undefined) return blocked.fitted;
+  if (corePodGroupKeyOfGroup(step.key) === undefined) return blocked.fitted;
+  return fittedInTightest(core, step.key, step.chosen, topologyKey);
 }
 
 /** Gang preemption's answer as the condition reads it: a plan's victim pods, or the refusal. */

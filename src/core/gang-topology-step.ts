@@ -11,7 +11,14 @@ import {
   type GangTrial,
   tryGroup,
 } from './gang-step.ts';
-import { domainPlugin, pinnedDomain, tryGroupInDomain, withPlugin } from './gang-topology.ts';
+import {
+  domainPlugin,
+  pinnedDomain,
+  type TopologySearch,
+  type TopologyTrial,
+  tryGroupInDomain,
+  withPlugin,
+} from './gang-topology.ts';
 import { cycleFor } from './plan-cycle.ts';
 
 /** What a gang step's trial decided: every member placed, or the group's reason. */
@@ -32,6 +39,8 @@ export type StepOutcome =
       unplacedMessage?: string;
       /** A plugin's Error (`plugin: message`) that stopped the trial, if that is what did. */
       error?: string;
+      /** True when a topology-constrained step tried no domain (`fitted` is then 0). */
+      untried?: true;
     };
 
 /**
@@ -100,21 +109,69 @@ export function tryGroupStep(
   }
   const pinned = pinnedDomain(core.cluster, placedNodes(core, key), topologyKey);
   if (typeof pinned === 'object') return notPlaced(`pod group ${key}: ${pinned.conflict}`);
-  const search = tryGroupInDomain({
-    cluster: core.cluster,
-    members: chosen,
-    time: core.now,
-    key: topologyKey,
-    pinned,
-    schedule,
-    ...(watch === undefined ? {} : { onTrial: (domain, trial) => watch.domain(domain, trial) }),
-  });
+  const onTrial =
+    watch === undefined
+      ? undefined
+      : (domain: string, trial: GangTrial) => watch.domain(domain, trial);
+  // Where gang preemption made room for the group, it goes if it fits: no victim in vain.
+  const made = pinned === undefined ? preemptedDomain(core, key, chosen, topologyKey) : undefined;
+  if (made !== undefined) {
+    const there = searchDomains(core, chosen, topologyKey, made, schedule, onTrial);
+    if (there.kind === 'placed') return { kind: 'placed', placements: there.placements };
+  }
+  const search = searchDomains(core, chosen, topologyKey, pinned, schedule, onTrial);
   if (search.kind === 'placed') return { kind: 'placed', placements: search.placements };
   const head = `pod group ${key}: ${search.message}`;
   if (search.closest === undefined) return notPlaced(head);
   const { domain, trial } = search.closest;
   const prefix = `${search.message}; closest ${topologyKey}=${domain}: `;
   return outcomeOf(key, trial, placed, minMember, prefix);
+}
+
+/**
+ * The domain of `topologyKey` gang preemption nominated every one of `chosen` (members of
+ * group `key`) to, or undefined: some member is not nominated, the nominations span domains,
+ * or they are the fairness hold's (the group holding now is `key`).
+ */
+function preemptedDomain(
+  core: CoreState,
+  key: string,
+  chosen: readonly GangMember[],
+  topologyKey: string,
+): string | undefined {
+  if (core.gangs.hold?.key === key) return undefined;
+  let domain: string | undefined;
+  for (const { info } of chosen) {
+    const node = info.nominatedNodeName;
+    const value =
+      node === undefined ? undefined : core.cluster.nodes.get(node)?.labels[topologyKey];
+    if (value === undefined || (domain !== undefined && value !== domain)) return undefined;
+    domain = value;
+  }
+  return domain;
+}
+
+/**
+ * `tryGroupInDomain` for `chosen` members against the core's state: domains of
+ * `topologyKey` (only `pinned` when given), each member's cycle run by `schedule`.
+ */
+export function searchDomains(
+  core: CoreState,
+  chosen: readonly GangMember[],
+  topologyKey: string,
+  pinned: string | undefined,
+  schedule: TopologySearch['schedule'],
+  onTrial?: TopologySearch['onTrial'],
+): TopologyTrial {
+  return tryGroupInDomain({
+    cluster: core.cluster,
+    members: chosen,
+    time: core.now,
+    key: topologyKey,
+    pinned,
+    schedule,
+    ...(onTrial === undefined ? {} : { onTrial }),
+  });
 }
 
 /**
@@ -145,6 +202,7 @@ function notPlaced(message: string): StepOutcome {
     placements: [],
     holdable: false,
     fitted: 0,
+    untried: true,
   };
 }
 

@@ -86,8 +86,9 @@ describe('berth explain group', () => {
       / {2}rack-a {2}2 {6}-?\d\.\d{3} +not tried: too little cpu summed over the domain/,
     );
     expect(out).toContain('  ml/wide-0: not tried — no domain was tried');
+    // Planned as for any group: every pod running is of the group's priority.
     expect(out).toContain(
-      'Preemption: not planned — a topology-constrained group does not preempt',
+      'Preemption: not possible — No preemption victims found for incoming pod group',
     );
   });
 

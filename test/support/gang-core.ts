@@ -1,6 +1,7 @@
 // A harness for gang tests on the core alone: objects, a drain loop, and the binds and evictions carried out as an API server would.
 import { checkClusterInvariants } from '../../src/cluster/invariants.ts';
 import { type BerthConfig, defaultConfig } from '../../src/core/config.ts';
+import type { GroupReport } from '../../src/core/ports.ts';
 import { Scheduler, type Step } from '../../src/core/scheduler.ts';
 import type {
   AttemptRef,
@@ -57,6 +58,8 @@ export class GangCore {
   readonly binds: { attempt: AttemptRef; node: string }[] = [];
   readonly evictions: Eviction[] = [];
   readonly messages = new Map<string, string>();
+  /** The group status reports written, in order. */
+  readonly groups: GroupReport[] = [];
   private now = 1_000;
   private readonly timers = new Map<string, ArmedTimer>();
   private readonly raws = new Map<string, PodObject>();
@@ -84,6 +87,7 @@ export class GangCore {
           ...(c.preemptorGroup === undefined ? {} : { group: c.preemptorGroup }),
         });
       else if (c.kind === 'reportUnschedulable') this.messages.set(c.pod.key, c.message);
+      else if (c.kind === 'reportGroup') this.groups.push(c.report);
       else if (c.kind === 'armPodTimer')
         this.timers.set(`${c.timer} ${c.pod.uid}`, {
           pod: { ...c.pod },
