@@ -3,14 +3,13 @@
 import { restoreClusterState } from '../cluster/serialize.ts';
 import type { BerthConfig } from '../core/config.ts';
 import { podKey } from '../model/keys.ts';
-import { type LogPart, memoryPart, podHistory, replayTo } from '../runtime/explain-log.ts';
-import { simulate } from '../runtime/simulate.ts';
+import { podHistory, replayTo } from '../runtime/explain-log.ts';
 import { CliError, FlagError } from './errors.ts';
 import { explainFlags } from './explain-flags.ts';
 import { explainCycle, podKeyOf, podNotes, profileFor } from './explain-inputs.ts';
 import { explainDecision, explainLog, recordedText } from './explain-log-mode.ts';
 import { type ExplainDocument, renderExplanation } from './explain-render.ts';
-import { loadCluster } from './simulate-command.ts';
+import { simulatedRun } from './explain-simulated-run.ts';
 
 /** `--cluster FILE…`: simulates the manifests, then explains the pod (see the usage text). */
 function explainSimulated(
@@ -19,28 +18,13 @@ function explainSimulated(
   seed: number,
   config: BerthConfig,
 ): ExplainDocument {
-  const { nodes, pods, objects } = loadCluster({
-    files,
-    seed,
-    schedulerName: config.schedulerName,
-  });
-  const manifest = pods.find((p) => podKey(p.metadata.namespace, p.metadata.name) === key);
-  if (manifest === undefined) throw new CliError(`unknown pod ${key}: not in ${files.join(', ')}`);
-  const lines: string[] = [];
-  // As `berth simulate` runs them (its default bind latency, no failures, its horizon).
-  simulate({
-    nodes,
-    pods,
-    objects,
-    seed,
-    config,
-    bindLatencyMs: 5,
-    bindFailureRate: 0,
-    record: (line) => lines.push(line),
+  const part = simulatedRun(files, seed, config, (pods) => {
+    if (!pods.some((p) => podKey(p.metadata.namespace, p.metadata.name) === key))
+      throw new CliError(`unknown pod ${key}: not in ${files.join(', ')}`);
   });
   const source = files.join(', ');
-  const parts = [memoryPart('the simulated run', lines)];
-  const end = replayTo(parts[0] as LogPart);
+  const parts = [part];
+  const end = replayTo(part);
   const state = restoreClusterState(end.state.cluster);
   const record = [...state.pods.values()].find((r) => r.info.key === key);
   if (record === undefined) throw new CliError(`unknown pod ${key}: the run does not hold it`);

@@ -11,19 +11,17 @@ import {
   type LogPart,
   logParts,
   MidStepError,
-  memoryPart,
   podHistory,
   replayTo,
 } from '../runtime/explain-log.ts';
 import { SegmentError } from '../runtime/replay-file.ts';
-import { simulate } from '../runtime/simulate.ts';
 import { CliError, FlagError } from './errors.ts';
 import { explainFlags } from './explain-flags.ts';
 import { type GroupExplainDocument, renderGroupExplanation } from './explain-group-render.ts';
 import { readingLog } from './explain-log-mode.ts';
+import { simulatedRun } from './explain-simulated-run.ts';
 import { traceGroupPath } from './group-trace.ts';
 import { integrityNote } from './integrity.ts';
-import { loadCluster } from './simulate-command.ts';
 
 /** `NS/NAME` (or `NAME`, in namespace default) → [namespace, name]. */
 export function groupNameOf(arg: string | undefined): [string, string] {
@@ -100,24 +98,8 @@ function explainSimulated(
   config: BerthConfig,
   api: string | undefined,
 ): GroupExplainDocument {
-  const { nodes, pods, objects } = loadCluster({
-    files,
-    seed,
-    schedulerName: config.schedulerName,
-  });
-  const lines: string[] = [];
-  simulate({
-    nodes,
-    pods,
-    objects,
-    seed,
-    config,
-    bindLatencyMs: 5,
-    bindFailureRate: 0,
-    record: (line) => lines.push(line),
-  });
   const source = files.join(', ');
-  const end = replayTo(memoryPart('the simulated run', lines));
+  const end = replayTo(simulatedRun(files, seed, config));
   const scheduler = coreAt(end.state, config, seed);
   const key = resolveGroup(scheduler.state, name, api, source);
   const explanation = scheduler.explainGroup(key);
