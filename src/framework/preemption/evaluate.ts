@@ -3,11 +3,19 @@ import { addAmounts, subAmounts } from '../../cluster/amount.ts';
 import { budgetsOf } from '../../cluster/disruption-budgets.ts';
 import type { NodeInfo, PodInfo } from '../../cluster/types.ts';
 import { fitErrorMessage, newDiagnosis, recordNodeStatus } from '../explain.ts';
-import type { Code, Nomination, PostFilterArgs, PostFilterResult, Status } from '../types.ts';
+import type {
+  Code,
+  Diagnosis,
+  Nomination,
+  PostFilterArgs,
+  PostFilterResult,
+  Status,
+} from '../types.ts';
 import { success } from '../types.ts';
 import { filterWithNominatedPods } from '../what-if.ts';
+import { hasLowerPriorityPod } from './lowest-priority.ts';
 import { pickOneNodeForPreemption } from './pick.ts';
-import { mayPreempt, type NodeVictims, selectVictimsOnNode } from './victims.ts';
+import { mayPreempt, type NodeVictims, noVictimsReason, selectVictimsOnNode } from './victims.ts';
 
 /** DefaultPreemptionArgs: how many candidate nodes a preemption looks for. */
 export interface PreemptionArgs {
@@ -90,7 +98,9 @@ function resourcesMayFreeUp(pod: PodInfo, node: NodeInfo, args: PostFilterArgs):
   let memory = node.freeMemory;
   let storage = node.freeEphemeralStorage;
   let slots = node.freePods;
-  for (const other of node.pods.values()) {
+  // The lowest priority is cached per node: a node with no lower-priority pod adds nothing.
+  const lowerPods = hasLowerPriorityPod(node, pod.priority) ? node.pods.values() : [];
+  for (const other of lowerPods) {
     if (!mayPreempt(pod, other)) continue;
     cpu = addAmounts(cpu, other.requests.milliCPU);
     memory = addAmounts(memory, other.requests.memory);
@@ -130,6 +140,67 @@ function unschedulable(message: string): PostFilterResult {
   };
 }
 
+/** What the walk over the potential nodes found: candidates, and why the other nodes failed. */
+interface Walk {
+  found: NodeVictims[];
+  /**
+   * The failed nodes' statuses, read only when no node is a candidate. Nodes without any
+   * pod of lower priority are counted in `summarizedNodes` and `reasons` only.
+   */
+  failed: Diagnosis;
+}
+
+/**
+ * Walks `potential` from an offset drawn from the seeded generator until one candidate
+ * without budget violations is held and `numCandidates` are (kube checks them in parallel
+ * and stops the same way; berth's walk is sequential, so always the same). Nodes with no
+ * pod of lower priority (cached per node generation) fail at once with kube's no-victims
+ * reason; nodes the resource bound rules out are searched only if no node is a candidate.
+ */
+function walkCandidates(
+  pod: PodInfo,
+  potential: readonly NodeInfo[],
+  args: PostFilterArgs,
+  pa: PreemptionArgs,
+): Walk {
+  const failed = newDiagnosis();
+  const found: NodeVictims[] = [];
+  if (potential.length === 0) return { found, failed };
+  const offset = args.rng.nextInt(potential.length);
+  const wanted = numCandidates(potential.length, pa);
+  const search = { ...args, budgets: budgetsOf(args.snapshot) };
+  const bounded = args.filters.some((f) => f.name === nodeResourcesFit);
+  const ruledOut: NodeInfo[] = [];
+  let withoutVictims = 0;
+  let clean = 0;
+  for (let i = 0; i < potential.length; i++) {
+    const node = potential[(offset + i) % potential.length] as NodeInfo;
+    if (!hasLowerPriorityPod(node, pod.priority)) withoutVictims++;
+    else if (bounded && !resourcesMayFreeUp(pod, node, args)) ruledOut.push(node);
+    else {
+      const result = selectVictimsOnNode(pod, node, search);
+      if ('victims' in result) {
+        found.push(result);
+        if (result.budgetViolations === 0) clean++;
+        if (clean > 0 && found.length >= wanted) break;
+      } else recordNodeStatus(failed, node.name, result as Status);
+    }
+  }
+  if (found.length > 0) return { found, failed };
+  for (const node of ruledOut) {
+    const result = selectVictimsOnNode(pod, node, search);
+    if (!('victims' in result)) recordNodeStatus(failed, node.name, result as Status);
+  }
+  if (withoutVictims > 0) {
+    failed.summarizedNodes += withoutVictims;
+    failed.reasons.set(
+      noVictimsReason,
+      (failed.reasons.get(noVictimsReason) ?? 0) + withoutVictims,
+    );
+  }
+  return { found, failed };
+}
+
 /**
  * Preempts for `pod`, which fits no node (kube 1.34 Evaluator.Preempt with
  * DefaultPreemption): Success with the nomination (node, victims, lower nominations to
@@ -145,37 +216,9 @@ export function preempt(pod: PodInfo, args: PostFilterArgs, pa: PreemptionArgs):
   const potential: NodeInfo[] = [];
   for (const node of args.snapshot.nodeOrder)
     if (code(node) === 'Unschedulable') potential.push(node);
-  const failed = newDiagnosis();
-  const found: NodeVictims[] = [];
-  if (potential.length > 0) {
-    const offset = args.rng.nextInt(potential.length);
-    const wanted = numCandidates(potential.length, pa);
-    const search = { ...args, budgets: budgetsOf(args.snapshot) };
-    const bounded = args.filters.some((f) => f.name === nodeResourcesFit);
-    // Nodes the resource bound rules out; their exact statuses matter only if no node is a candidate.
-    const ruledOut: NodeInfo[] = [];
-    let clean = 0;
-    for (let i = 0; i < potential.length; i++) {
-      const node = potential[(offset + i) % potential.length] as NodeInfo;
-      if (bounded && !resourcesMayFreeUp(pod, node, args)) {
-        ruledOut.push(node);
-        continue;
-      }
-      const result = selectVictimsOnNode(pod, node, search);
-      if ('victims' in result) {
-        found.push(result);
-        if (result.budgetViolations === 0) clean++;
-        if (clean > 0 && found.length >= wanted) break;
-      } else recordNodeStatus(failed, node.name, result as Status);
-    }
-    if (found.length === 0)
-      for (const node of ruledOut) {
-        const result = selectVictimsOnNode(pod, node, search);
-        if (!('victims' in result)) recordNodeStatus(failed, node.name, result as Status);
-      }
-  }
+  const { found, failed } = walkCandidates(pod, potential, args, pa);
   if (found.length === 0) {
-    const absent = args.numAllNodes - failed.nodeToStatus.size;
+    const absent = args.numAllNodes - failed.nodeToStatus.size - failed.summarizedNodes;
     if (absent > 0)
       failed.reasons.set(notHelpfulReason, (failed.reasons.get(notHelpfulReason) ?? 0) + absent);
     // kube answers with a nomination to "": the preemptor's own nomination is cleared.

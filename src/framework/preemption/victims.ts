@@ -10,6 +10,7 @@ import {
   filterWithNominatedPods,
   removePodWhatIf,
 } from '../what-if.ts';
+import { hasLowerPriorityPod } from './lowest-priority.ts';
 
 /** kube's reason for a node without a pod of lower priority than the preemptor. */
 export const noVictimsReason = 'No preemption victims found for incoming pod';
@@ -65,7 +66,8 @@ export function selectVictimsOnNode(
   search: VictimSearch,
 ): NodeVictims | Status {
   const candidates: PodInfo[] = [];
-  for (const other of node.pods.values()) if (mayPreempt(pod, other)) candidates.push(other);
+  if (hasLowerPriorityPod(node, pod.priority))
+    for (const other of node.pods.values()) if (mayPreempt(pod, other)) candidates.push(other);
   if (candidates.length === 0)
     return status('UnschedulableAndUnresolvable', 'DefaultPreemption', noVictimsReason);
   const { preFilters, filters, snapshot } = search;
