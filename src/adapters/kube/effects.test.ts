@@ -67,6 +67,22 @@ describe('kubeEffects under a burst of binds', () => {
     await t.reports.settled();
   });
 
+  it('by default sends reports beside a burst of binds, on their own budget (as kube-scheduler)', async () => {
+    const t = setup();
+    const binds = Array.from({ length: 8 }, () => deferred());
+    let i = 0;
+    t.behaviour.bind = () => (binds[i++] as ReturnType<typeof deferred>).promise;
+    for (let b = 0; b < binds.length; b++)
+      t.binder.execute({ kind: 'bind', attempt: attempt(`ns/b${b}`), node: 'n' });
+    t.reports.execute({ kind: 'reportScheduled', pod: pod('ns/earlier'), node: 'n' });
+    await flush();
+    await flush();
+    expect(t.calls.bind).toHaveLength(8);
+    expect(t.notes()).toEqual(['Successfully assigned ns/earlier to n']);
+    for (const b of binds) b.resolve();
+    await t.reports.settled();
+  });
+
   it('sends reports at once while fewer binds than reportsYieldAt are busy', async () => {
     const t = setup({ reportsYieldAt: 2 });
     const bind = deferred();

@@ -6,7 +6,7 @@ import { WriteGate } from './write-gate.ts';
 /**
  * Tracks every scheduling write from when it is issued until it settles: `idle()` waits for
  * them (a drain never waits for reports), and `gate` holds reports back while `yieldAt` or
- * more are in flight or waiting for a token, so that under a burst binds go first.
+ * more are in flight or waiting for a token (never by default: reports go beside binds).
  */
 export class SchedulingWrites {
   /** Reports wait here; every tracked write holds it until it settles. */
@@ -15,7 +15,7 @@ export class SchedulingWrites {
 
   constructor(
     private readonly log: Logger,
-    yieldAt = 4,
+    yieldAt = Number.POSITIVE_INFINITY,
   ) {
     this.gate = new WriteGate(yieldAt);
   }
