@@ -13,7 +13,11 @@ import type {
 } from '../types.ts';
 import { success } from '../types.ts';
 import { filterWithNominatedPods } from '../what-if.ts';
-import { hasLowerPriorityPod } from './lowest-priority.ts';
+import {
+  hasLowerPriorityPod,
+  noLowerPriorityPod,
+  unschedulableNodeCount,
+} from './lowest-priority.ts';
 import { pickOneNodeForPreemption } from './pick.ts';
 import { mayPreempt, type NodeVictims, noVictimsReason, selectVictimsOnNode } from './victims.ts';
 
@@ -202,6 +206,20 @@ function walkCandidates(
 }
 
 /**
+ * The answer when no node has a pod of lower priority than the preemptor, with
+ * `potential` nodes that failed Unschedulable: each of them has no victim, the others are
+ * not helpful. The same answer the walk gives, and the same draw from the generator.
+ */
+function noVictimAnywhere(potential: number, args: PostFilterArgs): PostFilterResult {
+  if (potential > 0) args.rng.nextInt(potential);
+  const failed = newDiagnosis();
+  if (potential > 0) failed.reasons.set(noVictimsReason, potential);
+  const absent = args.numAllNodes - potential;
+  if (absent > 0) failed.reasons.set(notHelpfulReason, absent);
+  return { ...unschedulable(fitErrorMessage(args.numAllNodes, failed)), clearsNomination: true };
+}
+
+/**
  * Preempts for `pod`, which fits no node (kube 1.34 Evaluator.Preempt with
  * DefaultPreemption): Success with the nomination (node, victims, lower nominations to
  * clear), or Unschedulable with kube's "preemption: …" message. Candidates are the nodes
@@ -213,6 +231,11 @@ export function preempt(pod: PodInfo, args: PostFilterArgs, pa: PreemptionArgs):
   const code = statusCodes(pod, args);
   const why = ineligibility(pod, args, code);
   if (why !== undefined) return unschedulable(why);
+  const nodes = args.snapshot.nodeOrder;
+  if (noLowerPriorityPod(nodes, pod.priority)) {
+    const count = unschedulableNodeCount(args.diagnosis, nodes, args.numAllNodes);
+    if (count !== undefined) return noVictimAnywhere(count, args);
+  }
   const potential: NodeInfo[] = [];
   for (const node of args.snapshot.nodeOrder)
     if (code(node) === 'Unschedulable') potential.push(node);

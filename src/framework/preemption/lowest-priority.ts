@@ -1,5 +1,6 @@
 // The lowest priority among a node's pods, cached per node generation: a preemptor of no higher priority finds no victim there.
 import type { NodeInfo } from '../../cluster/types.ts';
+import type { Diagnosis } from '../types.ts';
 
 interface Lowest {
   generation: number;
@@ -25,4 +26,40 @@ export function lowestPodPriority(node: NodeInfo): number {
 /** True when some pod on `node` has lower priority than `priority` (kube's isPreemptionAllowed for one of them). */
 export function hasLowerPriorityPod(node: NodeInfo, priority: number): boolean {
   return lowestPodPriority(node) < priority;
+}
+
+/** True when no node in `nodes` has a pod of lower priority than `priority`: preemption has no victim anywhere. */
+export function noLowerPriorityPod(nodes: readonly NodeInfo[], priority: number): boolean {
+  for (const node of nodes) if (hasLowerPriorityPod(node, priority)) return false;
+  return true;
+}
+
+/**
+ * How many of `nodes` failed the cycle with code Unschedulable (preemption's potential
+ * nodes), from `d` alone: the visited nodes' statuses, and for the nodes the capacity proof
+ * counted without a visit, its count of unresolvable ones (which its contract makes equal
+ * to a visit's). Undefined when the diagnosis does not account for every node that way
+ * (the caller then filters node by node).
+ */
+export function unschedulableNodeCount(
+  d: Diagnosis,
+  nodes: readonly NodeInfo[],
+  numAllNodes: number,
+): number | undefined {
+  if (d.preFilterMsg !== undefined) return d.unresolvableNodes >= numAllNodes ? 0 : nodes.length;
+  let unschedulable = 0;
+  let unresolvable = 0;
+  let unvisited = 0;
+  for (const node of nodes) {
+    const s = d.nodeToStatus.get(node.name);
+    if (s === undefined) unvisited++;
+    else if (s.code === 'Unschedulable') unschedulable++;
+    else if (s.code === 'UnschedulableAndUnresolvable') unresolvable++;
+  }
+  if (unvisited === 0 || d.summarizedNodes === 0) return unschedulable;
+  if (unvisited !== d.summarizedNodes || d.nodeToStatus.size !== nodes.length - unvisited)
+    return undefined;
+  const unvisitedUnresolvable = d.unresolvableNodes - unresolvable;
+  if (unvisitedUnresolvable < 0 || unvisitedUnresolvable > unvisited) return undefined;
+  return unschedulable + unvisited - unvisitedUnresolvable;
 }
