@@ -17,14 +17,14 @@ export function requeueHelped(core: CoreState, change: ClusterChange): void {
   }
 }
 
-/** The parked pods `change` could help, with the one profile's hints. */
+/**
+ * The parked pods `change` could help, with the one profile's hints (kube's rule, as
+ * `changeCouldHelp`): found through the pool's index by rejecting plugin, in parking order.
+ */
 function helpedByOne(core: CoreState, change: ClusterChange): string[] {
-  const moving: string[] = [];
   const hints = core.ctx.profile.queueingHints;
   const helped = pluginsHelpedBy(change, hints);
-  for (const [uid, entry] of core.pods.parked.entries())
-    if (changeCouldHelp(entry, helped, hints)) moving.push(uid);
-  return moving;
+  return core.pods.parked.parkedWhere((plugin) => helped.has(plugin) || !hints.has(plugin));
 }
 
 /** The parked pods `change` could help, each judged by its own profile's hints (computed once per profile). */
