@@ -9,6 +9,7 @@ import {
   podAffinityIndexOf,
 } from './pod-affinity-index.ts';
 import { addNonZero, addResources } from './resources.ts';
+import { noteSpreadCharge, noteSpreadGeneration } from './spread-counts.ts';
 import type { Charge, ClusterState, NodeInfo, PodInfo } from './types.ts';
 
 export { buildPodAffinityIndex } from './pod-affinity-index.ts';
@@ -42,6 +43,7 @@ function addPodTo(node: NodeInfo, uid: string, info: PodInfo): void {
 export function bumpGeneration(state: ClusterState, node: NodeInfo): void {
   state.generation += 1;
   node.generation = state.generation;
+  noteSpreadGeneration(state, state.generation - 1);
   noteNodeChanged(state, node);
 }
 
@@ -62,6 +64,7 @@ export function applyCharge(state: ClusterState, uid: string, info: PodInfo, cha
   addPodTo(node, uid, info);
   bumpGeneration(state, node);
   notePodCharged(state, node, info);
+  noteSpreadCharge(state, node.name, info, 1);
 }
 
 /** Removes `info`'s requests from the node named by `charge`. No-op for none. */
@@ -82,6 +85,7 @@ export function releaseCharge(
   node.podsWithAffinity.delete(uid);
   node.podsWithRequiredAntiAffinity.delete(uid);
   notePodReleased(state, node, held);
+  noteSpreadCharge(state, node.name, held, -1);
   addResources(node.requested, info.requests, -1);
   addNonZero(node.nonZeroRequested, info.nonZeroRequests, -1);
   refreshHeadroom(node);

@@ -116,7 +116,8 @@ export function findNodesThatPassFilters(walk: WalkInput): FitOutcome {
     const node = order[at] as NodeInfo;
     if (recorder !== undefined) recorder.visit(node);
     let s: Status;
-    if (honourNominated)
+    // A node no pod is nominated to filters as without nominations (filterWithNominatedPods).
+    if (honourNominated && snapshot.nominated.has(node.name))
       s = filterWithNominatedPods(filters, profile.preFilter, pod, node, state, snapshot);
     else {
       running.filters = node.unschedulable || node.taints.length !== 0 ? filters : untaintedFilters;

@@ -141,8 +141,9 @@ export function filterWithNominatedPods(
   state: CycleState,
   snapshot: ClusterSnapshot,
 ): Status {
-  const nominated =
-    snapshot.nominated.size === 0 ? [] : nominatedPodsToHonour(pod, node.name, snapshot);
+  // No pod nominated to the node (the common case): nothing to list.
+  if (!snapshot.nominated.has(node.name)) return runFilterPlugins(filters, pod, node, state);
+  const nominated = nominatedPodsToHonour(pod, node.name, snapshot);
   if (nominated.length === 0) return runFilterPlugins(filters, pod, node, state);
   if (!anyTracking(preFilters, state)) {
     // No PreFilter state follows added pods: only the node changes. A live node's copy is

@@ -1,5 +1,5 @@
 // kube 1.34's DefaultPreemption (Preempt): eligibility, candidate nodes from a seeded offset, victims, the node.
-import { addAmounts, subAmounts } from '../../cluster/amount.ts';
+import { subAmounts } from '../../cluster/amount.ts';
 import { budgetsOf } from '../../cluster/disruption-budgets.ts';
 import type { NodeInfo, PodInfo } from '../../cluster/types.ts';
 import { fitErrorMessage, newDiagnosis, recordNodeStatus } from '../explain.ts';
@@ -13,6 +13,7 @@ import type {
 } from '../types.ts';
 import { success } from '../types.ts';
 import { filterWithNominatedPods } from '../what-if.ts';
+import { freeableOf } from './freeable.ts';
 import {
   hasLowerPriorityPod,
   noLowerPriorityPod,
@@ -94,23 +95,16 @@ const nodeResourcesFit = 'NodeResourcesFit';
  * alone: with every pod of lower priority gone and the nominated pods of equal or higher
  * priority added, `pod`'s cpu, memory, ephemeral storage and pod slot fit. When false,
  * victim selection on the node is bound to fail (NodeResourcesFit rejects even its first
- * check), so the walk skips it without copying anything. O(pods on the node).
+ * check), so the walk skips it without copying anything. O(nominated pods on the node)
+ * while the node is unchanged, else O(pods on the node).
  */
 function resourcesMayFreeUp(pod: PodInfo, node: NodeInfo, args: PostFilterArgs): boolean {
   if (node.invalid !== undefined) return true;
-  let cpu = node.freeMilliCPU;
-  let memory = node.freeMemory;
-  let storage = node.freeEphemeralStorage;
-  let slots = node.freePods;
-  // The lowest priority is cached per node: a node with no lower-priority pod adds nothing.
-  const lowerPods = hasLowerPriorityPod(node, pod.priority) ? node.pods.values() : [];
-  for (const other of lowerPods) {
-    if (!mayPreempt(pod, other)) continue;
-    cpu = addAmounts(cpu, other.requests.milliCPU);
-    memory = addAmounts(memory, other.requests.memory);
-    storage = addAmounts(storage, other.requests.ephemeralStorage);
-    slots++;
-  }
+  const free = freeableOf(node, pod.priority);
+  let cpu = free.cpu;
+  let memory = free.memory;
+  let storage = free.storage;
+  let slots = free.slots;
   const nominated = args.snapshot.nominated.get(node.name);
   if (nominated !== undefined)
     for (const other of nominated.values()) {

@@ -70,26 +70,45 @@ export function selectVictimsOnNode(
     for (const other of node.pods.values()) if (mayPreempt(pod, other)) candidates.push(other);
   if (candidates.length === 0)
     return status('UnschedulableAndUnresolvable', 'DefaultPreemption', noVictimsReason);
-  const { preFilters, filters, snapshot } = search;
+  const { preFilters } = search;
   const copy = copyNode(node);
   const state = cloneCycleState(preFilters, search.state);
   for (const victim of candidates) removePodWhatIf(preFilters, pod, state, victim, copy);
-  const fits = () => filterWithNominatedPods(filters, preFilters, pod, copy, state, snapshot);
-  const bare = fits();
+  const bare = fits(pod, copy, state, search);
   if (bare.code !== 'Success') return bare;
   candidates.sort(moreImportantFirst(search.now));
   const { violating, nonViolating } = splitByBudgetViolation(candidates, search.budgets);
   const victims: PodInfo[] = [];
-  const reprieve = (victim: PodInfo): boolean => {
-    addPodWhatIf(preFilters, pod, state, victim, copy);
-    if (fits().code === 'Success') return true;
-    removePodWhatIf(preFilters, pod, state, victim, copy);
-    victims.push(victim);
-    return false;
-  };
   let budgetViolations = 0;
-  for (const victim of violating) if (!reprieve(victim)) budgetViolations++;
-  for (const victim of nonViolating) reprieve(victim);
+  for (const victim of violating)
+    if (!reprieve(pod, victim, copy, state, search, victims)) budgetViolations++;
+  for (const victim of nonViolating) reprieve(pod, victim, copy, state, search, victims);
   if (violating.length > 0 && nonViolating.length > 0) victims.sort(moreImportantFirst(search.now));
   return { node: node.name, victims, budgetViolations };
+}
+
+/** The filters on the what-if node, counting the pods nominated to it. */
+function fits(pod: PodInfo, copy: NodeInfo, state: CycleState, search: VictimSearch): Status {
+  const { filters, preFilters, snapshot } = search;
+  return filterWithNominatedPods(filters, preFilters, pod, copy, state, snapshot);
+}
+
+/**
+ * Puts `victim` back on the what-if node; keeps it there (true) when `pod` still fits,
+ * else takes it off again and makes it a victim.
+ */
+function reprieve(
+  pod: PodInfo,
+  victim: PodInfo,
+  copy: NodeInfo,
+  state: CycleState,
+  search: VictimSearch,
+  victims: PodInfo[],
+): boolean {
+  const { preFilters } = search;
+  addPodWhatIf(preFilters, pod, state, victim, copy);
+  if (fits(pod, copy, state, search).code === 'Success') return true;
+  removePodWhatIf(preFilters, pod, state, victim, copy);
+  victims.push(victim);
+  return false;
 }

@@ -1,5 +1,6 @@
 // PodTopologySpread PreFilter/Filter: DoNotSchedule constraints, kube's skew check per node.
 import { type SpreadConstraint, selectorMatches } from '../../cluster/spread-constraints.ts';
+import { spreadCountsOf } from '../../cluster/spread-counts.ts';
 import type { ClusterSnapshot, NodeInfo, PodInfo } from '../../cluster/types.ts';
 import { type CycleState, type Status, status, success } from '../../framework/types.ts';
 import { countMatchingPods, hasAllTopologyKeys, matchesInclusionPolicies, name } from './common.ts';
@@ -69,6 +70,8 @@ export function computePreFilterState(
   const n = constraints.length;
   const counts: Map<string, number>[] = [];
   for (let i = 0; i < n; i++) counts.push(new Map());
+  // The snapshot's kept counts by node name (its nodes are live), else each node's pods.
+  const kept = constraints.map((c) => spreadCountsOf(snapshot, pod.namespace, c.selector)?.perNode);
   const nodes = snapshot.nodeOrder;
   for (let j = 0; j < nodes.length; j++) {
     const node = nodes[j] as NodeInfo;
@@ -78,7 +81,12 @@ export function computePreFilterState(
       if (!matchesInclusionPolicies(c, pod, node)) continue;
       const value = node.labels[c.topologyKey] as string;
       const m = counts[i] as Map<string, number>;
-      m.set(value, (m.get(value) ?? 0) + countMatchingPods(node, c, pod.namespace));
+      const perNode = kept[i];
+      const num =
+        perNode === undefined
+          ? countMatchingPods(node, c, pod.namespace)
+          : (perNode.get(node.name) ?? 0);
+      m.set(value, (m.get(value) ?? 0) + num);
     }
   }
   const minMatch: number[] = [];

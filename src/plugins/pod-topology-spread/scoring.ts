@@ -1,5 +1,6 @@
 // PodTopologySpread PreScore/Score/NormalizeScore: ScheduleAnyway constraints, fewer matches score higher.
-import type { SpreadConstraint } from '../../cluster/spread-constraints.ts';
+import { type SpreadConstraint, selectorIsEmpty } from '../../cluster/spread-constraints.ts';
+import { type SpreadCounts, spreadCountsOf } from '../../cluster/spread-counts.ts';
 import type { ClusterSnapshot, NodeInfo, PodInfo } from '../../cluster/types.ts';
 import { type CycleState, maxNodeScore } from '../../framework/types.ts';
 import {
@@ -32,6 +33,10 @@ export interface PreScoreState {
   readonly counts: readonly Map<string, number>[];
   /** Per constraint: kube's topologyNormalizingWeight of its number of domains. */
   readonly weights: readonly number[];
+  /** Per constraint: the snapshot's kept matching-pod counts by node name, if it keeps them. */
+  readonly hostCounts?: readonly (SpreadCounts | undefined)[];
+  /** The live nodes the kept counts are for (a node object not among them is counted afresh). */
+  readonly liveNodes?: ReadonlyMap<string, NodeInfo>;
 }
 
 /** kube's topologyNormalizingWeight: log(size + 2), so small topologies are not watered down. */
@@ -92,6 +97,58 @@ export function computePreScoreState(
         : (counts[i] as Map<string, number>).size;
     weights.push(topologyNormalizingWeight(size));
   }
+  const hostCounts = addMatchingPods(pod, constraints, snapshot, counts, requireAll);
+  return { constraints, ignored, counts, weights, hostCounts, liveNodes: snapshot.nodes };
+}
+
+/** A constraint whose selector is empty or Nothing: kube counts no pod for it. */
+function countsNothing(c: SpreadConstraint): boolean {
+  return c.selector.nothing || selectorIsEmpty(c.selector);
+}
+
+/**
+ * Adds to each constraint's domains (those already in `counts`) the matching pods of the
+ * live nodes that have all keys (with `requireAll`) and pass its inclusion policies. From
+ * the snapshot's kept counts (only nodes holding matching pods are visited) when it keeps
+ * them, else over every node. Returns the kept counts per constraint (undefined: none).
+ */
+function addMatchingPods(
+  pod: PodInfo,
+  constraints: readonly SpreadConstraint[],
+  snapshot: ClusterSnapshot,
+  counts: readonly Map<string, number>[],
+  requireAll: boolean,
+): (SpreadCounts | undefined)[] {
+  const kept = constraints.map((c) => spreadCountsOf(snapshot, pod.namespace, c.selector));
+  if (kept.every((k, i) => k !== undefined || countsNothing(constraints[i] as SpreadConstraint)))
+    for (let i = 0; i < constraints.length; i++) {
+      const perNode = kept[i]?.perNode;
+      const c = constraints[i] as SpreadConstraint;
+      const m = counts[i] as Map<string, number>;
+      if (perNode === undefined || m.size === 0) continue;
+      for (const [nodeName, num] of perNode) {
+        const node = snapshot.nodes.get(nodeName);
+        if (node === undefined) continue; // absent: not among the snapshot's nodes
+        if (requireAll && !hasAllTopologyKeys(node.labels, constraints)) continue;
+        const value = node.labels[c.topologyKey] ?? '';
+        const current = m.get(value);
+        if (current === undefined || !matchesInclusionPolicies(c, pod, node)) continue;
+        m.set(value, current + num);
+      }
+    }
+  else addMatchingPodsByWalk(pod, constraints, snapshot, counts, requireAll);
+  return kept;
+}
+
+/** `addMatchingPods` over every node of the snapshot, counting each node's pods. */
+function addMatchingPodsByWalk(
+  pod: PodInfo,
+  constraints: readonly SpreadConstraint[],
+  snapshot: ClusterSnapshot,
+  counts: readonly Map<string, number>[],
+  requireAll: boolean,
+): void {
+  const n = constraints.length;
   const all = snapshot.nodeOrder;
   for (let j = 0; j < all.length; j++) {
     const node = all[j] as NodeInfo;
@@ -108,7 +165,14 @@ export function computePreScoreState(
       m.set(value, current + countMatchingPods(node, c, pod.namespace));
     }
   }
-  return { constraints, ignored, counts, weights };
+}
+
+/** The matching pods on `node` itself for constraint `i`: kept counts when they are for it. */
+function hostCount(s: PreScoreState, i: number, pod: PodInfo, node: NodeInfo): number {
+  const kept = s.hostCounts?.[i];
+  if (kept?.kept === true && s.liveNodes?.get(node.name) === node)
+    return kept.perNode.get(node.name) ?? 0;
+  return countMatchingPods(node, s.constraints[i] as SpreadConstraint, pod.namespace);
 }
 
 /**
@@ -125,7 +189,7 @@ export function scoreNode(s: PreScoreState, pod: PodInfo, node: NodeInfo): numbe
     if (!Object.hasOwn(node.labels, c.topologyKey)) continue;
     const count =
       c.topologyKey === labelHostname
-        ? countMatchingPods(node, c, pod.namespace)
+        ? hostCount(s, i, pod, node)
         : ((counts[i] as Map<string, number>).get(node.labels[c.topologyKey] as string) ?? 0);
     score += scoreForCount(count, c.maxSkew, weights[i] as number);
   }
