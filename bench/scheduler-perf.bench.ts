@@ -6,10 +6,12 @@
 //   npx tsx bench/scheduler-perf.bench.ts                          every workload once
 //   npx tsx bench/scheduler-perf.bench.ts TopologySpreading/5000Nodes_5000Pods   one workload
 //   BERTH_BENCH_SCALE=0.1 npx tsx bench/scheduler-perf.bench.ts     every count × 0.1 (development)
+//   … --update-baseline / --strict     write bench/baselines/ / exit 1 on a REGRESSION line
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { defaultConfig } from '../src/core/config.ts';
 import { simulate } from '../src/runtime/simulate.ts';
+import { BaselineCheck, baselineFlags } from './support/baseline.ts';
 import { decisionWindow } from './support/decision-window.ts';
 import { percentile } from './support/measure.ts';
 import { buildWorkload } from './support/scheduler-perf-build.ts';
@@ -112,7 +114,9 @@ if (process.argv[2] === '--child') {
   if (w === undefined) throw new Error(`unknown workload ${process.argv[3]}`);
   process.stdout.write(`${JSON.stringify(run(w, scaleOf()))}\n`);
 } else {
-  const names = process.argv.slice(2);
+  const flags = baselineFlags(process.argv.slice(2));
+  const names = flags.rest;
+  const baselines = new BaselineCheck('scheduler-perf', flags);
   for (const n of names)
     if (!workloads.some((w) => w.name === n))
       throw new Error(`unknown workload ${n}; known: ${workloads.map((w) => w.name).join(', ')}`);
@@ -124,6 +128,13 @@ if (process.argv[2] === '--child') {
       encoding: 'utf8',
       maxBuffer: 1 << 26,
     });
-    process.stdout.write(report(JSON.parse(out.trim().split('\n').pop() as string) as PerfResult));
+    const r = JSON.parse(out.trim().split('\n').pop() as string) as PerfResult;
+    process.stdout.write(report(r));
+    baselines.check(w.name, {
+      shape: `scale ${r.scale}`,
+      figures: [{ name: 'pods/s', value: r.podsPerSecond }],
+      decisionDigest: r.decisionDigest,
+    });
   }
+  baselines.finish();
 }

@@ -109,6 +109,8 @@ export interface MeasuredRun {
   p99: number;
   /** Peak resident set size in MiB. */
   rssMiB: number;
+  /** The run's decision digest. */
+  decisionDigest: string;
 }
 
 /**
@@ -137,5 +139,6 @@ export function measureSimulation(
     p50: percentile(sorted, 50),
     p99: percentile(sorted, 99),
     rssMiB: Math.round(process.resourceUsage().maxRSS / 1024),
+    decisionDigest: summary.decisionDigest,
   };
 }
