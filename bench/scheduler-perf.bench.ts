@@ -132,7 +132,10 @@ if (process.argv[2] === '--child') {
     process.stdout.write(report(r));
     baselines.check(w.name, {
       shape: `scale ${r.scale}`,
-      figures: [{ name: 'pods/s', value: r.podsPerSecond }],
+      figures: [
+        { name: 'pods/s', value: r.podsPerSecond },
+        { name: 'pods/cpu-s', value: r.podsPerCpuSecond },
+      ],
       decisionDigest: r.decisionDigest,
     });
   }
