@@ -1,6 +1,7 @@
 // Regression check of the in-process benches: fresh figures against committed bench/baselines/<bench>-<scenario>.json.
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /**
@@ -154,7 +155,9 @@ export class BaselineCheck {
       note: `written by --update-baseline on ${process.version}; single run on a shared 2-core machine`,
       ...(fresh.detail === undefined ? {} : { detail: fresh.detail }),
     };
-    writeFileSync(baselinePath(this.bench, scenario), `${JSON.stringify(written, null, 2)}\n`);
+    const file = baselinePath(this.bench, scenario);
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, `${JSON.stringify(written, null, 2)}\n`);
     process.stdout.write(`  baseline written: ${baselinePath(this.bench, scenario)}\n`);
   }
 
