@@ -54,6 +54,8 @@ interface Result {
   decisionDigest: string;
   /** With `--runs N`: pods/s of every run (this result is the median run). */
   runsPodsPerSecond?: number[];
+  /** CPU time of the whole simulated run (user + system, ms). */
+  cpuMs?: number;
 }
 
 function percentile(sorted: number[], p: number): number {
@@ -119,7 +121,8 @@ function runScenario(s: Scenario): Result {
     ...(s.unschedulableEvery === undefined ? {} : { inspect }),
   });
   const cpu = process.cpuUsage(cpuStart);
-  process.stdout.write(`cpu ${s.name}: ${Math.round((cpu.user + cpu.system) / 1000)} ms\n`);
+  const cpuMs = Math.round((cpu.user + cpu.system) / 1000);
+  process.stdout.write(`cpu ${s.name}: ${cpuMs} ms\n`);
   const all = latency(cycles);
   return {
     scenario: s.name,
@@ -136,6 +139,7 @@ function runScenario(s: Scenario): Result {
     peakRssMiB: Math.round(process.resourceUsage().maxRSS / 1024),
     node: process.version,
     decisionDigest: summary.decisionDigest,
+    cpuMs,
   };
 }
 
@@ -198,7 +202,11 @@ if (process.argv[2] === '--child') {
     process.stdout.write(report(median, baselines.baseline(s.name)?.detail as Result | undefined));
     baselines.check(s.name, {
       shape: `${s.nodes}n ${s.pods}p`,
-      figures: [{ name: 'pods/s', value: median.podsPerSecond }],
+      figures: [
+        { name: 'pods/s', value: median.podsPerSecond },
+        // Pods per CPU-second of the whole run: what a core of its own would give.
+        { name: 'pods/cpu-s', value: Math.round(median.scheduled / ((median.cpuMs ?? 0) / 1000)) },
+      ],
       decisionDigest: median.decisionDigest,
       detail: median,
     });
