@@ -3,7 +3,12 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts', 'src/**/*.test.ts', 'machines/**/*.test.ts'],
+    include: [
+      'test/**/*.test.ts',
+      'src/**/*.test.ts',
+      'machines/**/*.test.ts',
+      'bench/**/*.test.ts',
+    ],
     exclude: ['**/*.e2e.test.ts', 'node_modules/**'],
     testTimeout: 60_000,
   },

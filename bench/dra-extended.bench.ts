@@ -13,6 +13,7 @@
 import type { ManifestObject } from '../src/adapters/sim/manifests.ts';
 import { defaultConfig, withFreshRunDefaults } from '../src/core/config.ts';
 import type { PodObject } from '../src/model/objects.ts';
+import { BaselineCheck, baselineFlags } from './support/baseline.ts';
 import { measureSimulation } from './support/decision-window.ts';
 import { driver, nodesOf, slice } from './support/dra-fixtures.ts';
 
@@ -64,9 +65,11 @@ function podsOf(namespace: string, n: number, offset: number): PodObject[] {
 }
 
 function main(): void {
-  const nodes = Number(process.argv[2] ?? 500);
-  const init = Number(process.argv[3] ?? 2500);
-  const measured = Number(process.argv[4] ?? 2500);
+  const flags = baselineFlags(process.argv.slice(2));
+  const argv = flags.rest;
+  const nodes = Number(argv[0] ?? 500);
+  const init = Number(argv[1] ?? 2500);
+  const measured = Number(argv[2] ?? 2500);
   const objects: ManifestObject[] = [];
   for (let i = 0; i < nodes; i++) objects.push(slice(i));
   for (let k = 0; k < classes; k++) objects.push(deviceClass(k));
@@ -88,6 +91,16 @@ function main(): void {
       `  measured: ${run.scheduled} reserved, ${run.unschedulable} unschedulable; all: ${run.bound} bound; ` +
       `decision p50 ${run.p50.toFixed(3)} ms, p99 ${run.p99.toFixed(3)} ms; peak RSS ${run.rssMiB} MiB\n`,
   );
+  const baselines = new BaselineCheck('dra-extended', flags);
+  baselines.check(`ExtendedResource-${name}_${classes}classes`, {
+    shape: `${nodes} nodes, ${init} init + ${measured} measured pods`,
+    figures: [
+      { name: 'pods/s', value: run.perSecond },
+      { name: 'pods/cpu-s', value: run.perCpuSecond },
+    ],
+    decisionDigest: run.decisionDigest,
+  });
+  baselines.finish();
 }
 
 main();

@@ -11,6 +11,7 @@
 import type { ManifestObject } from '../src/adapters/sim/manifests.ts';
 import { defaultConfig } from '../src/core/config.ts';
 import type { PodObject } from '../src/model/objects.ts';
+import { BaselineCheck, baselineFlags } from './support/baseline.ts';
 import { measureSimulation } from './support/decision-window.ts';
 import { devicesPerNode, driver, nodeName, nodesOf, slice } from './support/dra-fixtures.ts';
 
@@ -103,8 +104,10 @@ function podsOf(n: number): PodObject[] {
 }
 
 function main(): void {
-  const nodes = Number(process.argv[2] ?? 500);
-  const pods = Number(process.argv[3] ?? 2500);
+  const flags = baselineFlags(process.argv.slice(2));
+  const argv = flags.rest;
+  const nodes = Number(argv[0] ?? 500);
+  const pods = Number(argv[1] ?? 2500);
   const run = measureSimulation({
     nodes: nodesOf(nodes),
     pods: podsOf(pods),
@@ -120,6 +123,16 @@ function main(): void {
       `decision p50 ${run.p50.toFixed(3)} ms, p99 ${run.p99.toFixed(3)} ms; ` +
       `peak RSS ${run.rssMiB} MiB\n`,
   );
+  const baselines = new BaselineCheck('dra', flags);
+  baselines.check('SchedulingWithResourceClaimTemplate', {
+    shape: `${nodes} nodes, ${pods} init claims + ${pods} pods`,
+    figures: [
+      { name: 'pods/s', value: run.perSecond },
+      { name: 'pods/cpu-s', value: run.perCpuSecond },
+    ],
+    decisionDigest: run.decisionDigest,
+  });
+  baselines.finish();
 }
 
 main();

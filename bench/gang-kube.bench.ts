@@ -16,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import type { ManifestObject } from '../src/adapters/sim/manifests.ts';
 import { defaultConfig } from '../src/core/config.ts';
 import type { NodeObject, PodObject } from '../src/model/objects.ts';
+import { BaselineCheck, baselineFlags } from './support/baseline.ts';
 import { type MeasuredRun, measureSimulation } from './support/decision-window.ts';
 import { parseRunsAndNames } from './support/measure.ts';
 
@@ -147,10 +148,12 @@ if (process.argv[2] === '--child') {
   runShape({ ...s, nodes: s.nodes / 10, groups: Math.ceil(s.groups / 10) });
   process.stdout.write(`${JSON.stringify(runShape(s))}\n`);
 } else {
+  const flags = baselineFlags(process.argv.slice(2));
   const { runs, names } = parseRunsAndNames(
-    process.argv.slice(2),
+    flags.rest,
     shapes.map((s) => s.name),
   );
+  const baselines = new BaselineCheck('gang-kube', flags);
   const self = fileURLToPath(import.meta.url);
   const execArgv = process.execArgv.length > 0 ? process.execArgv : ['--import', 'tsx'];
   const summary: string[] = [];
@@ -173,6 +176,14 @@ if (process.argv[2] === '--child') {
     }
     const m = median(results.map((r) => r.perSecond));
     const c = median(results.map((r) => r.perCpuSecond));
+    baselines.check(s.name, {
+      shape: `${s.nodes} nodes, ${s.groups} groups × ${s.size}`,
+      figures: [
+        { name: 'pods/s', value: m },
+        { name: 'pods/cpu-s', value: c },
+      ],
+      decisionDigest: (results[0] as MeasuredRun).decisionDigest,
+    });
     summary.push(
       `  ${s.kube}: median ${m} pods/s (${(m / kubeThreshold).toFixed(1)}×), ${c} per CPU-second; runs ${results.map((r) => r.perSecond).join(', ')}`,
     );
@@ -182,4 +193,5 @@ if (process.argv[2] === '--child') {
       .map((x) => x.toFixed(1))
       .join(' ')}):\n${summary.join('\n')}\n`,
   );
+  baselines.finish();
 }

@@ -35,6 +35,7 @@ import type { DecisionEvent, Envelope, InputEvent } from '../src/events/types.ts
 import type { NodeObject, PodObject } from '../src/model/objects.ts';
 import { executeCommands } from '../src/runtime/commands.ts';
 import { VirtualClock, VirtualTimers } from '../src/runtime/virtual-clock.ts';
+import { BaselineCheck, baselineFlags } from './support/baseline.ts';
 import { EmulatedBinds } from './support/emulated-api.ts';
 import { envInt, gc, type Latency, latency, mib } from './support/measure.ts';
 
@@ -533,7 +534,9 @@ if (process.argv[2] === '--child') {
   warmUp(s);
   process.stdout.write(`${JSON.stringify(run(s))}\n`);
 } else {
-  const names = process.argv.slice(2);
+  const flags = baselineFlags(process.argv.slice(2));
+  const names = flags.rest;
+  const baselines = new BaselineCheck('gang', flags);
   for (const n of names)
     if (!scenarios.some((s) => s.name === n))
       throw new Error(`unknown scenario ${n}; known: ${scenarios.map((s) => s.name).join(', ')}`);
@@ -556,6 +559,10 @@ if (process.argv[2] === '--child') {
       failures.push(`${s.name}: ${r.problems[0]}`);
     }
     const sec = r.loopMs / 1000;
+    baselines.check(s.name, {
+      shape: `${s.nodes} nodes, ${s.groups} groups × ${s.size}, API latency ${apiLatencyMs} ms`,
+      figures: [{ name: 'pods/s', value: Math.round(r.podsBound / sec) }],
+    });
     summary.push(
       `  ${s.name}: ${Math.round(r.groupsPlaced / sec)} groups/s, ${Math.round(r.podsBound / sec)} pods/s; ` +
         `step p50 ${r.placing.p50} / p99 ${r.placing.p99} / max ${r.placing.max} ms; ` +
@@ -564,5 +571,6 @@ if (process.argv[2] === '--child') {
     );
   }
   process.stdout.write(`gang summary:\n${summary.join('\n')}\n`);
+  baselines.finish();
   if (failures.length > 0) throw new Error(`gang bench checks failed:\n${failures.join('\n')}`);
 }

@@ -26,6 +26,7 @@ import type {
 import type { NodeObject, PodObject } from '../src/model/objects.ts';
 import { executeCommands } from '../src/runtime/commands.ts';
 import { VirtualClock, VirtualTimers } from '../src/runtime/virtual-clock.ts';
+import { BaselineCheck, baselineFlags } from './support/baseline.ts';
 import { EmulatedBinds } from './support/emulated-api.ts';
 import { envInt, gc, type Latency, latency, mib } from './support/measure.ts';
 
@@ -472,7 +473,7 @@ function report(label: string, r: Result): string {
     size.nodes === 5000
       ? `  kube CI floor, PreemptionAsync/5000Nodes: ${kubeFloors.preemptionAsyncNewer} pods/s (newer performance-config.yaml) → ${(perSec / kubeFloors.preemptionAsyncNewer).toFixed(2)}×; ` +
         `${kubeFloors.preemptionAsyncOlder} pods/s (older file) → ${(perSec / kubeFloors.preemptionAsyncOlder).toFixed(2)}×\n` +
-        '  (kube measures the 0.1-cpu pods scheduled while preemptors arrive at 5/s; here the preemptors are the measured pods)\n'
+        '  (kube measures the 0.1-cpu pods scheduled while preemptors arrive at 5/s, as scheduler-perf.bench.ts PreemptionAsync/5000Nodes does; here the preemptors are measured)\n'
       : size.nodes === 500
         ? `  kube CI floor, PreemptionBasic/500Nodes (same shapes, preemptors measured): ${kubeFloors.preemptionBasic500} pods/s → ${(perSec / kubeFloors.preemptionBasic500).toFixed(1)}×\n`
         : '';
@@ -495,6 +496,7 @@ function report(label: string, r: Result): string {
 const quick = envInt('BERTH_BENCH_QUICK_NODES', 500);
 const big = envInt('BERTH_BENCH_NODES', 5000);
 const failures: string[] = [];
+const baselines = new BaselineCheck('preemption', baselineFlags(process.argv.slice(2)));
 for (const [label, nodes] of [
   ['quick', quick],
   ['PreemptionAsync-like', big],
@@ -502,9 +504,14 @@ for (const [label, nodes] of [
   if (nodes === 0) continue;
   const r = run(sizeOf(nodes));
   process.stdout.write(report(label, r));
+  baselines.check(`preemptors-${nodes}n`, {
+    shape: `${nodes} nodes, API latency ${apiLatencyMs} ms`,
+    figures: [{ name: 'preemptors/s', value: Math.round(r.bound / (r.windowMs / 1000)) }],
+  });
   if (r.problems.length > 0) {
     process.stdout.write(`  PROBLEMS:\n${r.problems.map((p) => `    ${p}\n`).join('')}`);
     failures.push(`${nodes} nodes: ${r.problems[0]}`);
   }
 }
+baselines.finish();
 if (failures.length > 0) throw new Error(`preemption bench checks failed:\n${failures.join('\n')}`);

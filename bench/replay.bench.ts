@@ -7,6 +7,7 @@
 //   npm run bench                                  (after the scheduling benchmark)
 //   npx tsx bench/replay.bench.ts --runs 5 fit-200n-2000p
 //   npx tsx bench/replay.bench.ts --sealed        (logs sealed with a key, verified on replay)
+//   … --update-baseline / --strict     write bench/baselines/ / exit 1 on a REGRESSION line
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,6 +18,7 @@ import { LogReader } from '../src/events/reader.ts';
 import { type SealKey, sealKey } from '../src/events/seal.ts';
 import { readLogLines } from '../src/runtime/log-lines.ts';
 import { replayLogFile } from '../src/runtime/replay-file.ts';
+import { BaselineCheck, baselineFlags } from './support/baseline.ts';
 import { recordScenario, replayScenarios } from './support/replay-scenarios.ts';
 
 /** What a child measured over one log. */
@@ -88,7 +90,9 @@ function parseArgs(argv: string[]): { runs: number; names: string[]; sealed: boo
 }
 
 function main(): void {
-  const { runs, names, sealed } = parseArgs(process.argv.slice(2));
+  const flags = baselineFlags(process.argv.slice(2));
+  const { runs, names, sealed } = parseArgs(flags.rest);
+  const baselines = new BaselineCheck('replay', flags);
   const chosen =
     names.length === 0 ? replayScenarios : replayScenarios.filter((s) => names.includes(s.name));
   const dir = mkdtempSync(join(tmpdir(), 'berth-replay-bench-'));
@@ -99,7 +103,7 @@ function main(): void {
   try {
     for (const s of chosen) {
       const path = join(dir, `${s.name}.jsonl`);
-      recordScenario(s, path, sealed ? benchKey : undefined);
+      const digest = recordScenario(s, path, sealed ? benchKey : undefined);
       const mib = statSync(path).size / 2 ** 20;
       const reads: Measurement[] = [];
       const replays: Measurement[] = [];
@@ -119,8 +123,19 @@ function main(): void {
           `(core ${Math.round(coreShare * 100)}% of replay time), ` +
           `peak RSS ${median(replays.map((m) => m.peakRssMiB))} MiB`,
       );
-      console.log(`cpu ${s.name}: ${Math.round(median(replays.map((m) => m.cpuMs ?? 0)))} ms`);
+      const cpuMs = median(replays.map((m) => m.cpuMs ?? 0));
+      console.log(`cpu ${s.name}: ${Math.round(cpuMs)} ms`);
+      baselines.check(s.name, {
+        shape: `${events} events${sealed ? ', sealed' : ''}`,
+        figures: [
+          { name: 'replay events/s', value: Math.round(replayRate) },
+          { name: 'replay events/cpu-s', value: Math.round(events / (cpuMs / 1000)) },
+          { name: 'read+check events/s', value: Math.round(readRate) },
+        ],
+        decisionDigest: digest,
+      });
     }
+    baselines.finish();
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -1,321 +1,125 @@
-// In-process workloads modelled on kube's scheduler_perf: affinity, spreading, node affinity, ReplicaSets.
-// Each workload schedules its initial pods, then its measured pods; prints the measured
-// pods/s beside kube's CI floor for the same workload, decision p50/p99 and peak RSS.
+// In-process kube 1.37.2 scheduler_perf workloads (performance-config.yaml shapes) printed beside each workload's threshold.
+// Each workload runs in a process of its own: its nodes, its init pods, then its measured
+// pods (and churn), from kube's templates (bench/support/scheduler-perf-workloads.ts). It
+// prints the measured pods/s beside kube's threshold, the ratio, and the issue-38 goal (10×).
 //
-//   npx tsx bench/scheduler-perf.bench.ts                 every workload once
-//   npx tsx bench/scheduler-perf.bench.ts PodAntiAffinity  one workload
+//   npx tsx bench/scheduler-perf.bench.ts                          every workload once
+//   npx tsx bench/scheduler-perf.bench.ts TopologySpreading/5000Nodes_5000Pods   one workload
+//   BERTH_BENCH_SCALE=0.1 npx tsx bench/scheduler-perf.bench.ts     every count × 0.1 (development)
+//   … --update-baseline / --strict     write bench/baselines/ / exit 1 on a REGRESSION line
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import type { ManifestObject } from '../src/adapters/sim/manifests.ts';
 import { defaultConfig } from '../src/core/config.ts';
-import type { NodeObject, PodObject } from '../src/model/objects.ts';
 import { simulate } from '../src/runtime/simulate.ts';
+import { BaselineCheck, baselineFlags } from './support/baseline.ts';
 import { decisionWindow } from './support/decision-window.ts';
 import { percentile } from './support/measure.ts';
+import { buildWorkload } from './support/scheduler-perf-build.ts';
+import { type Workload, workloads } from './support/scheduler-perf-workloads.ts';
 
-type Json = Record<string, unknown>;
+/** The goal issue 38 sets in-process: this many times kube's threshold. */
+const goal = 10;
 
-/** One workload: how nodes are labelled, what the initial and measured pods ask for. */
-interface Workload {
-  name: string;
-  nodes: number;
-  initPods: number;
-  measurePods: number;
-  /** kube's scheduler_perf CI threshold for this workload (pods/s), if it has one. */
-  kubeFloor?: number;
-  /** Node labels beyond hostname, by node index. */
-  nodeLabels?: (i: number) => Record<string, string>;
-  /** Extra pod fields for initial (`init`) and measured pods. */
-  pod: (
-    phase: 'init' | 'measure',
-    i: number,
-  ) => { labels?: Record<string, string>; spec?: Json; owner?: boolean };
-  /** Objects the cluster holds (e.g. the ReplicaSet owning the pods). */
-  objects?: ManifestObject[];
-}
-
-const host = 'kubernetes.io/hostname';
-const zone = 'topology.kubernetes.io/zone';
-const namespaces = ['sched-0', 'sched-1'];
-
-const antiAffinity = (labels: Record<string, string>): Json => ({
-  podAntiAffinity: {
-    requiredDuringSchedulingIgnoredDuringExecution: [
-      { labelSelector: { matchLabels: labels }, topologyKey: host, namespaces },
-    ],
-  },
-});
-
-/** One preferred (anti-)affinity term, weight 1, toward pods labelled `foo` on the same host. */
-const preferredFoo = (kind: 'podAffinity' | 'podAntiAffinity'): Json => ({
-  [kind]: {
-    preferredDuringSchedulingIgnoredDuringExecution: [
-      {
-        weight: 1,
-        podAffinityTerm: {
-          labelSelector: { matchLabels: { foo: '' } },
-          topologyKey: host,
-          namespaces,
-        },
-      },
-    ],
-  },
-});
-
-const workloads: Workload[] = [
-  {
-    // kube: SchedulingPodAntiAffinity/5000Nodes; init and measured pods repel each other per host.
-    name: 'PodAntiAffinity',
-    nodes: 5000,
-    initPods: 1000,
-    measurePods: 2000,
-    kubeFloor: 60,
-    pod: (phase) => ({
-      labels: { color: phase === 'init' ? 'green' : 'blue', name: 'test' },
-      spec: { affinity: antiAffinity({ color: phase === 'init' ? 'green' : 'blue' }) },
-    }),
-  },
-  {
-    // kube: SchedulingPodAffinity/5000Nodes; every node in one zone, pods attract each other by zone.
-    name: 'PodAffinity',
-    nodes: 5000,
-    initPods: 5000,
-    measurePods: 5000,
-    kubeFloor: 35,
-    nodeLabels: () => ({ [zone]: 'zone1' }),
-    pod: () => ({
-      labels: { foo: '' },
-      spec: {
-        affinity: {
-          podAffinity: {
-            requiredDuringSchedulingIgnoredDuringExecution: [
-              {
-                labelSelector: { matchExpressions: [{ key: 'foo', operator: 'Exists' }] },
-                topologyKey: zone,
-                namespaces,
-              },
-            ],
-          },
-        },
-      },
-    }),
-  },
-  {
-    // kube: SchedulingPreferredPodAntiAffinity/5000Nodes.
-    name: 'PreferredPodAntiAffinity',
-    nodes: 5000,
-    initPods: 1000,
-    measurePods: 1000,
-    kubeFloor: 90,
-    pod: () => ({
-      labels: { foo: '' },
-      spec: { affinity: preferredFoo('podAntiAffinity') },
-    }),
-  },
-  {
-    // kube: SchedulingPreferredPodAffinity/5000Nodes.
-    name: 'PreferredPodAffinity',
-    nodes: 5000,
-    initPods: 1000,
-    measurePods: 1000,
-    kubeFloor: 90,
-    pod: () => ({
-      labels: { foo: '' },
-      spec: { affinity: preferredFoo('podAffinity') },
-    }),
-  },
-  {
-    // kube: TopologySpreading/5000Nodes; three zones, DoNotSchedule on zone.
-    name: 'TopologySpreading',
-    nodes: 5000,
-    initPods: 5000,
-    measurePods: 2000,
-    nodeLabels: (i) => ({ [zone]: `moon-${i % 3}` }),
-    pod: (phase) => ({
-      labels: { color: 'blue' },
-      spec:
-        phase === 'init'
-          ? {}
-          : {
-              topologySpreadConstraints: [
-                {
-                  maxSkew: 5,
-                  topologyKey: zone,
-                  whenUnsatisfiable: 'DoNotSchedule',
-                  labelSelector: {
-                    matchExpressions: [{ key: 'color', operator: 'In', values: ['blue'] }],
-                  },
-                },
-              ],
-            },
-    }),
-  },
-  {
-    // kube: SchedulingNodeAffinity/5000Nodes; nodes in zone1, pods require zone1 or zone2.
-    name: 'NodeAffinity',
-    nodes: 5000,
-    initPods: 5000,
-    measurePods: 10000,
-    kubeFloor: 220,
-    nodeLabels: () => ({ [zone]: 'zone1' }),
-    pod: () => ({
-      spec: {
-        affinity: {
-          nodeAffinity: {
-            requiredDuringSchedulingIgnoredDuringExecution: {
-              nodeSelectorTerms: [
-                { matchExpressions: [{ key: zone, operator: 'In', values: ['zone1', 'zone2'] }] },
-              ],
-            },
-          },
-        },
-      },
-    }),
-  },
-  {
-    // kube: SchedulingBasic/5000Nodes with pods owned by a ReplicaSet: system default spreading.
-    // The floor is SchedulingBasic's (5000 nodes, 10000 pods), which has no spreading.
-    name: 'BasicReplicaSet',
-    nodes: 5000,
-    initPods: 1000,
-    measurePods: 1000,
-    kubeFloor: 680,
-    nodeLabels: (i) => ({ [zone]: `zone-${i % 3}` }),
-    pod: () => ({ labels: { app: 'web' }, owner: true }),
-    objects: [0, 1].map((n) => ({
-      kind: 'ReplicaSet' as const,
-      object: {
-        kind: 'ReplicaSet',
-        metadata: { name: 'web', namespace: `sched-${n}`, uid: `rs-${n}` },
-        spec: { selector: { matchLabels: { app: 'web' } } },
-      },
-      origin: 'bench',
-    })),
-  },
-];
-
-function nodesOf(w: Workload): NodeObject[] {
-  const nodes: NodeObject[] = [];
-  for (let i = 0; i < w.nodes; i++) {
-    const name = `node-${String(i).padStart(5, '0')}`;
-    nodes.push({
-      metadata: { name, labels: { [host]: name, ...(w.nodeLabels?.(i) ?? {}) } },
-      status: { allocatable: { cpu: '4', memory: '32Gi', pods: '110' } },
-    });
-  }
-  return nodes;
-}
-
-const epoch = Date.UTC(2026, 0, 1);
-
-function podsOf(w: Workload): PodObject[] {
-  const pods: PodObject[] = [];
-  const total = w.initPods + w.measurePods;
-  for (let i = 0; i < total; i++) {
-    const phase = i < w.initPods ? 'init' : 'measure';
-    const extra = w.pod(phase, i);
-    const ns = phase === 'init' ? 'sched-0' : 'sched-1';
-    const owner = extra.owner
-      ? {
-          ownerReferences: [
-            {
-              apiVersion: 'apps/v1',
-              kind: 'ReplicaSet',
-              name: 'web',
-              uid: `rs-${ns.slice(-1)}`,
-              controller: true,
-            },
-          ],
-        }
-      : {};
-    pods.push({
-      metadata: {
-        name: `${phase}-${i}`,
-        namespace: ns,
-        uid: `uid-${i}`,
-        // One second apart, so the queue takes the initial pods first.
-        creationTimestamp: new Date(epoch + i * 1000).toISOString(),
-        ...(extra.labels === undefined ? {} : { labels: extra.labels }),
-        ...owner,
-      },
-      spec: {
-        schedulerName: defaultConfig.schedulerName,
-        containers: [
-          { name: 'c', image: 'pause', resources: { requests: { cpu: '100m', memory: '500Mi' } } },
-        ],
-        ...(extra.spec ?? {}),
-      },
-    } as PodObject);
-  }
-  return pods;
-}
-
-interface Result {
+/** What one run of one workload measured. */
+export interface PerfResult {
   workload: string;
+  scale: number;
   nodes: number;
   initPods: number;
   measurePods: number;
+  churnTicks: number;
   measuredScheduled: number;
   measuredUnschedulable: number;
   podsPerSecond: number;
-  kubeFloor: number | undefined;
-  timesFloor: number | undefined;
+  /** Measured pods bound per second: the window extended to the last bind result ingested. */
+  boundPerSecond: number;
+  podsPerCpuSecond: number;
+  threshold: number;
+  timesThreshold: number;
   decisionP50Ms: number;
   decisionP99Ms: number;
   peakRssMiB: number;
+  decisionDigest: string;
+  missing?: string;
 }
 
-/** Runs one workload: the measured window runs from the first measured decision's cycle to the last. */
-function run(w: Workload): Result {
-  const nodes = nodesOf(w);
-  const pods = podsOf(w);
-  const window = decisionWindow((key) => key.startsWith('sched-1/'));
-  simulate({
-    nodes,
-    pods,
-    ...(w.objects === undefined ? {} : { objects: w.objects }),
+/** The scale factor for every count (`BERTH_BENCH_SCALE`, default 1). */
+function scaleOf(): number {
+  const raw = process.env.BERTH_BENCH_SCALE ?? '1';
+  const s = Number(raw);
+  if (!(s > 0 && s <= 1)) throw new Error(`BERTH_BENCH_SCALE must be in (0, 1], got ${raw}`);
+  return s;
+}
+
+/** Runs one workload: the window runs from the first measured decision's cycle to the last. */
+function run(w: Workload, scale: number): PerfResult {
+  const built = buildWorkload(w, scale, defaultConfig.schedulerName);
+  const window = decisionWindow((key) => key.startsWith(`${w.measure.namespace}/`));
+  const summary = simulate({
+    nodes: built.nodes,
+    pods: built.pods,
+    ...(built.objects === undefined ? {} : { objects: built.objects }),
+    script: built.script,
     seed: 42,
     config: defaultConfig,
     bindLatencyMs: 5,
     bindFailureRate: 0,
     cycleDurations: window.cycles,
     inspect: window.inspect,
+    // Churn pods that fit nowhere back off until the horizon: stop a minute after the last.
+    horizonMs: built.lastScriptedMs + 60_000,
   });
-  const measured = window.durations.slice(-w.measurePods).sort((a, b) => a - b);
+  const sorted = [...window.durations].sort((a, b) => a - b);
   const podsPerSecond = window.podsPerSecond();
   const { scheduled, unschedulable } = window.counts();
   return {
     workload: w.name,
-    nodes: w.nodes,
-    initPods: w.initPods,
-    measurePods: w.measurePods,
+    scale,
+    nodes: built.nodes.length,
+    initPods: built.initPods,
+    measurePods: built.measurePods,
+    churnTicks: built.churnTicks,
     measuredScheduled: scheduled,
     measuredUnschedulable: unschedulable,
     podsPerSecond,
-    kubeFloor: w.kubeFloor,
-    timesFloor: w.kubeFloor === undefined ? undefined : +(podsPerSecond / w.kubeFloor).toFixed(1),
-    decisionP50Ms: +percentile(measured, 50).toFixed(3),
-    decisionP99Ms: +percentile(measured, 99).toFixed(3),
+    boundPerSecond: window.boundPerSecond(),
+    podsPerCpuSecond: window.podsPerCpuSecond(),
+    threshold: w.threshold,
+    timesThreshold: +(podsPerSecond / w.threshold).toFixed(1),
+    decisionP50Ms: +percentile(sorted, 50).toFixed(3),
+    decisionP99Ms: +percentile(sorted, 99).toFixed(3),
     peakRssMiB: Math.round(process.resourceUsage().maxRSS / 1024),
+    decisionDigest: summary.decisionDigest,
+    ...(w.churn?.missing === undefined ? {} : { missing: w.churn.missing }),
   };
 }
 
-function report(r: Result): string {
-  const floor =
-    r.kubeFloor === undefined ? '' : ` (kube CI floor ${r.kubeFloor}: ${r.timesFloor}×)`;
-  return (
-    `${r.workload} ${r.nodes}n ${r.initPods}+${r.measurePods}p: ${r.podsPerSecond} pods/s${floor}\n` +
-    `  measured ${r.measuredScheduled} scheduled, ${r.measuredUnschedulable} unschedulable; ` +
-    `decision p50 ${r.decisionP50Ms} ms, p99 ${r.decisionP99Ms} ms; peak RSS ${r.peakRssMiB} MiB\n`
-  );
+/** Two lines per workload: the figure beside the threshold and the goal, then the details. */
+export function report(r: PerfResult): string {
+  const churn = r.churnTicks === 0 ? '' : `, ${r.churnTicks} churn ticks`;
+  const scale = r.scale === 1 ? '' : ` [scale ${r.scale}]`;
+  const lines = [
+    `${r.workload}${scale}: ${r.podsPerSecond} pods/s — threshold ${r.threshold}: ` +
+      `${r.timesThreshold}×threshold (goal ${goal}× = ${goal * r.threshold})`,
+    `  ${r.nodes} nodes, ${r.initPods} init + ${r.measurePods} measured pods${churn}; ` +
+      `measured ${r.measuredScheduled} scheduled, ${r.measuredUnschedulable} unschedulable; ` +
+      `${r.podsPerCpuSecond} pods/cpu-s; ${r.boundPerSecond} bound/s; decision p50 ${r.decisionP50Ms} ms, ` +
+      `p99 ${r.decisionP99Ms} ms; peak RSS ${r.peakRssMiB} MiB`,
+  ];
+  if (r.measuredScheduled !== r.measurePods)
+    lines.push(`  NOT ALL MEASURED PODS PLACED: ${r.measuredScheduled}/${r.measurePods}`);
+  if (r.missing !== undefined) lines.push(`  not simulated: ${r.missing}`);
+  return `${lines.join('\n')}\n`;
 }
 
 if (process.argv[2] === '--child') {
   const w = workloads.find((x) => x.name === process.argv[3]);
   if (w === undefined) throw new Error(`unknown workload ${process.argv[3]}`);
-  process.stdout.write(`${JSON.stringify(run(w))}\n`);
+  process.stdout.write(`${JSON.stringify(run(w, scaleOf()))}\n`);
 } else {
-  const names = process.argv.slice(2);
+  const flags = baselineFlags(process.argv.slice(2));
+  const names = flags.rest;
+  const baselines = new BaselineCheck('scheduler-perf', flags);
   for (const n of names)
     if (!workloads.some((w) => w.name === n))
       throw new Error(`unknown workload ${n}; known: ${workloads.map((w) => w.name).join(', ')}`);
@@ -327,6 +131,17 @@ if (process.argv[2] === '--child') {
       encoding: 'utf8',
       maxBuffer: 1 << 26,
     });
-    process.stdout.write(report(JSON.parse(out.trim().split('\n').pop() as string) as Result));
+    const r = JSON.parse(out.trim().split('\n').pop() as string) as PerfResult;
+    process.stdout.write(report(r));
+    baselines.check(w.name, {
+      shape: `scale ${r.scale}`,
+      figures: [
+        { name: 'pods/s', value: r.podsPerSecond },
+        { name: 'pods/cpu-s', value: r.podsPerCpuSecond },
+        { name: 'bound pods/s', value: r.boundPerSecond },
+      ],
+      decisionDigest: r.decisionDigest,
+    });
   }
+  baselines.finish();
 }

@@ -6,13 +6,14 @@
 //   npm run bench:scheduling -- --runs 3 basic-500n-5000p   one scenario, three runs, median reported
 // (`npm run bench` runs this and then the other in-process benchmarks, with their defaults.)
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { generateWorkload } from '../src/adapters/sim/workload.ts';
 import { defaultConfig } from '../src/core/config.ts';
 import type { Envelope } from '../src/events/types.ts';
 import type { PodObject } from '../src/model/objects.ts';
 import { simulate } from '../src/runtime/simulate.ts';
+import { BaselineCheck, baselineFlags } from './support/baseline.ts';
 import { parseRunsAndNames } from './support/measure.ts';
 
 interface Scenario {
@@ -53,6 +54,8 @@ interface Result {
   decisionDigest: string;
   /** With `--runs N`: pods/s of every run (this result is the median run). */
   runsPodsPerSecond?: number[];
+  /** CPU time of the whole simulated run (user + system, ms). */
+  cpuMs?: number;
 }
 
 function percentile(sorted: number[], p: number): number {
@@ -118,7 +121,8 @@ function runScenario(s: Scenario): Result {
     ...(s.unschedulableEvery === undefined ? {} : { inspect }),
   });
   const cpu = process.cpuUsage(cpuStart);
-  process.stdout.write(`cpu ${s.name}: ${Math.round((cpu.user + cpu.system) / 1000)} ms\n`);
+  const cpuMs = Math.round((cpu.user + cpu.system) / 1000);
+  process.stdout.write(`cpu ${s.name}: ${cpuMs} ms\n`);
   const all = latency(cycles);
   return {
     scenario: s.name,
@@ -135,13 +139,8 @@ function runScenario(s: Scenario): Result {
     peakRssMiB: Math.round(process.resourceUsage().maxRSS / 1024),
     node: process.version,
     decisionDigest: summary.decisionDigest,
+    cpuMs,
   };
-}
-
-/** The committed baseline of a scenario, if there is one. */
-function readBaseline(dir: string, name: string): Result | undefined {
-  const file = `${dir}${name}.json`;
-  return existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Result) : undefined;
 }
 
 /** `fresh (baseline)` when a baseline exists, else `fresh`. */
@@ -167,9 +166,6 @@ function report(r: Result, base: Result | undefined): string {
         `p99 ${beside(l.p99, b?.p99)} ms`,
     );
   }
-  if (base !== undefined && base.decisionDigest !== r.decisionDigest) {
-    lines.push('  decisions differ from the baseline (decisionDigest changed)');
-  }
   return `${lines.join('\n')}\n`;
 }
 
@@ -179,13 +175,14 @@ if (process.argv[2] === '--child') {
   if (scenario === undefined) throw new Error(`unknown scenario ${process.argv[3]}`);
   process.stdout.write(`${JSON.stringify(runScenario(scenario))}\n`);
 } else {
+  const flags = baselineFlags(process.argv.slice(2));
   const { runs, names } = parseRunsAndNames(
-    process.argv.slice(2),
+    flags.rest,
     scenarios.map((s) => s.name),
   );
+  const baselines = new BaselineCheck('scheduling', flags);
   const self = fileURLToPath(import.meta.url);
   const outDir = fileURLToPath(new URL('./results/', import.meta.url));
-  const baseDir = fileURLToPath(new URL('./baselines/', import.meta.url));
   mkdirSync(outDir, { recursive: true });
   for (const s of scenarios) {
     if (names.length > 0 && !names.includes(s.name)) continue;
@@ -202,6 +199,17 @@ if (process.argv[2] === '--child') {
     const median = sorted[(sorted.length - 1) >> 1] as Result;
     if (runs > 1) median.runsPodsPerSecond = results.map((r) => r.podsPerSecond);
     writeFileSync(`${outDir}${s.name}.json`, `${JSON.stringify(median, null, 2)}\n`);
-    process.stdout.write(report(median, readBaseline(baseDir, s.name)));
+    process.stdout.write(report(median, baselines.baseline(s.name)?.detail as Result | undefined));
+    baselines.check(s.name, {
+      shape: `${s.nodes}n ${s.pods}p`,
+      figures: [
+        { name: 'pods/s', value: median.podsPerSecond },
+        // Pods per CPU-second of the whole run: what a core of its own would give.
+        { name: 'pods/cpu-s', value: Math.round(median.scheduled / ((median.cpuMs ?? 0) / 1000)) },
+      ],
+      decisionDigest: median.decisionDigest,
+      detail: median,
+    });
   }
+  baselines.finish();
 }

@@ -17,6 +17,12 @@ export interface DecisionWindow {
   /** Measured pods reserved per wall-clock second of the window. */
   podsPerSecond(): number;
   /**
+   * Measured pods bound per wall-clock second, from the same start to the last measured
+   * pod's bind result and bound-pod update ingested: the window plus the bind results
+   * that land after the last decision (0 when none was bound).
+   */
+  boundPerSecond(): number;
+  /**
    * Measured pods reserved per second of this process's CPU time (user + system, all its
    * threads) over the window: what the wall-clock figure would be on a core of its own, a
    * little below it (GC threads count too). For machines shared with other work.
@@ -59,9 +65,19 @@ export function decisionWindow(measured: (key: string) => boolean = () => true):
       return durations.length;
     },
   });
+  let bound = 0;
+  let lastBound = 0;
   const inspect = (phase: 'before' | 'after', env: Envelope) => {
-    if (phase !== 'before') return;
     const e = env.event;
+    if (phase === 'after') {
+      if (e.type === 'BindSucceeded' && decided.has(e.uid)) {
+        bound++;
+        lastBound = performance.now();
+      } else if (e.type === 'PodUpserted' && decided.has(e.pod.metadata.uid ?? '')) {
+        if (e.pod.spec?.nodeName !== undefined) lastBound = performance.now();
+      }
+      return;
+    }
     if (e.type !== 'PodReserved' && e.type !== 'PodUnschedulable') return;
     if (!measured(e.key)) return;
     if (first === 0) {
@@ -89,6 +105,7 @@ export function decisionWindow(measured: (key: string) => boolean = () => true):
     durations,
     counts: () => ({ scheduled, unschedulable }),
     podsPerSecond: () => Math.round((scheduled / Math.max(last - first, 1e-9)) * 1000),
+    boundPerSecond: () => Math.round((bound / Math.max(lastBound - first, 1e-9)) * 1000),
     podsPerCpuSecond: () => Math.round((scheduled / Math.max(cpuLast() - cpuFirst, 1e-9)) * 1000),
   };
 }
@@ -109,6 +126,8 @@ export interface MeasuredRun {
   p99: number;
   /** Peak resident set size in MiB. */
   rssMiB: number;
+  /** The run's decision digest. */
+  decisionDigest: string;
 }
 
 /**
@@ -137,5 +156,6 @@ export function measureSimulation(
     p50: percentile(sorted, 50),
     p99: percentile(sorted, 99),
     rssMiB: Math.round(process.resourceUsage().maxRSS / 1024),
+    decisionDigest: summary.decisionDigest,
   };
 }

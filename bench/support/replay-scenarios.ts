@@ -26,11 +26,14 @@ export const replayScenarios: ReplayScenario[] = [
   { name: 'retry-200n-20000p', nodes: 200, pods: 20_000, bindFailureRate: 1, horizonMs: 60_000 },
 ];
 
-/** Records scenario `s`'s simulated run into the log file at `path` (sealed with `key` if given). */
-export function recordScenario(s: ReplayScenario, path: string, key?: SealKey): void {
+/**
+ * Records scenario `s`'s simulated run into the log file at `path` (sealed with `key` if
+ * given); returns the run's decision digest.
+ */
+export function recordScenario(s: ReplayScenario, path: string, key?: SealKey): string {
   const { nodes, pods } = generateWorkload(s.nodes, s.pods, 42);
   const log = openLogFile(path);
-  simulate({
+  const summary = simulate({
     nodes,
     pods,
     seed: 7,
@@ -42,4 +45,5 @@ export function recordScenario(s: ReplayScenario, path: string, key?: SealKey): 
     ...(key === undefined ? {} : { recordKey: key }),
   });
   log.close();
+  return summary.decisionDigest;
 }
