@@ -32,9 +32,14 @@ const steadyScenarios: SteadyScenario[] = [
   { name: 'steady-200ps-qps1000', nodes: 500, perSecond: 200, seconds: 20, limits: fast },
 ];
 
-const batchFigureList = batchFigures<BatchResult>([
-  { label: 'all bound', unit: 's', of: (r) => r.lastBindS, better: 'lower' },
-]);
+const batchFigureList = batchFigures<BatchResult>(
+  [
+    { label: 'pods/s bound', unit: 'pods/s', of: (r) => r.podsPerSecBound, better: 'higher' },
+    { label: 'all bound', unit: 's', of: (r) => r.lastBindS, better: 'lower' },
+    { label: 'all bound with Events', unit: 's', of: (r) => r.allDoneS, better: 'lower' },
+  ],
+  'pods/s bound+Events',
+);
 
 const steadyFigures: Figure<SteadyResult>[] = [
   { label: 'latency p50', unit: 'ms', of: (r) => r.latencyMs.p50, better: 'lower' },
@@ -71,19 +76,27 @@ const steadyFigures: Figure<SteadyResult>[] = [
 interface Options {
   runs: number;
   only: string[];
+  /** Smoke-test sizes replacing every chosen scenario's own. */
+  nodes?: number;
+  pods?: number;
 }
+
+const usage = 'bench:e2e [--runs N] [--nodes N] [--pods N] [SCENARIO…]';
 
 function parseArgs(argv: string[]): Options {
   const opts: Options = { runs: 3, only: [] };
+  const count = (flag: string, value: string | undefined) => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < 1) throw new Error(`${flag} needs a whole number ≥ 1`);
+    return n;
+  };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string;
-    if (arg === '--runs') {
-      const n = Number(argv[++i]);
-      if (!Number.isInteger(n) || n < 1) throw new Error(`--runs needs a whole number ≥ 1`);
-      opts.runs = n;
-    } else if (arg.startsWith('-')) {
-      throw new Error(`unknown flag ${arg} (usage: bench:e2e [--runs N] [SCENARIO…])`);
-    } else opts.only.push(arg);
+    if (arg === '--runs') opts.runs = count(arg, argv[++i]);
+    else if (arg === '--nodes') opts.nodes = count(arg, argv[++i]);
+    else if (arg === '--pods') opts.pods = count(arg, argv[++i]);
+    else if (arg.startsWith('-')) throw new Error(`unknown flag ${arg} (usage: ${usage})`);
+    else opts.only.push(arg);
   }
   const known = [...batchScenarios, ...steadyScenarios].map((s) => s.name);
   for (const name of opts.only)
@@ -99,8 +112,12 @@ function log(line: string): void {
 async function main(): Promise<void> {
   const opts = parseArgs(process.argv.slice(2));
   const wanted = (name: string) => opts.only.length === 0 || opts.only.includes(name);
-  const batch = batchScenarios.filter((s) => wanted(s.name));
-  const steady = steadyScenarios.filter((s) => wanted(s.name));
+  const resized = <S extends { nodes: number }>(s: S) =>
+    opts.nodes === undefined ? s : { ...s, nodes: opts.nodes };
+  const batch = batchScenarios
+    .filter((s) => wanted(s.name))
+    .map((s) => resized(opts.pods === undefined ? s : { ...s, pods: opts.pods }));
+  const steady = steadyScenarios.filter((s) => wanted(s.name)).map(resized);
   const batchRuns = new Map<string, BatchResult[]>(batch.map((s) => [s.name, []]));
   const steadyRuns = new Map<string, SteadyResult[]>(steady.map((s) => [s.name, []]));
   const emptySamples = (): Record<SchedulerName, PooledSamples> => ({
@@ -114,7 +131,9 @@ async function main(): Promise<void> {
         const r = await batchRun(scenario, scheduler);
         batchRuns.get(scenario.name)?.push(r);
         log(
-          `${scenario.name} run ${run + 1} ${scheduler}: ${r.podsPerSecFromStart} pods/s from start, ` +
+          `${scenario.name} run ${run + 1} ${scheduler}: bound ${r.podsPerSecBound} pods/s ` +
+            `(last ${r.lastBindS} s), bound with Events ${r.podsPerSecFromStart} pods/s ` +
+            `(last ${r.allDoneS} s; Event lag p99 ${r.eventLagMs.p99} ms), ` +
             `${r.podsPerSecAfterFirstBind} after the first bind (${r.firstBindS} s), ` +
             `CPU ${r.cpuMsPerPod} ms/pod, apiserver ${r.cpuS['kube-apiserver']} s, peak RSS ${r.peakRssMiB} MiB`,
         );
