@@ -16,7 +16,7 @@ import {
   summarisePooled,
   writeResults,
 } from './e2e/report.ts';
-import { runOrder, type SchedulerName } from './e2e/schedulers.ts';
+import { runOrder, type SchedulerName, withNullBinder } from './e2e/schedulers.ts';
 import { type SteadyResult, type SteadyScenario, steadyRun } from './e2e/steady-run.ts';
 
 const fast = { qps: 1000, burst: 2000 };
@@ -123,11 +123,12 @@ async function main(): Promise<void> {
   const emptySamples = (): Record<SchedulerName, PooledSamples> => ({
     berth: noSamples(),
     'kube-scheduler': noSamples(),
+    'null-binder': noSamples(),
   });
   const steadySamples = new Map(steady.map((s) => [s.name, emptySamples()]));
   for (let run = 0; run < opts.runs; run++) {
     for (const scenario of batch)
-      for (const scheduler of runOrder(run)) {
+      for (const scheduler of runOrder(run, withNullBinder)) {
         const r = await batchRun(scenario, scheduler);
         batchRuns.get(scenario.name)?.push(r);
         log(
@@ -139,7 +140,7 @@ async function main(): Promise<void> {
         );
       }
     for (const scenario of steady)
-      for (const scheduler of runOrder(run)) {
+      for (const scheduler of runOrder(run, withNullBinder)) {
         const { result: r, samples } = await steadyRun(scenario, scheduler);
         steadyRuns.get(scenario.name)?.push(r);
         const pooled = steadySamples.get(scenario.name)?.[scheduler];
@@ -174,7 +175,7 @@ async function main(): Promise<void> {
   };
   const file = writeResults('e2e', result);
   log('');
-  log(`${opts.runs} run(s) each, alternating which scheduler goes first; results in ${file}`);
+  log(`${opts.runs} run(s) each, rotating which scheduler goes first; results in ${file}`);
   for (const [name, rows] of Object.entries(summaries)) {
     log(`\n${formatSummary(name, rows)}`);
     const p = pooled[name];
