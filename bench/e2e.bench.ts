@@ -21,10 +21,24 @@ import { type SteadyResult, type SteadyScenario, steadyRun } from './e2e/steady-
 
 const fast = { qps: 1000, burst: 2000 };
 const kubeDefault = { qps: 50, burst: 100 };
+/** scheduler_perf's client limits. */
+const schedulerPerf = { qps: 5000, burst: 5000 };
+
+/** kube's SchedulingBasic/5000Nodes_10000Pods (threshold 680 pods/s) at `limits`. */
+const basic5000 = (name: string, limits: typeof fast, timeoutMs: number): BatchScenario => ({
+  name,
+  nodes: 5000,
+  pods: 10_000,
+  limits,
+  timeoutMs,
+  kubeShape: { initPods: 1000 },
+});
 
 const batchScenarios: BatchScenario[] = [
   { name: 'batch-500n-3000p', nodes: 500, pods: 3000, limits: fast, timeoutMs: 300_000 },
   { name: 'batch-2000n-5000p', nodes: 2000, pods: 5000, limits: fast, timeoutMs: 300_000 },
+  basic5000('basic-5000n-10000p', schedulerPerf, 600_000),
+  basic5000('basic-5000n-10000p-qps50', kubeDefault, 900_000),
 ];
 
 const steadyScenarios: SteadyScenario[] = [
@@ -79,9 +93,10 @@ interface Options {
   /** Smoke-test sizes replacing every chosen scenario's own. */
   nodes?: number;
   pods?: number;
+  init?: number;
 }
 
-const usage = 'bench:e2e [--runs N] [--nodes N] [--pods N] [SCENARIO…]';
+const usage = 'bench:e2e [--runs N] [--nodes N] [--pods N] [--init N] [SCENARIO…]';
 
 function parseArgs(argv: string[]): Options {
   const opts: Options = { runs: 3, only: [] };
@@ -95,6 +110,7 @@ function parseArgs(argv: string[]): Options {
     if (arg === '--runs') opts.runs = count(arg, argv[++i]);
     else if (arg === '--nodes') opts.nodes = count(arg, argv[++i]);
     else if (arg === '--pods') opts.pods = count(arg, argv[++i]);
+    else if (arg === '--init') opts.init = count(arg, argv[++i]);
     else if (arg.startsWith('-')) throw new Error(`unknown flag ${arg} (usage: ${usage})`);
     else opts.only.push(arg);
   }
@@ -116,7 +132,12 @@ async function main(): Promise<void> {
     opts.nodes === undefined ? s : { ...s, nodes: opts.nodes };
   const batch = batchScenarios
     .filter((s) => wanted(s.name))
-    .map((s) => resized(opts.pods === undefined ? s : { ...s, pods: opts.pods }));
+    .map((s) => resized(opts.pods === undefined ? s : { ...s, pods: opts.pods }))
+    .map((s) =>
+      opts.init === undefined || s.kubeShape === undefined
+        ? s
+        : { ...s, kubeShape: { initPods: opts.init } },
+    );
   const steady = steadyScenarios.filter((s) => wanted(s.name)).map(resized);
   const batchRuns = new Map<string, BatchResult[]>(batch.map((s) => [s.name, []]));
   const steadyRuns = new Map<string, SteadyResult[]>(steady.map((s) => [s.name, []]));

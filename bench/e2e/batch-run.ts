@@ -1,9 +1,10 @@
 // One batch run: nodes and pending pods exist, a scheduler starts, the clock stops when every pod is bound and has its Scheduled Event.
-import { pods } from '../../test/e2e/support/manifests.ts';
+import { namespace, pods } from '../../test/e2e/support/manifests.ts';
 import { delay } from '../../test/e2e/support/wait.ts';
 import { latency } from '../support/measure.ts';
 import { type DoneWatch, watchBound, watchScheduled } from './bindings.ts';
-import { benchNamespace, createAll, upWithNodes } from './cluster-setup.ts';
+import { type BenchCluster, benchNamespace, createAll, upWithNodes } from './cluster-setup.ts';
+import { kubeDefaultPod, staticNode, staticNodeName } from './kube-shapes.ts';
 import { type SchedulerCost, sampleCpu, schedulerCost } from './proc-stats.ts';
 import {
   type ClientLimits,
@@ -20,6 +21,47 @@ export interface BatchScenario {
   limits: ClientLimits;
   /** Give up on a run after this long without every pod bound and its Event seen. */
   timeoutMs: number;
+  /**
+   * scheduler_perf's shape instead of kwok nodes and light pods: static nodes (its base
+   * node), pod-default pods, and `initPods` of them created already bound, in turn over the
+   * nodes, in namespace `init` (kube's scheduler schedules its init pods before the measured
+   * ones; a bind in turn is where they end up on equal empty nodes).
+   */
+  kubeShape?: { initPods: number };
+}
+
+const initNamespace = 'init';
+
+/** Makes the scenario's nodes, its init pods (bound) and its pending pods for `scheduler`. */
+async function setUp(scenario: BatchScenario, scheduler: SchedulerName): Promise<BenchCluster> {
+  const kube = scenario.kubeShape;
+  const bc = await upWithNodes(
+    `bench-${scenario.name}-${scheduler}`,
+    scenario.nodes,
+    kube === undefined ? {} : { node: staticNode, staticNodes: true },
+  );
+  try {
+    const schedulerName = podSchedulerName(scheduler);
+    const podsPath = (ns: string) => `/api/v1/namespaces/${ns}/pods`;
+    if (kube === undefined) {
+      const manifests = pods('p', benchNamespace, scenario.pods, { schedulerName });
+      await createAll(bc.api, podsPath(benchNamespace), manifests);
+      return bc;
+    }
+    await bc.api.ok('POST', '/api/v1/namespaces', namespace(initNamespace));
+    const init = Array.from({ length: kube.initPods }, (_, i) =>
+      kubeDefaultPod(`init-${i}`, initNamespace, schedulerName, staticNodeName(i % scenario.nodes)),
+    );
+    await createAll(bc.api, podsPath(initNamespace), init);
+    const measured = Array.from({ length: scenario.pods }, (_, i) =>
+      kubeDefaultPod(`pod-${i}`, benchNamespace, schedulerName),
+    );
+    await createAll(bc.api, podsPath(benchNamespace), measured);
+    return bc;
+  } catch (error) {
+    await bc.down(true);
+    throw error;
+  }
 }
 
 /** What one batch run measured (times in seconds from the scheduler's spawn). */
@@ -106,20 +148,16 @@ export async function batchRun(
   scenario: BatchScenario,
   scheduler: SchedulerName,
 ): Promise<BatchResult> {
-  const bc = await upWithNodes(`bench-${scenario.name}-${scheduler}`, scenario.nodes);
+  const bc = await setUp(scenario, scheduler);
   let keep = true;
   const watches: DoneWatch[] = [];
   try {
-    const manifests = pods('p', benchNamespace, scenario.pods, {
-      schedulerName: podSchedulerName(scheduler),
-    });
-    await createAll(bc.api, `/api/v1/namespaces/${benchNamespace}/pods`, manifests);
     const [bound, scheduled] = await Promise.all([
       watchBound(bc.api, benchNamespace),
       watchScheduled(bc.api, benchNamespace),
     ]);
     watches.push(bound, scheduled);
-    const controlPlane = bc.cluster.pids();
+    const controlPlane = bc.pids();
     const before = sampleCpu(controlPlane);
     const running = await startScheduler(scheduler, bc.cluster, scenario.limits);
     try {

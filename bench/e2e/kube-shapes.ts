@@ -1,0 +1,51 @@
+// kube scheduler_perf's objects for the end-to-end bench: its base node (a static Node with status) and pod-default.yaml.
+import type { Manifest } from '../../test/e2e/support/manifests.ts';
+
+/** The name of static node `i`. */
+export const staticNodeName = (i: number) => `node-${i}`;
+
+/**
+ * Node `i` as scheduler_perf's makeBaseNode (test/integration/scheduler_perf/util.go): no
+ * labels but `kubernetes.io/hostname`, capacity and allocatable 4 cpu, 32Gi, 110 pods,
+ * phase Running, Ready. A plain object: nothing renews its lease or status (no kwok).
+ */
+export function staticNode(i: number): Manifest {
+  const name = staticNodeName(i);
+  const resources = { cpu: '4', memory: '32Gi', pods: '110' };
+  return {
+    apiVersion: 'v1',
+    kind: 'Node',
+    metadata: { name, labels: { 'kubernetes.io/hostname': name } },
+    spec: {},
+    status: {
+      capacity: resources,
+      allocatable: { ...resources },
+      phase: 'Running',
+      conditions: [{ type: 'Ready', status: 'True' }],
+    },
+  };
+}
+
+/**
+ * A pod as scheduler_perf's templates/pod-default.yaml: one pause container with port 80,
+ * requests and limits 100m / 500Mi. `schedulerName` null leaves it out (kube-scheduler's
+ * pod); `nodeName` creates it already bound (an init pod).
+ */
+export function kubeDefaultPod(
+  name: string,
+  namespace: string,
+  schedulerName: string | null,
+  nodeName?: string,
+): Manifest {
+  const resources = { cpu: '100m', memory: '500Mi' };
+  const pause = {
+    name: 'pause',
+    image: 'registry.k8s.io/pause:3.10.2',
+    ports: [{ containerPort: 80 }],
+    resources: { limits: resources, requests: { ...resources } },
+  };
+  const spec: Manifest = { containers: [pause] };
+  if (schedulerName !== null) spec.schedulerName = schedulerName;
+  if (nodeName !== undefined) spec.nodeName = nodeName;
+  return { apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace }, spec };
+}
