@@ -157,7 +157,8 @@ async function main(): Promise<void> {
             `(last ${r.lastBindS} s), bound with Events ${r.podsPerSecFromStart} pods/s ` +
             `(last ${r.allDoneS} s; Event lag p99 ${r.eventLagMs.p99} ms), ` +
             `${r.podsPerSecAfterFirstBind} after the first bind (${r.firstBindS} s), ` +
-            `CPU ${r.cpuMsPerPod} ms/pod, apiserver ${r.cpuS['kube-apiserver']} s, peak RSS ${r.peakRssMiB} MiB`,
+            `CPU ${r.cpuMsPerPod} ms/pod, apiserver ${r.cpuS['kube-apiserver']} s, peak RSS ${r.peakRssMiB} MiB; ` +
+            `${r.placementsChecked} placements checked`,
         );
       }
     for (const scenario of steady)

@@ -1,10 +1,13 @@
 // One batch run: nodes and pending pods exist, a scheduler starts, the clock stops when every pod is bound and has its Scheduled Event.
+
+import type { Api } from '../../test/e2e/support/api.ts';
 import { namespace, pods } from '../../test/e2e/support/manifests.ts';
 import { delay } from '../../test/e2e/support/wait.ts';
 import { latency } from '../support/measure.ts';
 import { type DoneWatch, watchBound, watchScheduled } from './bindings.ts';
 import { type BenchCluster, benchNamespace, createAll, upWithNodes } from './cluster-setup.ts';
 import { kubeDefaultPod, staticNode, staticNodeName } from './kube-shapes.ts';
+import { overcommitments, type PlacedNode, type PlacedPod } from './placement-check.ts';
 import { type SchedulerCost, sampleCpu, schedulerCost } from './proc-stats.ts';
 import {
   type ClientLimits,
@@ -84,6 +87,8 @@ export interface BatchResult extends SchedulerCost {
   podsPerSecAfterFirstBind: number;
   /** Per pod, its Scheduled Event seen − its bind seen, in ms. */
   eventLagMs: { p50: number; p99: number };
+  /** Bound pods (init ones too) whose placement was checked: no node overcommitted. */
+  placementsChecked: number;
   /** Times the bench's own watches were ended by the API server and resumed, and objects relisted. */
   watchRestarts: number;
   relisted: number;
@@ -143,6 +148,23 @@ export function boundAndEventFigures(
   };
 }
 
+/**
+ * Lists every node and pod and throws unless the placements hold (no node overcommitted);
+ * resolves with the number of bound pods checked.
+ */
+export async function checkPlacements(api: Api, what: string): Promise<number> {
+  const [nodes, pods] = await Promise.all([
+    api.ok<{ items: PlacedNode[] }>('GET', '/api/v1/nodes'),
+    api.ok<{ items: PlacedPod[] }>('GET', '/api/v1/pods'),
+  ]);
+  const problems = overcommitments(nodes.items, pods.items);
+  if (problems.length > 0)
+    throw new Error(
+      `${what}: ${problems.length} placement problem(s), the run does not count: ${problems.slice(0, 5).join('; ')}`,
+    );
+  return pods.items.filter((p) => p.spec?.nodeName !== undefined).length;
+}
+
 /** Runs `scenario` once for `scheduler` on a fresh control plane. */
 export async function batchRun(
   scenario: BatchScenario,
@@ -169,11 +191,16 @@ export async function batchRun(
       });
       const cost = schedulerCost(running.pid, controlPlane, before, scenario.pods);
       const figures = boundAndEventFigures({ bound, scheduled }, scenario.pods, running.startedAt);
+      const placementsChecked = await checkPlacements(
+        bc.api,
+        `${scheduler} (cluster kept in ${bc.cluster.dir})`,
+      );
       keep = false;
       return {
         scheduler,
         ...figures,
         ...cost,
+        placementsChecked,
         watchRestarts: bound.restarts + scheduled.restarts,
         relisted: bound.relisted + scheduled.relisted,
       };

@@ -1,0 +1,72 @@
+// overcommitments: cpu, memory and pod count per node, init containers and overhead counted as the scheduler does.
+import { describe, expect, it } from 'vitest';
+import { overcommitments, type PlacedNode, type PlacedPod, podRequest } from './placement-check.ts';
+
+const node = (name: string, cpu: string, memory: string, pods: string): PlacedNode => ({
+  metadata: { name },
+  status: { allocatable: { cpu, memory, pods } },
+});
+
+const pod = (
+  name: string,
+  nodeName: string | undefined,
+  cpu: string,
+  memory = '1Mi',
+): PlacedPod => ({
+  metadata: { name, namespace: 'ns' },
+  spec: {
+    ...(nodeName === undefined ? {} : { nodeName }),
+    containers: [{ resources: { requests: { cpu, memory } } }],
+  },
+});
+
+describe('overcommitments', () => {
+  it('is empty when every node holds what it has', () => {
+    const nodes = [node('a', '1', '1Gi', '2'), node('b', '1', '1Gi', '2')];
+    const pods = [
+      pod('p', 'a', '500m'),
+      pod('q', 'a', '500m'),
+      pod('r', 'b', '1'),
+      pod('s', undefined, '4'),
+    ];
+    expect(overcommitments(nodes, pods)).toEqual([]);
+  });
+
+  it('names a node whose pods ask for more cpu, memory or pods than it has', () => {
+    const nodes = [node('a', '1', '1Gi', '2')];
+    const pods = [
+      pod('p', 'a', '600m', '600Mi'),
+      pod('q', 'a', '600m', '600Mi'),
+      pod('r', 'a', '0', '0'),
+    ];
+    expect(overcommitments(nodes, pods)).toEqual([
+      'node a: cpu 1200m requested of 1000m',
+      'node a: memory 1258291200 requested of 1073741824',
+      'node a: 3 pods of 2',
+    ]);
+  });
+
+  it('leaves terminal pods out and names a pod on an unknown node', () => {
+    const done: PlacedPod = { ...pod('p', 'a', '2'), status: { phase: 'Succeeded' } };
+    expect(overcommitments([node('a', '1', '1Gi', '1')], [done, pod('q', 'x', '1m')])).toEqual([
+      'pod ns/q bound to unknown node x',
+    ]);
+  });
+});
+
+describe('podRequest', () => {
+  it('takes the larger of the containers and the largest init container, plus overhead', () => {
+    const p: PlacedPod = {
+      metadata: { name: 'p' },
+      spec: {
+        containers: [
+          { resources: { requests: { cpu: '100m' } } },
+          { resources: { requests: { cpu: '100m' } } },
+        ],
+        initContainers: [{ resources: { requests: { cpu: '300m' } } }],
+        overhead: { cpu: '10m' },
+      },
+    };
+    expect(podRequest(p, 'cpu')).toBe(310_000_000n);
+  });
+});
