@@ -39,6 +39,15 @@ const batchScenarios: BatchScenario[] = [
   { name: 'batch-2000n-5000p', nodes: 2000, pods: 5000, limits: fast, timeoutMs: 300_000 },
   basic5000('basic-5000n-10000p', schedulerPerf, 600_000),
   basic5000('basic-5000n-10000p-qps50', kubeDefault, 900_000),
+  {
+    // kube's SchedulingPodAntiAffinity/5000Nodes_2000Pods (threshold 180 pods/s).
+    name: 'antiaffinity-5000n-2000p',
+    nodes: 5000,
+    pods: 2000,
+    limits: schedulerPerf,
+    timeoutMs: 600_000,
+    kubeShape: { initPods: 1000, antiAffinity: true },
+  },
 ];
 
 const steadyScenarios: SteadyScenario[] = [
@@ -136,7 +145,7 @@ async function main(): Promise<void> {
     .map((s) =>
       opts.init === undefined || s.kubeShape === undefined
         ? s
-        : { ...s, kubeShape: { initPods: opts.init } },
+        : { ...s, kubeShape: { ...s.kubeShape, initPods: opts.init } },
     );
   const steady = steadyScenarios.filter((s) => wanted(s.name)).map(resized);
   const batchRuns = new Map<string, BatchResult[]>(batch.map((s) => [s.name, []]));

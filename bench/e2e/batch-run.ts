@@ -7,7 +7,12 @@ import { latency } from '../support/measure.ts';
 import { type DoneWatch, watchBound, watchScheduled } from './bindings.ts';
 import { type BenchCluster, benchNamespace, createAll, upWithNodes } from './cluster-setup.ts';
 import { kubeDefaultPod, staticNode, staticNodeName } from './kube-shapes.ts';
-import { overcommitments, type PlacedNode, type PlacedPod } from './placement-check.ts';
+import {
+  antiAffinityViolations,
+  overcommitments,
+  type PlacedNode,
+  type PlacedPod,
+} from './placement-check.ts';
 import { type SchedulerCost, sampleCpu, schedulerCost } from './proc-stats.ts';
 import {
   type ClientLimits,
@@ -26,11 +31,12 @@ export interface BatchScenario {
   timeoutMs: number;
   /**
    * scheduler_perf's shape instead of kwok nodes and light pods: static nodes (its base
-   * node), pod-default pods, and `initPods` of them created already bound, in turn over the
-   * nodes, in namespace `init` (kube's scheduler schedules its init pods before the measured
-   * ones; a bind in turn is where they end up on equal empty nodes).
+   * node), pod-default pods (with `antiAffinity`, pod-with-pod-anti-affinity), and
+   * `initPods` of them created already bound, in turn over the nodes from the last listed, in
+   * namespace `init` (kube's scheduler schedules its init pods before the measured ones; a
+   * bind in turn is where they end up on equal empty nodes).
    */
-  kubeShape?: { initPods: number };
+  kubeShape?: { initPods: number; antiAffinity?: boolean };
 }
 
 const initNamespace = 'init';
@@ -52,12 +58,22 @@ async function setUp(scenario: BatchScenario, scheduler: SchedulerName): Promise
       return bc;
     }
     await bc.api.ok('POST', '/api/v1/namespaces', namespace(initNamespace));
+    const shape = kube.antiAffinity
+      ? { antiAffinityNamespaces: [benchNamespace, initNamespace] }
+      : {};
+    // From the last node backwards in list order (by name, as the API server lists them):
+    // the null binder's turns start at the first.
+    const listed = Array.from({ length: scenario.nodes }, (_, i) => staticNodeName(i)).sort();
+    const initNode = (i: number) => listed[listed.length - 1 - (i % listed.length)] as string;
     const init = Array.from({ length: kube.initPods }, (_, i) =>
-      kubeDefaultPod(`init-${i}`, initNamespace, schedulerName, staticNodeName(i % scenario.nodes)),
+      kubeDefaultPod(`init-${i}`, initNamespace, schedulerName, {
+        ...shape,
+        nodeName: initNode(i),
+      }),
     );
     await createAll(bc.api, podsPath(initNamespace), init);
     const measured = Array.from({ length: scenario.pods }, (_, i) =>
-      kubeDefaultPod(`pod-${i}`, benchNamespace, schedulerName),
+      kubeDefaultPod(`pod-${i}`, benchNamespace, schedulerName, shape),
     );
     await createAll(bc.api, podsPath(benchNamespace), measured);
     return bc;
@@ -157,7 +173,10 @@ export async function checkPlacements(api: Api, what: string): Promise<number> {
     api.ok<{ items: PlacedNode[] }>('GET', '/api/v1/nodes'),
     api.ok<{ items: PlacedPod[] }>('GET', '/api/v1/pods'),
   ]);
-  const problems = overcommitments(nodes.items, pods.items);
+  const problems = [
+    ...overcommitments(nodes.items, pods.items),
+    ...antiAffinityViolations(nodes.items, pods.items),
+  ];
   if (problems.length > 0)
     throw new Error(
       `${what}: ${problems.length} placement problem(s), the run does not count: ${problems.slice(0, 5).join('; ')}`,

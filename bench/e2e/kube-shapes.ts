@@ -26,16 +26,25 @@ export function staticNode(i: number): Manifest {
   };
 }
 
+/** What varies between scheduler_perf's pod templates here. */
+export interface KubePodOptions {
+  /** Creates it already bound (an init pod). */
+  nodeName?: string;
+  /** templates/pod-with-pod-anti-affinity.yaml: label `color: green`, and no two such pods
+   * (in `antiAffinityNamespaces`) on one `kubernetes.io/hostname`. */
+  antiAffinityNamespaces?: string[];
+}
+
 /**
  * A pod as scheduler_perf's templates/pod-default.yaml: one pause container with port 80,
- * requests and limits 100m / 500Mi. `schedulerName` null leaves it out (kube-scheduler's
- * pod); `nodeName` creates it already bound (an init pod).
+ * requests and limits 100m / 500Mi; with `antiAffinityNamespaces`, as
+ * pod-with-pod-anti-affinity.yaml. `schedulerName` null leaves it out (kube-scheduler's pod).
  */
 export function kubeDefaultPod(
   name: string,
   namespace: string,
   schedulerName: string | null,
-  nodeName?: string,
+  opts: KubePodOptions = {},
 ): Manifest {
   const resources = { cpu: '100m', memory: '500Mi' };
   const pause = {
@@ -45,7 +54,23 @@ export function kubeDefaultPod(
     resources: { limits: resources, requests: { ...resources } },
   };
   const spec: Manifest = { containers: [pause] };
+  const metadata: Manifest = { name, namespace };
   if (schedulerName !== null) spec.schedulerName = schedulerName;
-  if (nodeName !== undefined) spec.nodeName = nodeName;
-  return { apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace }, spec };
+  if (opts.nodeName !== undefined) spec.nodeName = opts.nodeName;
+  const namespaces = opts.antiAffinityNamespaces;
+  if (namespaces !== undefined) {
+    metadata.labels = { color: 'green' };
+    spec.affinity = {
+      podAntiAffinity: {
+        requiredDuringSchedulingIgnoredDuringExecution: [
+          {
+            labelSelector: { matchLabels: { color: 'green' } },
+            topologyKey: 'kubernetes.io/hostname',
+            namespaces,
+          },
+        ],
+      },
+    };
+  }
+  return { apiVersion: 'v1', kind: 'Pod', metadata, spec };
 }

@@ -1,6 +1,12 @@
 // overcommitments: cpu, memory and pod count per node, init containers and overhead counted as the scheduler does.
 import { describe, expect, it } from 'vitest';
-import { overcommitments, type PlacedNode, type PlacedPod, podRequest } from './placement-check.ts';
+import {
+  antiAffinityViolations,
+  overcommitments,
+  type PlacedNode,
+  type PlacedPod,
+  podRequest,
+} from './placement-check.ts';
 
 const node = (name: string, cpu: string, memory: string, pods: string): PlacedNode => ({
   metadata: { name },
@@ -68,5 +74,55 @@ describe('podRequest', () => {
       },
     };
     expect(podRequest(p, 'cpu')).toBe(310_000_000n);
+  });
+});
+
+describe('antiAffinityViolations', () => {
+  const host = (name: string): PlacedNode => ({
+    metadata: { name, labels: { 'kubernetes.io/hostname': name } },
+  });
+  const green = (
+    name: string,
+    namespace: string,
+    nodeName: string,
+    namespaces?: string[],
+  ): PlacedPod => ({
+    metadata: { name, namespace, labels: { color: 'green' } },
+    spec: {
+      nodeName,
+      affinity: {
+        podAntiAffinity: {
+          requiredDuringSchedulingIgnoredDuringExecution: [
+            {
+              labelSelector: { matchLabels: { color: 'green' } },
+              topologyKey: 'kubernetes.io/hostname',
+              ...(namespaces === undefined ? {} : { namespaces }),
+            },
+          ],
+        },
+      },
+    },
+  });
+
+  it('is empty when no two selected pods share a host', () => {
+    const pods = [
+      green('a', 'x', 'n1', ['x', 'y']),
+      green('b', 'y', 'n2', ['x', 'y']),
+      pod('c', 'n1', '1m'),
+    ];
+    expect(antiAffinityViolations([host('n1'), host('n2')], pods)).toEqual([]);
+  });
+
+  it('names two selected pods on one host, from each side, in the named namespaces only', () => {
+    const pods = [
+      green('a', 'x', 'n1', ['x', 'y']),
+      green('b', 'y', 'n1', ['x', 'y']),
+      green('c', 'z', 'n2'),
+      green('d', 'w', 'n2'),
+    ];
+    expect(antiAffinityViolations([host('n1'), host('n2')], pods)).toEqual([
+      'pod x/a shares kubernetes.io/hostname=n1 with y/b against its anti-affinity',
+      'pod y/b shares kubernetes.io/hostname=n1 with x/a against its anti-affinity',
+    ]);
   });
 });

@@ -1,4 +1,4 @@
-// The check a run's placements pass before its figure counts: no node holds more than it has (cpu, memory, pods).
+// The checks a run's placements pass before its figure counts: no node holds more than it has (cpu, memory, pods), no required anti-affinity broken.
 import { parseQuantity } from '../../src/cluster/quantity.ts';
 
 type Resources = Record<string, string | number>;
@@ -9,20 +9,30 @@ interface Container {
 
 /** What the check reads of a node. */
 export interface PlacedNode {
-  metadata: { name: string };
+  metadata: { name: string; labels?: Record<string, string> };
   status?: { allocatable?: Resources };
 }
 
 /** What the check reads of a pod. */
 export interface PlacedPod {
-  metadata: { name: string; namespace?: string };
+  metadata: { name: string; namespace?: string; labels?: Record<string, string> };
   spec?: {
     nodeName?: string;
+    affinity?: {
+      podAntiAffinity?: { requiredDuringSchedulingIgnoredDuringExecution?: AntiTerm[] };
+    };
     containers?: Container[];
     initContainers?: Container[];
     overhead?: Resources;
   };
   status?: { phase?: string };
+}
+
+/** A required pod anti-affinity term (matchLabels only: the shapes the bench creates). */
+interface AntiTerm {
+  labelSelector?: { matchLabels?: Record<string, string> };
+  topologyKey: string;
+  namespaces?: string[];
 }
 
 /** The resources checked: cpu and memory (summed requests), and the pod count. */
@@ -88,5 +98,42 @@ export function overcommitments(
     if (BigInt(placed.length) > maxPods)
       problems.push(`node ${name}: ${placed.length} pods of ${maxPods}`);
   }
+  return problems;
+}
+
+const podId = (p: PlacedPod) => `${p.metadata.namespace ?? ''}/${p.metadata.name}`;
+
+/**
+ * Every broken required pod anti-affinity among the bound, running `pods`: a pod with a term
+ * sharing its node's `topologyKey` value with another pod the term selects (matchLabels, in
+ * the term's namespaces, by default the pod's own), named from the side of each pod whose term it breaks.
+ */
+export function antiAffinityViolations(
+  nodes: readonly PlacedNode[],
+  pods: readonly PlacedPod[],
+): string[] {
+  const labelsOf = new Map(nodes.map((n) => [n.metadata.name, n.metadata.labels ?? {}]));
+  const placed = pods.filter((p) => {
+    const phase = p.status?.phase;
+    return p.spec?.nodeName !== undefined && phase !== 'Succeeded' && phase !== 'Failed';
+  });
+  const domainOf = (p: PlacedPod, key: string) => labelsOf.get(p.spec?.nodeName ?? '')?.[key];
+  const problems: string[] = [];
+  for (const pod of placed)
+    for (const term of pod.spec?.affinity?.podAntiAffinity
+      ?.requiredDuringSchedulingIgnoredDuringExecution ?? []) {
+      const domain = domainOf(pod, term.topologyKey);
+      if (domain === undefined) continue;
+      const namespaces = term.namespaces ?? [pod.metadata.namespace ?? ''];
+      const wanted = Object.entries(term.labelSelector?.matchLabels ?? {});
+      for (const other of placed) {
+        if (other === pod || domainOf(other, term.topologyKey) !== domain) continue;
+        if (!namespaces.includes(other.metadata.namespace ?? '')) continue;
+        if (wanted.every(([k, v]) => other.metadata.labels?.[k] === v))
+          problems.push(
+            `pod ${podId(pod)} shares ${term.topologyKey}=${domain} with ${podId(other)} against its anti-affinity`,
+          );
+      }
+    }
   return problems;
 }
