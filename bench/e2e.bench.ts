@@ -48,6 +48,15 @@ const batchScenarios: BatchScenario[] = [
     timeoutMs: 600_000,
     kubeShape: { initPods: 1000, antiAffinity: true },
   },
+  {
+    // kube's TopologySpreading/5000Nodes_5000Pods (threshold 460 pods/s).
+    name: 'spread-5000n-5000p',
+    nodes: 5000,
+    pods: 5000,
+    limits: schedulerPerf,
+    timeoutMs: 600_000,
+    kubeShape: { initPods: 5000, spread: true },
+  },
 ];
 
 const steadyScenarios: SteadyScenario[] = [

@@ -6,12 +6,13 @@ import { delay } from '../../test/e2e/support/wait.ts';
 import { latency } from '../support/measure.ts';
 import { type DoneWatch, watchBound, watchScheduled } from './bindings.ts';
 import { type BenchCluster, benchNamespace, createAll, upWithNodes } from './cluster-setup.ts';
-import { kubeDefaultPod, staticNode, staticNodeName } from './kube-shapes.ts';
+import { kubeDefaultPod, staticNode, staticNodeName, zoneOf } from './kube-shapes.ts';
 import {
   antiAffinityViolations,
   overcommitments,
   type PlacedNode,
   type PlacedPod,
+  spreadViolations,
 } from './placement-check.ts';
 import { type SchedulerCost, sampleCpu, schedulerCost } from './proc-stats.ts';
 import {
@@ -36,7 +37,7 @@ export interface BatchScenario {
    * namespace `init` (kube's scheduler schedules its init pods before the measured ones; a
    * bind in turn is where they end up on equal empty nodes).
    */
-  kubeShape?: { initPods: number; antiAffinity?: boolean };
+  kubeShape?: { initPods: number; antiAffinity?: boolean; spread?: boolean };
 }
 
 const initNamespace = 'init';
@@ -47,7 +48,9 @@ async function setUp(scenario: BatchScenario, scheduler: SchedulerName): Promise
   const bc = await upWithNodes(
     `bench-${scenario.name}-${scheduler}`,
     scenario.nodes,
-    kube === undefined ? {} : { node: staticNode, staticNodes: true },
+    kube === undefined
+      ? {}
+      : { node: (i) => staticNode(i, kube.spread ? zoneOf(i) : {}), staticNodes: true },
   );
   try {
     const schedulerName = podSchedulerName(scheduler);
@@ -58,6 +61,7 @@ async function setUp(scenario: BatchScenario, scheduler: SchedulerName): Promise
       return bc;
     }
     await bc.api.ok('POST', '/api/v1/namespaces', namespace(initNamespace));
+    // Init pods are the measured pods' shape under anti-affinity, pod-default otherwise (kube's).
     const shape = kube.antiAffinity
       ? { antiAffinityNamespaces: [benchNamespace, initNamespace] }
       : {};
@@ -73,7 +77,7 @@ async function setUp(scenario: BatchScenario, scheduler: SchedulerName): Promise
     );
     await createAll(bc.api, podsPath(initNamespace), init);
     const measured = Array.from({ length: scenario.pods }, (_, i) =>
-      kubeDefaultPod(`pod-${i}`, benchNamespace, schedulerName, shape),
+      kubeDefaultPod(`pod-${i}`, benchNamespace, schedulerName, { ...shape, spread: kube.spread }),
     );
     await createAll(bc.api, podsPath(benchNamespace), measured);
     return bc;
@@ -176,6 +180,7 @@ export async function checkPlacements(api: Api, what: string): Promise<number> {
   const problems = [
     ...overcommitments(nodes.items, pods.items),
     ...antiAffinityViolations(nodes.items, pods.items),
+    ...spreadViolations(nodes.items, pods.items),
   ];
   if (problems.length > 0)
     throw new Error(

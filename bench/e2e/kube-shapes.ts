@@ -6,16 +6,16 @@ export const staticNodeName = (i: number) => `node-${i}`;
 
 /**
  * Node `i` as scheduler_perf's makeBaseNode (test/integration/scheduler_perf/util.go): no
- * labels but `kubernetes.io/hostname`, capacity and allocatable 4 cpu, 32Gi, 110 pods,
+ * labels but `kubernetes.io/hostname` and `labels`, capacity and allocatable 4 cpu, 32Gi, 110 pods,
  * phase Running, Ready. A plain object: nothing renews its lease or status (no kwok).
  */
-export function staticNode(i: number): Manifest {
+export function staticNode(i: number, labels: Record<string, string> = {}): Manifest {
   const name = staticNodeName(i);
   const resources = { cpu: '4', memory: '32Gi', pods: '110' };
   return {
     apiVersion: 'v1',
     kind: 'Node',
-    metadata: { name, labels: { 'kubernetes.io/hostname': name } },
+    metadata: { name, labels: { 'kubernetes.io/hostname': name, ...labels } },
     spec: {},
     status: {
       capacity: resources,
@@ -33,7 +33,15 @@ export interface KubePodOptions {
   /** templates/pod-with-pod-anti-affinity.yaml: label `color: green`, and no two such pods
    * (in `antiAffinityNamespaces`) on one `kubernetes.io/hostname`. */
   antiAffinityNamespaces?: string[];
+  /** templates/pod-with-topology-spreading.yaml: label `color: blue`, spread over
+   * `topology.kubernetes.io/zone` with maxSkew 5, DoNotSchedule. */
+  spread?: boolean;
 }
+
+/** scheduler_perf's zones (labelNodePrepareStrategy of TopologySpreading), node `i`'s in turn. */
+export const zoneOf = (i: number) => ({
+  'topology.kubernetes.io/zone': ['moon-1', 'moon-2', 'moon-3'][i % 3] as string,
+});
 
 /**
  * A pod as scheduler_perf's templates/pod-default.yaml: one pause container with port 80,
@@ -71,6 +79,17 @@ export function kubeDefaultPod(
         ],
       },
     };
+  }
+  if (opts.spread === true) {
+    metadata.labels = { color: 'blue' };
+    spec.topologySpreadConstraints = [
+      {
+        maxSkew: 5,
+        topologyKey: 'topology.kubernetes.io/zone',
+        whenUnsatisfiable: 'DoNotSchedule',
+        labelSelector: { matchLabels: { color: 'blue' } },
+      },
+    ];
   }
   return { apiVersion: 'v1', kind: 'Pod', metadata, spec };
 }

@@ -6,6 +6,7 @@ import {
   type PlacedNode,
   type PlacedPod,
   podRequest,
+  spreadViolations,
 } from './placement-check.ts';
 
 const node = (name: string, cpu: string, memory: string, pods: string): PlacedNode => ({
@@ -123,6 +124,39 @@ describe('antiAffinityViolations', () => {
     expect(antiAffinityViolations([host('n1'), host('n2')], pods)).toEqual([
       'pod x/a shares kubernetes.io/hostname=n1 with y/b against its anti-affinity',
       'pod y/b shares kubernetes.io/hostname=n1 with x/a against its anti-affinity',
+    ]);
+  });
+});
+
+describe('spreadViolations', () => {
+  const zone = (name: string, z: string): PlacedNode => ({
+    metadata: { name, labels: { 'topology.kubernetes.io/zone': z } },
+  });
+  const blue = (name: string, nodeName: string | undefined): PlacedPod => ({
+    metadata: { name, namespace: 'x', labels: { color: 'blue' } },
+    spec: {
+      ...(nodeName === undefined ? {} : { nodeName }),
+      topologySpreadConstraints: [
+        {
+          maxSkew: 1,
+          topologyKey: 'topology.kubernetes.io/zone',
+          whenUnsatisfiable: 'DoNotSchedule',
+          labelSelector: { matchLabels: { color: 'blue' } },
+        },
+      ],
+    },
+  });
+  const nodes = [zone('a', 'z1'), zone('b', 'z2'), zone('c', 'z3')];
+
+  it('is empty when the selected pods are within maxSkew over every domain', () => {
+    const pods = [blue('p', 'a'), blue('q', 'b'), blue('r', undefined), pod('s', 'a', '1m')];
+    expect(spreadViolations(nodes, pods)).toEqual([]);
+  });
+
+  it('names a constraint once when the fullest domain is more than maxSkew above the emptiest', () => {
+    const pods = [blue('p', 'a'), blue('q', 'a'), blue('r', 'b')];
+    expect(spreadViolations(nodes, pods)).toEqual([
+      'spread over topology.kubernetes.io/zone in x: skew 2 > maxSkew 1 (z1=2, z2=1, z3=0)',
     ]);
   });
 });

@@ -1,4 +1,4 @@
-// The checks a run's placements pass before its figure counts: no node holds more than it has (cpu, memory, pods), no required anti-affinity broken.
+// The checks a run's placements pass before its figure counts: no node holds more than it has (cpu, memory, pods), no required anti-affinity or spread broken.
 import { parseQuantity } from '../../src/cluster/quantity.ts';
 
 type Resources = Record<string, string | number>;
@@ -21,6 +21,7 @@ export interface PlacedPod {
     affinity?: {
       podAntiAffinity?: { requiredDuringSchedulingIgnoredDuringExecution?: AntiTerm[] };
     };
+    topologySpreadConstraints?: SpreadConstraint[];
     containers?: Container[];
     initContainers?: Container[];
     overhead?: Resources;
@@ -101,23 +102,35 @@ export function overcommitments(
   return problems;
 }
 
+/** Whether `pod` is bound and not done (Succeeded or Failed pods hold nothing). */
+const boundAndRunning = (pod: PlacedPod) => {
+  const phase = pod.status?.phase;
+  return pod.spec?.nodeName !== undefined && phase !== 'Succeeded' && phase !== 'Failed';
+};
+
+/** The bound, running pods and, for any of them, its node's value of a label. */
+function placedOn(nodes: readonly PlacedNode[], pods: readonly PlacedPod[]) {
+  const labelsOf = new Map(nodes.map((n) => [n.metadata.name, n.metadata.labels ?? {}]));
+  return {
+    labelsOf,
+    placed: pods.filter(boundAndRunning),
+    domainOf: (p: PlacedPod, key: string) => labelsOf.get(p.spec?.nodeName ?? '')?.[key],
+  };
+}
+
 const podId = (p: PlacedPod) => `${p.metadata.namespace ?? ''}/${p.metadata.name}`;
 
 /**
  * Every broken required pod anti-affinity among the bound, running `pods`: a pod with a term
  * sharing its node's `topologyKey` value with another pod the term selects (matchLabels, in
- * the term's namespaces, by default the pod's own), named from the side of each pod whose term it breaks.
+ * the term's namespaces, by default the pod's own), named from the side of each pod whose
+ * term it breaks.
  */
 export function antiAffinityViolations(
   nodes: readonly PlacedNode[],
   pods: readonly PlacedPod[],
 ): string[] {
-  const labelsOf = new Map(nodes.map((n) => [n.metadata.name, n.metadata.labels ?? {}]));
-  const placed = pods.filter((p) => {
-    const phase = p.status?.phase;
-    return p.spec?.nodeName !== undefined && phase !== 'Succeeded' && phase !== 'Failed';
-  });
-  const domainOf = (p: PlacedPod, key: string) => labelsOf.get(p.spec?.nodeName ?? '')?.[key];
+  const { placed, domainOf } = placedOn(nodes, pods);
   const problems: string[] = [];
   for (const pod of placed)
     for (const term of pod.spec?.affinity?.podAntiAffinity
@@ -135,5 +148,56 @@ export function antiAffinityViolations(
           );
       }
     }
+  return problems;
+}
+
+/** A topology spread constraint (matchLabels only: the shapes the bench creates). */
+interface SpreadConstraint {
+  maxSkew: number;
+  topologyKey: string;
+  whenUnsatisfiable: string;
+  labelSelector?: { matchLabels?: Record<string, string> };
+}
+
+/**
+ * Every DoNotSchedule topology spread constraint of the bound, running `pods` that the final
+ * placements break: over the domains of its `topologyKey` (every node value), the pods of
+ * its namespace it selects differ by more than `maxSkew` between the fullest and the
+ * emptiest domain. Each distinct constraint (namespace, key, selector, skew) is named once.
+ */
+export function spreadViolations(
+  nodes: readonly PlacedNode[],
+  pods: readonly PlacedPod[],
+): string[] {
+  const { labelsOf, placed, domainOf } = placedOn(nodes, pods);
+  const seen = new Set<string>();
+  const problems: string[] = [];
+  for (const pod of pods) {
+    for (const c of pod.spec?.topologySpreadConstraints ?? []) {
+      if (c.whenUnsatisfiable !== 'DoNotSchedule') continue;
+      const ns = pod.metadata.namespace ?? '';
+      const wanted = Object.entries(c.labelSelector?.matchLabels ?? {});
+      const id = JSON.stringify([ns, c.topologyKey, wanted, c.maxSkew]);
+      if (seen.has(id)) continue;
+      seen.add(id);
+      const counts = new Map<string, number>();
+      for (const labels of labelsOf.values()) {
+        const domain = labels[c.topologyKey];
+        if (domain !== undefined) counts.set(domain, 0);
+      }
+      for (const p of placed) {
+        const domain = domainOf(p, c.topologyKey);
+        if (domain === undefined || (p.metadata.namespace ?? '') !== ns) continue;
+        if (wanted.every(([k, v]) => p.metadata.labels?.[k] === v))
+          counts.set(domain, (counts.get(domain) ?? 0) + 1);
+      }
+      const values = [...counts.values()];
+      const skew = Math.max(...values) - Math.min(...values);
+      if (skew > c.maxSkew)
+        problems.push(
+          `spread over ${c.topologyKey} in ${ns}: skew ${skew} > maxSkew ${c.maxSkew} (${[...counts].map(([d, n]) => `${d}=${n}`).join(', ')})`,
+        );
+    }
+  }
   return problems;
 }
