@@ -1,4 +1,4 @@
-// When each object's work was first seen done (a pod bound, …), from a watch that resumes where it left off if the API server ends it.
+// When each object's work was first seen done (a pod bound, its Scheduled Event written, …), from a watch that resumes where it left off if the API server ends it.
 import type { Api, Watch } from '../../test/e2e/support/api.ts';
 import type { PodJson } from '../../test/e2e/support/kubectl.ts';
 
@@ -88,5 +88,22 @@ export function watchBound(api: Api, namespace: string): Promise<DoneWatch> {
   const path = `/api/v1/namespaces/${namespace}/pods?fieldSelector=spec.nodeName%21%3D`;
   return watchDone<PodJson>(api, path, (pod) =>
     pod.spec?.nodeName === undefined ? undefined : pod.metadata.name,
+  );
+}
+
+interface EventJson {
+  metadata: { resourceVersion?: string };
+  reason?: string;
+  involvedObject?: { kind?: string; name?: string };
+}
+
+/**
+ * Watches the `Scheduled` Events of `namespace` (core/v1 view, so events.k8s.io/v1 Events
+ * show too, `regarding` as `involvedObject`) from now on; `doneAt` is by the pod's name.
+ */
+export function watchScheduled(api: Api, namespace: string): Promise<DoneWatch> {
+  const path = `/api/v1/namespaces/${namespace}/events?fieldSelector=reason%3DScheduled`;
+  return watchDone<EventJson>(api, path, (e) =>
+    e.involvedObject?.kind === 'Pod' ? e.involvedObject.name : undefined,
   );
 }

@@ -5,7 +5,7 @@ import { kwokNode, namespace } from '../../test/e2e/support/manifests.ts';
 import { delay, waitFor } from '../../test/e2e/support/wait.ts';
 import * as shape from '../support/dra-shape.ts';
 import { latency } from '../support/measure.ts';
-import { type DoneWatch, watchBound, watchDone } from './bindings.ts';
+import { type DoneWatch, watchBound, watchDone, watchScheduled } from './bindings.ts';
 import { benchNamespace, createAll, upWithNodes } from './cluster-setup.ts';
 import { type HistogramQuantiles, histogramQuantiles } from './histogram.ts';
 import { type SchedulerCost, sampleCpu, schedulerCost } from './proc-stats.ts';
@@ -73,12 +73,6 @@ interface ClaimJson {
     allocation?: { devices?: { results?: { pool: string; device: string }[] } };
     reservedFor?: { resource: string; name: string; uid: string }[];
   };
-}
-
-interface EventJson {
-  metadata: { resourceVersion?: string };
-  reason?: string;
-  involvedObject?: { kind?: string; name?: string };
 }
 
 /** The owning pod's name once the claim is allocated and reserved for that pod. */
@@ -179,13 +173,10 @@ export async function draRun(s: DraScenario, scheduler: SchedulerName): Promise<
   const watches: DoneWatch[] = [];
   try {
     await createWorkload(bc.api, s, scheduler);
-    const events = `/api/v1/namespaces/${benchNamespace}/events?fieldSelector=reason%3DScheduled`;
     const [bound, claims, scheduled] = await Promise.all([
       watchBound(bc.api, benchNamespace),
       watchDone<ClaimJson>(bc.api, claimsPath(benchNamespace), claimDone),
-      watchDone<EventJson>(bc.api, events, (e) =>
-        e.involvedObject?.kind === 'Pod' ? e.involvedObject.name : undefined,
-      ),
+      watchScheduled(bc.api, benchNamespace),
     ]);
     watches.push(bound, claims, scheduled);
     const controlPlane = bc.cluster.pids();

@@ -33,18 +33,16 @@ export function peakRssFigure<R extends { peakRssMiB: number }>(): Figure<R> {
 }
 
 /**
- * The figures of a batch-like run: pods/s from start and after the first bind, the first
- * bind, then `middle` (e.g. when the clock stopped), then CPU per pod, apiserver CPU and
- * peak RSS.
+ * The figures of a batch-like run: pods/s from start (labelled `fromStart`) and after the
+ * first bind, the first bind, then `middle` (e.g. when the clock stopped), then CPU per pod,
+ * apiserver CPU and peak RSS.
  */
-export function batchFigures<R extends BatchFigures>(middle: Figure<R>[]): Figure<R>[] {
+export function batchFigures<R extends BatchFigures>(
+  middle: Figure<R>[],
+  fromStart = 'pods/s from start',
+): Figure<R>[] {
   return [
-    {
-      label: 'pods/s from start',
-      unit: 'pods/s',
-      of: (r) => r.podsPerSecFromStart,
-      better: 'higher',
-    },
+    { label: fromStart, unit: 'pods/s', of: (r) => r.podsPerSecFromStart, better: 'higher' },
     {
       label: 'pods/s after 1st bind',
       unit: 'pods/s',
@@ -96,6 +94,8 @@ export interface FigureSummary {
   kube: Spread;
   /** berth's median ÷ kube-scheduler's median. */
   ratio: number;
+  /** The null binder's spread and berth's and kube-scheduler's medians ÷ its median, when it ran. */
+  nullBinder?: { spread: Spread; berth: number; kube: number };
 }
 
 function median(sorted: readonly number[]): number {
@@ -126,13 +126,19 @@ export function summarise<R extends { scheduler: SchedulerName }>(
   return figures.map((f) => {
     const berth = spread(of('berth').map(f.of));
     const kube = spread(of('kube-scheduler').map(f.of));
+    const nulls = of('null-binder').map(f.of);
+    const nb = nulls.length === 0 ? undefined : spread(nulls);
+    const over = (x: Spread, y: Spread) => +(x.median / y.median).toFixed(2);
     return {
       label: f.label,
       unit: f.unit,
       better: f.better,
       berth,
       kube,
-      ratio: +(berth.median / kube.median).toFixed(2),
+      ratio: over(berth, kube),
+      ...(nb === undefined
+        ? {}
+        : { nullBinder: { spread: nb, berth: over(berth, nb), kube: over(kube, nb) } }),
     };
   });
 }
@@ -140,17 +146,29 @@ export function summarise<R extends { scheduler: SchedulerName }>(
 const fmt = (x: number) =>
   !Number.isFinite(x) ? String(x) : Math.abs(x) >= 100 ? x.toFixed(0) : x.toFixed(2);
 
-/** A text table: figure, berth min/median, kube-scheduler min/median, ratio of medians. */
+/**
+ * A text table: figure, berth min/median, kube-scheduler min/median, ratio of medians; when
+ * the null binder ran, its min/median and berth's and kube's medians ÷ its median too.
+ */
 export function formatSummary(title: string, rows: readonly FigureSummary[]): string {
+  const withNull = rows.some((r) => r.nullBinder !== undefined);
+  const nullHead = withNull
+    ? ` ${'null min / median'.padStart(20)} ${'berth/null'.padStart(10)} ${'kube/null'.padStart(10)}`
+    : '';
   const lines = [
     title,
-    `  ${'figure'.padEnd(30)} ${'berth min / median'.padStart(20)} ${'kube min / median'.padStart(20)} ${'berth/kube'.padStart(11)}`,
+    `  ${'figure'.padEnd(30)} ${'berth min / median'.padStart(20)} ${'kube min / median'.padStart(20)} ${'berth/kube'.padStart(11)}${nullHead}`,
   ];
   for (const r of rows) {
     const cell = (s: Spread) => `${fmt(s.min)} / ${fmt(s.median)}`.padStart(20);
     const good = r.better === 'higher' ? r.ratio >= 1 : r.ratio <= 1;
+    const n = r.nullBinder;
+    const nullCells =
+      n === undefined
+        ? ''
+        : ` ${cell(n.spread)} ${`${n.berth.toFixed(2)}×`.padStart(10)} ${`${n.kube.toFixed(2)}×`.padStart(10)}`;
     lines.push(
-      `  ${`${r.label} (${r.unit})`.padEnd(30)} ${cell(r.berth)} ${cell(r.kube)} ${`${r.ratio.toFixed(2)}×${good ? '' : ' !'}`.padStart(11)}`,
+      `  ${`${r.label} (${r.unit})`.padEnd(30)} ${cell(r.berth)} ${cell(r.kube)} ${`${r.ratio.toFixed(2)}×${good ? '' : ' !'}`.padStart(11)}${nullCells}`,
     );
   }
   return lines.join('\n');

@@ -1,36 +1,28 @@
-// The two schedulers the end-to-end bench compares, started the same way against one control plane.
+// The schedulers the end-to-end bench compares (and the null binder, their ceiling), started the same way against one control plane.
 import { startBerth } from '../../test/e2e/support/berth.ts';
 import type { Cluster } from '../../test/e2e/support/control-plane.ts';
 import { freeLoopbackPort, startKubeScheduler } from '../../test/e2e/support/kube-scheduler.ts';
+import { startNullBinder } from './null-binder-process.ts';
+import type { ClientLimits, RunningScheduler, SchedulerName } from './scheduler-types.ts';
 
-/** Which scheduler a run measures. */
-export type SchedulerName = 'berth' | 'kube-scheduler';
+export type { ClientLimits, RunningScheduler, SchedulerName } from './scheduler-types.ts';
 
-/** The schedulers, in the order a run starts with. */
+/** The two schedulers compared, in the order a run starts with. */
 export const schedulerNames: readonly SchedulerName[] = ['berth', 'kube-scheduler'];
 
-/** The schedulers in run `run`'s order: berth first when `run` is even, kube-scheduler when odd. */
-export function runOrder(run: number): readonly SchedulerName[] {
-  return run % 2 === 0 ? schedulerNames : [...schedulerNames].reverse();
-}
+/** The two schedulers and the null binder. */
+export const withNullBinder: readonly SchedulerName[] = [...schedulerNames, 'null-binder'];
 
-/** A scheduler process started by the bench. */
-export interface RunningScheduler {
-  name: SchedulerName;
-  pid: number;
-  /** performance.now() just before the process was spawned. */
-  startedAt: number;
-  /** Throws when the process has exited (a run must not wait for a dead scheduler). */
-  checkAlive(): void;
-  /** Its Prometheus text exposition (`/metrics`, kube-scheduler's metric names on both). */
-  metrics(): Promise<string>;
-  stop(): Promise<void>;
-}
-
-/** Client rate limit given to either scheduler. */
-export interface ClientLimits {
-  qps: number;
-  burst: number;
+/**
+ * `names` in run `run`'s order, rotated by one per run (for two: berth first when `run` is
+ * even, kube-scheduler when odd).
+ */
+export function runOrder(
+  run: number,
+  names: readonly SchedulerName[] = schedulerNames,
+): readonly SchedulerName[] {
+  const k = run % names.length;
+  return [...names.slice(k), ...names.slice(0, k)];
 }
 
 /**
@@ -43,6 +35,7 @@ export async function startScheduler(
   cluster: Cluster,
   limits: ClientLimits,
 ): Promise<RunningScheduler> {
+  if (name === 'null-binder') return startNullBinder(cluster, limits);
   if (name === 'kube-scheduler') {
     const securePort = await freeLoopbackPort();
     const startedAt = performance.now();
@@ -111,5 +104,5 @@ function berthArgs(): string[] {
 
 /** The `spec.schedulerName` pods for `name` carry (`null`: left out, the default scheduler). */
 export function podSchedulerName(name: SchedulerName): string | null {
-  return name === 'berth' ? 'berth' : null;
+  return name === 'kube-scheduler' ? null : name;
 }
