@@ -93,7 +93,7 @@ export interface KubeEffects {
  */
 export function kubeEffects(opts: KubeEffectsOptions): KubeEffects {
   const log = opts.logger.child({ effects: 'kube' });
-  const writes = new SchedulingWrites(log, opts.reportsYieldAt ?? Number.POSITIVE_INFINITY);
+  const writes = new SchedulingWrites(log, opts.reportsYieldAt);
   const timeoutMs = opts.requestTimeoutMs ?? 30_000;
   const now = () => opts.now?.() ?? new Date();
   const { clients, limiter } = opts;

@@ -1,4 +1,4 @@
-// The lowest priority among a node's pods, cached per node generation: a preemptor of no higher priority finds no victim there.
+// Where preemption can find no victim: the lowest pod priority per node (cached per generation), and the potential nodes counted from a diagnosis.
 import type { NodeInfo } from '../../cluster/types.ts';
 import type { Diagnosis } from '../types.ts';
 
